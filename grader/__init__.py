@@ -1,0 +1,26 @@
+"""grader: auto-graded softmax exercises with a reason for every result.
+
+The package root stays light on purpose: the sandbox's warm parent imports
+``grader.sandbox`` and must not pull in pydantic, yaml or the check library
+(a learner process must never hold a reference implementation). The public
+API is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "grade_submission", "load_catalog"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "grade_submission":
+        from grader.grading import grade_submission
+
+        return grade_submission
+    if name == "load_catalog":
+        from grader.spec.loader import load_catalog
+
+        return load_catalog
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")

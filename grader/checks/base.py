@@ -1,0 +1,134 @@
+"""The contract every check follows, and the pieces checks share.
+
+A check is a pydantic model: its fields are what a spec may configure (and
+``extra="forbid"`` makes a typo an error), its methods are the property.
+The engine (``grader.checks.engine``) drives every check the same way:
+
+1. ``plan(case)`` lists the calls one case needs (most need one; a shift
+   invariance check needs two). All calls of all cases go to the learner
+   process in one round trip.
+2. Calls that did not return a value (raised, timed out, crashed) are
+   judged by the engine itself; ``judge(case, outcomes)`` sees only calls
+   that returned numbers, as plain decoded arrays, and returns a
+   ``Finding`` (what came back, what was expected) or ``None``.
+3. ``describe()`` is the property in one sentence; ``verified(cases)`` says
+   what a pass verified.
+
+Judging happens in the grader's process only; a learner process never sees
+a reference value, a tolerance or a hidden check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from grader.checks.cases import Case
+from grader.checks.display import format_number, format_value
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
+
+Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
+
+
+@dataclass(frozen=True)
+class TrustedFunction:
+    """A grader function handed to a learner's higher-order entry, built inside the learner process."""
+
+    name: str
+    arrays: tuple[np.ndarray, ...] = ()
+
+    def describe(self) -> str:
+        return self.name if not self.arrays else f"{self.name}(A={format_value(self.arrays[0])})"
+
+
+@dataclass
+class Call:
+    """One call of an entry function: positional arguments in signature order."""
+
+    function: str
+    args: dict[str, Any]
+    return_inputs: bool = False
+
+
+@dataclass
+class Finding:
+    """Why one case breaks the property: what came back and what was expected."""
+
+    got: str
+    expected: str
+    note: str = ""
+    status: Literal["failed", "error", "timeout"] = "failed"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Check(BaseModel):
+    """Base of every property; subclasses set ``property`` to a Literal tag and implement ``judge``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", description="stable kebab-case id stating the property")
+    entry: str | None = Field(default=None, description="entry function checked; default: the exercise's first")
+    cases: list[str] = Field(default_factory=list, description="names of the exercise's case sets to run")
+    points: float = Field(default=1.0, gt=0)
+    visibility: Visibility = "hidden"
+    reveal: Literal["full", "property"] = Field(
+        default="full", description="after grading, show the failing input and hint (full) or only the property"
+    )
+    hint: str = Field(default="", description="what to look at when this check fails")
+    description: str | None = Field(default=None, description="the property in one sentence, replacing the default")
+
+    wants_inputs_back: ClassVar[bool] = False
+    expects_exception: ClassVar[bool] = False
+
+    def describe(self, entry: str) -> str:
+        """The property in one sentence."""
+        return self.description or self.default_description(entry)
+
+    def default_description(self, entry: str) -> str:
+        raise NotImplementedError
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        """The calls one case needs; by default the entry on the case's arguments."""
+        return [Call(entry, case.args, return_inputs=self.wants_inputs_back)]
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        """A finding when the case breaks the property, else ``None``."""
+        raise NotImplementedError
+
+    def verified(self, cases: list[Case]) -> str:
+        """What a pass verified, e.g. ``on 40 inputs, including entries of magnitude 1e+300``."""
+        return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}{extremes(cases)}"
+
+
+def extremes(cases: list[Case]) -> str:
+    """``, including entries of magnitude 1e+300`` when the cases reach far from 1."""
+    largest = max((case.size()[1] for case in cases), default=0.0)
+    has_inf = any(
+        isinstance(v, np.ndarray) and v.dtype.kind == "f" and np.isinf(v).any()
+        for case in cases for v in case.args.values()
+    )
+    parts = []
+    if largest >= 1e3:
+        parts.append(f"entries of magnitude {format_number(largest)}")
+    if has_inf:
+        parts.append("-inf entries")
+    return f", including {' and '.join(parts)}" if parts else ""
+
+
+def array_result(outcome: CallOutcome) -> tuple[np.ndarray | None, Finding | None]:
+    """The single array a call returned, or a finding saying why there is none."""
+    if outcome.kind == "tuple":
+        return None, Finding(
+            got=f"a tuple of {len(outcome.values)} values",
+            expected="one array",
+            note="Return the array itself, not a tuple.",
+        )
+    value = outcome.values[0]
+    if value.dtype.kind not in "biuf":
+        return None, Finding(got=f"an array of dtype {value.dtype}", expected="an array of real numbers")
+    return value.astype(float, copy=False), None

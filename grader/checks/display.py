@@ -1,0 +1,40 @@
+"""How values and calls are written in reasons: short, exact enough to reproduce, deterministic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["format_call", "format_number", "format_value"]
+
+_OPTIONS = {"precision": 6, "threshold": 12, "edgeitems": 3, "max_line_width": 100, "floatmode": "maxprec"}
+
+
+def format_number(value: float) -> str:
+    """A float the way a person reads it: ``1e-09``, ``0.5``, ``nan``, ``inf``."""
+    return f"{float(value):.6g}"
+
+
+def format_value(value: Any) -> str:
+    """An array as ``array([...])`` (summarised past a dozen entries), a tuple item by item."""
+    if isinstance(value, tuple):
+        inner = ", ".join(format_value(item) for item in value)
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return format_number(value) if value.dtype.kind in "fc" else repr(value.item())
+        with np.printoptions(**_OPTIONS):
+            text = repr(value)
+        return " ".join(text.split()) if value.ndim == 1 else text.replace("\n", " ").replace("  ", " ")
+    if isinstance(value, float):
+        return format_number(value)
+    if hasattr(value, "describe"):
+        return value.describe()
+    return repr(value)
+
+
+def format_call(function: str, args: dict[str, Any]) -> str:
+    """``softmax(z=array([1000., 1001.]), axis=-1)``: the call, with named arguments."""
+    inner = ", ".join(f"{name}={format_value(value)}" for name, value in args.items())
+    return f"{function}({inner})"

@@ -1,0 +1,314 @@
+"""General properties of functions that turn scores into weights.
+
+Each class is one reusable property, configured from a spec by its fields.
+Learner results arrive as plain arrays; a result of lower precision
+(float32) is judged with tolerances fit for that precision, so a correct
+float32 solution is not failed for rounding.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.cases import Case
+from grader.checks.display import format_number, format_value
+from grader.checks.references import REFERENCES, reference
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = [
+    "Finite",
+    "LeavesInputUnchanged",
+    "MatchesReference",
+    "NegInfGetsZero",
+    "NonNegative",
+    "OrderPreserving",
+    "Raises",
+    "ShapeAndDtype",
+    "SumsToOne",
+    "TranslationInvariant",
+]
+
+
+def _tolerances(value: np.ndarray, case: Case, rtol: float, atol: float) -> tuple[float, float]:
+    low_precision = value.dtype == np.float32 or any(
+        isinstance(v, np.ndarray) and v.dtype == np.float32 for v in case.args.values()
+    )
+    if low_precision:
+        return max(rtol, 1e-5), max(atol, 1e-6)
+    return rtol, atol
+
+
+def _axis(case: Case, axis_arg: str | None, default: int) -> int:
+    if axis_arg and case.args.get(axis_arg) is not None:
+        return int(case.args[axis_arg])
+    return default
+
+
+def _shape_finding(got: np.ndarray, expected_shape: tuple[int, ...]) -> Finding | None:
+    if got.shape != expected_shape:
+        return Finding(got=f"an array of shape {got.shape}", expected=f"shape {expected_shape}")
+    return None
+
+
+class MatchesReference(Check):
+    """The result equals the grader's own implementation, within tolerance."""
+
+    property: Literal["matches-reference"]
+    reference: str = Field(description=f"one of: {', '.join(sorted(REFERENCES))}")
+    rtol: float = Field(default=1e-6, ge=0)
+    atol: float = Field(default=1e-9, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns the same values as a trusted implementation"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        expected = reference(self.reference, case.args)
+        shape = _shape_finding(got, expected.shape)
+        if shape:
+            return shape
+        rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
+        if np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=False):
+            return None
+        return Finding(got=format_value(got), expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
+
+
+class SumsToOne(Check):
+    """Every slice along the normalised axis sums to one."""
+
+    property: Literal["sums-to-one"]
+    axis_arg: str | None = Field(default="axis", description="argument naming the axis; None to use `axis`")
+    axis: int = -1
+    atol: float = Field(default=1e-9, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        return f"the weights {entry} returns sum to 1 along the normalised axis"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        axis = _axis(case, self.axis_arg, self.axis)
+        if got.ndim == 0 or not -got.ndim <= axis < got.ndim:
+            return Finding(got=f"an array of shape {got.shape}", expected=f"an array with an axis {axis}")
+        sums = got.sum(axis=axis)
+        _, atol = _tolerances(outcomes[0].values[0], case, 0, self.atol)
+        if np.all(np.abs(sums - 1) <= atol):
+            return None
+        return Finding(got=f"sums {format_value(sums)}", expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})")
+
+
+class NonNegative(Check):
+    """No weight is negative (and none is NaN)."""
+
+    property: Literal["non-negative"]
+
+    def default_description(self, entry: str) -> str:
+        return f"every weight {entry} returns is non-negative"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        if got.size and np.all(got >= 0):
+            return None
+        if got.size == 0:
+            return Finding(got="an empty array", expected="one weight per score")
+        bad = got[~(got >= 0)]
+        return Finding(got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
+                       expected="weights of 0 or more")
+
+
+class Finite(Check):
+    """Every entry of the result is a finite number: no overflow to inf, no NaN."""
+
+    property: Literal["finite"]
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns finite numbers, even for very large or very small inputs"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        values = outcomes[0].values
+        for value in values:
+            if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
+                shown = outcomes[0].value if outcomes[0].kind == "tuple" else value
+                return Finding(got=format_value(shown), expected="finite numbers only")
+        return None
+
+
+class OrderPreserving(Check):
+    """A larger score never gets a smaller weight, and distinct weights keep their order."""
+
+    property: Literal["order-preserving"]
+    arg: str = "z"
+    axis_arg: str | None = "axis"
+    axis: int = -1
+
+    def default_description(self, entry: str) -> str:
+        return f"a higher score gets a higher weight from {entry}"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        scores = np.asarray(case.args[self.arg], dtype=float)
+        if got.shape != scores.shape:
+            return _shape_finding(got, scores.shape)
+        axis = _axis(case, self.axis_arg, self.axis)
+        z = np.moveaxis(scores, axis, -1).reshape(-1, scores.shape[axis])
+        w = np.moveaxis(got, axis, -1).reshape(-1, scores.shape[axis])
+        for zr, wr in zip(z, w):
+            for i in range(len(zr)):
+                for j in range(len(zr)):
+                    reversed_ = zr[i] > zr[j] and not wr[i] >= wr[j]
+                    tied = zr[i] > zr[j] and wr[i] == wr[j] and wr[i] > 1e-200 and _distinct(zr[i], zr[j])
+                    if reversed_ or tied:
+                        return Finding(
+                            got=f"scores {format_number(zr[i])} > {format_number(zr[j])} got weights "
+                            f"{format_number(wr[i])} {'<' if not wr[i] >= wr[j] else '='} {format_number(wr[j])}",
+                            expected="the higher score to get the higher weight",
+                        )
+        return None
+
+
+def _distinct(a: float, b: float) -> bool:
+    """Scores far enough apart that softmax weights must differ in float64."""
+    return bool(abs(a - b) > 1e-12 * max(1.0, abs(a), abs(b)))
+
+
+class TranslationInvariant(Check):
+    """Adding the same constant to every score changes nothing: f(z + c) = f(z)."""
+
+    property: Literal["translation-invariant"]
+    arg: str = "z"
+    shifts: list[float] = Field(default=[-100.0, 1000.0], min_length=1)
+    rtol: float = Field(default=1e-6, ge=0)
+    atol: float = Field(default=1e-9, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        return f"adding the same constant to every score leaves {entry} unchanged"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        calls = [Call(entry, case.args)]
+        for shift in self.shifts:
+            calls.append(Call(entry, dict(case.args, **{self.arg: case.args[self.arg] + shift})))
+        return calls
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        base, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert base is not None
+        for shift, outcome in zip(self.shifts, outcomes[1:]):
+            moved, problem = array_result(outcome)
+            if problem:
+                return problem
+            assert moved is not None
+            rtol, atol = _tolerances(outcome.values[0], case, self.rtol, self.atol)
+            if moved.shape != base.shape or not np.allclose(moved, base, rtol=rtol, atol=atol):
+                return Finding(
+                    got=f"{format_value(moved)} after adding {format_number(shift)}",
+                    expected=f"the same as without the shift, {format_value(base)}",
+                    extra={"shift": shift},
+                )
+        return None
+
+
+class LeavesInputUnchanged(Check):
+    """The function does not write into the arrays it was given."""
+
+    property: Literal["leaves-input-unchanged"]
+    wants_inputs_back = True
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} leaves its input arrays unchanged"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        sent = [(name, value) for name, value in case.args.items() if isinstance(value, np.ndarray)]
+        for (name, before), after in zip(sent, outcomes[0].inputs_after):
+            if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
+                return Finding(got=f"{name} changed to {format_value(after)}",
+                               expected=f"{name} still {format_value(before)}",
+                               note="Work on a copy (z = z - z.max() makes a new array; z -= z.max() does not).")
+        return None
+
+
+class ShapeAndDtype(Check):
+    """The result is a float array of the expected shape (that of the reference's result)."""
+
+    property: Literal["shape-and-dtype"]
+    reference: str
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns a float array of the right shape"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        outcome = outcomes[0]
+        expected = reference(self.reference, case.args)
+        if outcome.kind == "tuple":
+            return Finding(got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}")
+        got = outcome.values[0]
+        if got.shape != expected.shape:
+            return Finding(got=f"shape {got.shape}", expected=f"shape {expected.shape}")
+        if got.dtype.kind != "f":
+            return Finding(got=f"dtype {got.dtype}", expected="a floating-point dtype",
+                           note="Integer weights cannot represent probabilities between 0 and 1.")
+        return None
+
+
+class Raises(Check):
+    """Bad input is refused with the named exception."""
+
+    property: Literal["raises"]
+    error: str = Field(description="exception class name, e.g. ValueError")
+    accept: list[str] = Field(default_factory=list, description="other exception names that also count")
+    expects_exception = True
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} raises {self.error} for invalid input"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        outcome = outcomes[0]
+        if outcome.status == "raised" and outcome.error:
+            name = outcome.error.get("type", "")
+            if name == self.error or name in self.accept:
+                return None
+            return Finding(got=f"{name}: {outcome.error.get('message', '')}", expected=f"{self.error}")
+        if outcome.status == "ok":
+            return Finding(got=f"returned {format_value(outcome.value)}", expected=f"{self.error} to be raised")
+        return None  # timeouts and crashes are reported by the engine
+
+
+class NegInfGetsZero(Check):
+    """Entries whose score is -inf get weight exactly 0; the rest still sum to one."""
+
+    property: Literal["neg-inf-gets-zero"]
+    arg: str = "z"
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} gives a -inf score a weight of exactly 0"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        scores = np.asarray(case.args[self.arg], dtype=float)
+        if got.shape != scores.shape:
+            return _shape_finding(got, scores.shape)
+        masked = np.isneginf(scores)
+        if not np.all(got[masked] == 0):
+            return Finding(got=f"{format_value(got)}", expected="0 exactly where the score is -inf")
+        if not np.all(np.isfinite(got)):
+            return Finding(got=f"{format_value(got)}", expected="finite weights elsewhere")
+        return None

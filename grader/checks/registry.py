@@ -1,0 +1,50 @@
+"""Every property a spec may name, as one tagged union on the ``property`` key.
+
+Adding a property: write a ``Check`` subclass with a ``property: Literal[...]``
+tag, then list it in ``CHECK_TYPES``. Specs, ``grader schema`` and the error
+messages ("did you mean ...?") pick it up from here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field
+
+from grader.checks.base import Check
+from grader.checks.properties import (
+    Finite,
+    LeavesInputUnchanged,
+    MatchesReference,
+    NegInfGetsZero,
+    NonNegative,
+    OrderPreserving,
+    Raises,
+    ShapeAndDtype,
+    SumsToOne,
+    TranslationInvariant,
+)
+from grader.checks.witness import Witness
+
+__all__ = ["CHECK_TYPES", "CheckSpec", "property_names"]
+
+CHECK_TYPES: tuple[type[Check], ...] = (
+    MatchesReference,
+    SumsToOne,
+    NonNegative,
+    Finite,
+    OrderPreserving,
+    TranslationInvariant,
+    LeavesInputUnchanged,
+    ShapeAndDtype,
+    Raises,
+    NegInfGetsZero,
+    Witness,
+)
+
+CheckSpec = Annotated[Union[CHECK_TYPES], Field(discriminator="property")]  # type: ignore[valid-type]
+
+
+def property_names() -> list[str]:
+    """Every property tag, for error messages."""
+    return [cls.model_fields["property"].annotation.__args__[0] for cls in CHECK_TYPES]  # type: ignore[union-attr]

@@ -1,0 +1,115 @@
+"""Witness checks: the learner returns a counterexample, the grader verifies it.
+
+The grader recomputes the broken normalisation with its own code on the
+learner's input, so a witness is judged on what it shows, never on what the
+learner's own code claims about it. A wrong witness gets a reason saying why
+it shows nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Literal
+
+import numpy as np
+from pydantic import Field
+
+from grader.checks.base import Call, Check, Finding
+from grader.checks.cases import Case
+from grader.checks.display import format_value
+from grader.checks.references import divide_by_sum, square_normalise
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["Witness", "VERIFIERS"]
+
+
+def _as_scores(value: np.ndarray) -> tuple[np.ndarray | None, Finding | None]:
+    z = np.asarray(value)
+    if z.dtype.kind not in "iuf":
+        return None, Finding(got=f"an array of dtype {z.dtype}", expected="an array of real numbers")
+    z = z.astype(float)
+    if z.ndim != 1 or z.size == 0:
+        return None, Finding(got=f"an array of shape {z.shape}", expected="a non-empty 1-D array of scores")
+    if not np.all(np.isfinite(z)):
+        return None, Finding(got=format_value(z), expected="finite scores",
+                             note="A counterexample must break the method on ordinary, finite scores.")
+    return z, None
+
+
+def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
+    """``z / z.sum()`` must give a negative weight, a weight above 1, or a non-finite weight."""
+    if outcome.kind == "tuple":
+        return Finding(got=f"a tuple of {len(outcome.values)} values", expected="one 1-D array")
+    z, problem = _as_scores(outcome.values[0])
+    if problem:
+        return problem
+    assert z is not None
+    weights = divide_by_sum(z)
+    if np.any(~np.isfinite(weights)) or np.any(weights < 0) or np.any(weights > 1):
+        return None
+    if np.all(z >= 0):
+        note = ("Every score is non-negative, so dividing by their sum gives valid weights. "
+                "The method breaks when a score is negative (a dot product often is), or when the scores sum to 0.")
+    else:
+        note = "Dividing by the sum happens to give weights between 0 and 1 here; make a negative score count more."
+    return Finding(got=f"z={format_value(z)}, whose weights z / z.sum() are {format_value(weights)}",
+                   expected="a z whose weights include a negative value, a value above 1, or inf/nan", note=note)
+
+
+def verify_square_order(outcome: CallOutcome) -> Finding | None:
+    """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` not above weight ``j``."""
+    if outcome.kind != "tuple" or len(outcome.values) != 3:
+        return Finding(got=f"{'a tuple of ' + str(len(outcome.values)) + ' values' if outcome.kind == 'tuple' else 'a single value'}",
+                       expected="a tuple (z, i, j)")
+    z, problem = _as_scores(outcome.values[0])
+    if problem:
+        return problem
+    assert z is not None
+    index = []
+    for item in outcome.values[1:]:
+        if item.ndim != 0 or item.dtype.kind not in "iu" and not (item.dtype.kind == "f" and float(item) == int(item)):
+            return Finding(got=f"index {format_value(item)}", expected="integer indices i and j")
+        index.append(int(item))
+    i, j = index
+    if not (0 <= i < z.size and 0 <= j < z.size):
+        return Finding(got=f"indices i={i}, j={j}", expected=f"indices between 0 and {z.size - 1}")
+    weights = square_normalise(z)
+    if not np.all(np.isfinite(weights)):
+        return Finding(got=f"z={format_value(z)}", expected="scores that are not all zero",
+                       note="With every score 0 the squares sum to 0 and nothing is defined.")
+    if not z[i] > z[j]:
+        return Finding(got=f"z[i]={z[i]:g} and z[j]={z[j]:g}", expected="z[i] > z[j]",
+                       note="Order the pair so that i has the higher score.")
+    if weights[i] <= weights[j]:
+        return None
+    if z[j] >= 0:
+        note = ("Both scores are non-negative, so squaring keeps their order; the failure needs a negative score "
+                "whose magnitude is at least the positive one's.")
+    else:
+        note = "The lower score is negative but smaller in magnitude, so its square is still smaller; make it more negative."
+    return Finding(got=f"weights {weights[i]:.6g} for z[i]={z[i]:g} and {weights[j]:.6g} for z[j]={z[j]:g}",
+                   expected="weight i not above weight j", note=note)
+
+
+VERIFIERS: dict[str, Callable[[CallOutcome], Finding | None]] = {
+    "divide-by-sum": verify_divide_by_sum,
+    "square-order": verify_square_order,
+}
+
+
+class Witness(Check):
+    """The learner's counterexample, returned by a no-argument entry, really breaks the method."""
+
+    property: Literal["witness"]
+    verifier: str = Field(description=f"one of: {', '.join(sorted(VERIFIERS))}")
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry}() returns an input on which the method really breaks"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, {})]
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        return VERIFIERS[self.verifier](outcomes[0])
+
+    def verified(self, cases: list[Case]) -> str:
+        return "with the grader's own implementation"

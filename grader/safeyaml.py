@@ -1,0 +1,101 @@
+"""YAML for specs and learners' answers files: safe, alias-free, bounded, with line numbers.
+
+``yaml.safe_load`` alone is not enough for a learner's answers file: a
+435-byte "billion laughs" document of nested aliases expands to hundreds of
+millions of nodes when walked. Aliases are refused outright, depth and size
+are capped, and every value's line is kept so errors can say where.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+__all__ = ["YamlProblem", "line_of", "load_yaml"]
+
+MAX_DEPTH = 64
+
+
+class YamlProblem(ValueError):
+    """The text is not YAML we accept; ``line`` says where, when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
+        return super().compose_node(parent, index)
+
+
+def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any, ...], int]]:
+    """Parse one YAML document; return the data and a map from each value's path to its line."""
+    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise YamlProblem(f"the file is larger than {max_bytes // 1024} KiB")
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}
+        lines: dict[tuple[Any, ...], int] = {}
+        _walk(node, (), lines, 0)
+        data = loader.construct_document(node)
+    except YamlProblem:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise YamlProblem(f"not valid YAML: {exc.problem or exc.context}", mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(f"not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return data, lines
+
+
+def _walk(node: Any, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", node.start_mark.line + 1)
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else str(key.start_mark.line)
+            lines[path + (name,)] = key.start_mark.line + 1
+            _walk(value, path + (name,), lines, depth + 1)
+            lines[path + (name,)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, path + (index,), lines, depth + 1)
+
+
+def line_of(lines: dict[tuple[Any, ...], int], data: Any, loc: tuple[Any, ...]) -> tuple[int | None, str]:
+    """The line of the deepest part of ``loc`` present in ``data``, and ``loc`` as ``a[2].b``.
+
+    pydantic locations include union tags that are not keys of the data
+    (``checks, 2, sums-to-one, points``); those are skipped.
+    """
+    path: tuple[Any, ...] = ()
+    shown = ""
+    current = data
+    for part in loc:
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+        elif isinstance(current, dict) and isinstance(part, str) and part not in current and part == loc[-1]:
+            shown += f".{part}" if shown else part
+            continue
+        else:
+            continue
+        path += (part,)
+        shown += f"[{part}]" if isinstance(part, int) else (f".{part}" if shown else str(part))
+    line = lines.get(path)
+    while line is None and path:
+        path = path[:-1]
+        line = lines.get(path)
+    return line, shown

@@ -1,0 +1,205 @@
+"""Privileges, resource limits and process hygiene for the parent and the child.
+
+The child drops every capability (a root child could otherwise raise its own
+rlimits, setuid, chroot, signal anything) and caps CPU, memory, file size and
+descriptors. The parent makes itself non-dumpable (its ``/proc/<pid>/environ``
+and ``mem`` become unreadable to a same-uid child) and a child subreaper, so
+that daemonised grandchildren come back to it and can be killed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import math
+import os
+import resource
+import signal
+import time
+
+from ._libc import (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP,
+                    PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, fail,
+                    libc, prctl, status_fields)
+from ._libc import thread_count as _thread_count
+
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_CAP_SETPCAP = 8
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _caps() -> dict[str, int]:
+    fields = status_fields()
+    return {k: int(fields.get(k, "0"), 16)
+            for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+
+
+def _cap_last_cap(bounding: int) -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return max(bounding.bit_length() - 1, 0)
+
+
+def drop_capabilities() -> bool:
+    """Drop every capability this process holds; True when something was dropped.
+
+    Clears the ambient set, empties the bounding set (PR_CAPBSET_DROP, when
+    CAP_SETPCAP allows it) and capset()s empty effective, permitted and
+    inheritable sets. A uid-0 child then cannot raise hard rlimits, setuid,
+    chroot or signal other users' processes. Raises OSError if CapEff is not
+    0 afterwards.
+    """
+    before = _caps()
+    held = before["CapEff"] | before["CapPrm"] | before["CapInh"]
+    may_drop_bounding = bool(before["CapBnd"] and (before["CapEff"] >> _CAP_SETPCAP) & 1)
+    if not (held or before["CapAmb"] or may_drop_bounding):
+        return False
+    if before["CapAmb"]:
+        try:
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+        except OSError as exc:
+            if exc.errno != errno.EINVAL:  # EINVAL: kernel without ambient capabilities
+                raise
+    if may_drop_bounding:
+        for cap in range(_cap_last_cap(before["CapBnd"]) + 1):
+            if (before["CapBnd"] >> cap) & 1:
+                prctl(PR_CAPBSET_DROP, cap)
+    if held:
+        header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+        data = (_CapData * 2)()
+        ctypes.set_errno(0)
+        if libc.capset(ctypes.byref(header), data) != 0:
+            raise fail("capset")
+    after = _caps()
+    if after["CapEff"] or after["CapPrm"] or after["CapAmb"]:
+        raise OSError(errno.EPERM, f"drop_capabilities: still holding CapEff={after['CapEff']:x}"
+                                   f" CapPrm={after['CapPrm']:x} CapAmb={after['CapAmb']:x}")
+    return True
+
+
+def set_no_new_privs() -> None:
+    """PR_SET_NO_NEW_PRIVS: execve can never grant privileges (setuid bits, file caps)."""
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def set_non_dumpable() -> None:
+    """PR_SET_DUMPABLE 0: ``/proc/<pid>/{environ,mem}`` become root-owned, no ptrace
+    attach by same-uid processes, no core dumps. Meant for the trusted parent."""
+    prctl(PR_SET_DUMPABLE, 0)
+
+
+def set_child_subreaper() -> None:
+    """PR_SET_CHILD_SUBREAPER 1: orphaned descendants (``setsid`` daemons) are
+    re-parented to this process instead of init, so :func:`kill_descendants` finds them."""
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _children_map() -> dict[int, list[tuple[int, str]]]:
+    """ppid -> [(pid, state)] for every process visible in /proc."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                raw = fh.read()
+        except OSError:
+            continue  # exited meanwhile
+        fields = raw[raw.rfind(b")") + 2:].split()  # comm may contain spaces and ')'
+        if len(fields) >= 2:
+            children.setdefault(int(fields[1]), []).append((int(name), fields[0].decode()))
+    return children
+
+
+def _descendants(root: int) -> list[tuple[int, int, str]]:
+    """(pid, ppid, state) of every descendant of ``root``, parents first."""
+    children, found, queue = _children_map(), [], [root]
+    while queue:
+        parent = queue.pop(0)
+        for pid, state in children.get(parent, []):
+            if pid != root:
+                found.append((pid, parent, state))
+                queue.append(pid)
+    return found
+
+
+def kill_descendants(sig: int = signal.SIGKILL, *, timeout: float = 2.0) -> int:
+    """Signal every descendant of this process (transitively); return how many.
+
+    Meant for a subreaper after a child run, so ``setsid`` daemons are found
+    too. With SIGKILL it rescans until nothing is left (catching re-parented
+    orphans and late forks) and reaps the signalled processes that are its
+    own children with ``waitpid(WNOHANG)``, for at most ``timeout`` seconds.
+    Call it after waiting for your own ``Popen`` children, or their exit
+    status may be reaped here. Never signals ``os.getpid()``.
+    """
+    me, signalled = os.getpid(), set()
+    deadline = time.monotonic() + timeout
+    while True:
+        desc = _descendants(me)
+        for pid, _, state in desc:
+            if pid not in signalled and state not in ("Z", "X"):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    continue
+                signalled.add(pid)
+        pending = {pid for pid, ppid, _ in desc if ppid == me and pid in signalled}
+        for pid in list(pending):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    pending.discard(pid)
+            except ChildProcessError:
+                pending.discard(pid)
+        if sig != signal.SIGKILL:
+            return len(signalled)
+        if not any(pid in signalled or state not in ("Z", "X") for pid, _, state in desc):
+            return len(signalled)
+        if time.monotonic() > deadline:
+            return len(signalled)
+        time.sleep(0.005)
+
+
+def _set(kind: int, soft: int, hard: int) -> None:
+    """setrlimit that never raises a limit: keep a lower current hard limit."""
+    _, cur_hard = resource.getrlimit(kind)
+    if cur_hard != resource.RLIM_INFINITY:
+        hard = min(hard, cur_hard)
+    soft = min(soft, hard)
+    try:
+        resource.setrlimit(kind, (soft, hard))
+    except (ValueError, OSError) as exc:
+        raise OSError(errno.EPERM, f"setrlimit({kind}, ({soft}, {hard})) failed: {exc}") from exc
+
+
+def set_limits(*, cpu_seconds: float, memory_bytes: int, file_bytes: int, open_files: int) -> None:
+    """Apply the child's rlimits (never raising an existing lower limit).
+
+    CPU: soft ``ceil(cpu_seconds)`` (SIGXCPU, may be ignored), hard one second
+    more (SIGKILL); counts CPU already used by this process. AS
+    ``memory_bytes`` (MemoryError instead of the OOM killer), FSIZE
+    ``file_bytes``, NOFILE ``open_files``; CORE, MSGQUEUE and MEMLOCK 0.
+    """
+    if cpu_seconds <= 0 or min(memory_bytes, file_bytes, open_files) < 0:
+        raise ValueError("set_limits: limits must be positive")
+    cpu = math.ceil(cpu_seconds)
+    _set(resource.RLIMIT_CPU, cpu, cpu + 1)
+    _set(resource.RLIMIT_AS, int(memory_bytes), int(memory_bytes))
+    _set(resource.RLIMIT_FSIZE, int(file_bytes), int(file_bytes))
+    _set(resource.RLIMIT_NOFILE, int(open_files), int(open_files))
+    for kind in (resource.RLIMIT_CORE, resource.RLIMIT_MSGQUEUE, resource.RLIMIT_MEMLOCK):
+        _set(kind, 0, 0)
+
+
+def thread_count() -> int:
+    """Number of threads of this process (``/proc/self/task``); confine only at 1."""
+    return _thread_count()

@@ -1,0 +1,243 @@
+"""seccomp-BPF: a deny-list filter that stops processes, sockets and privileged calls.
+
+After :func:`install_filter` every thread of the process (TSYNC) gets EPERM
+for creating processes, exec, sockets, signalling other processes, tracing,
+namespaces, IPC objects that outlive the process and the privileged calls a
+root child could use; with ``read_only_fs`` also for every way of changing
+the filesystem. Errors are returned as errno values, so Python raises a
+readable ``PermissionError``; only a foreign architecture kills the process.
+seccomp cannot restrict reads by path: that is Landlock's job.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+
+from ._libc import PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, fail, prctl, syscall, thread_count
+
+_X86_64 = {
+    "open": 2, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93,
+    "lchown": 94, "shmget": 29, "socket": 41, "socketpair": 53, "clone": 56,
+    "fork": 57, "vfork": 58, "execve": 59, "kill": 62, "semget": 64, "msgget": 68,
+    "truncate": 76, "rename": 82, "mkdir": 83, "rmdir": 84, "creat": 85, "link": 86,
+    "unlink": 87, "symlink": 88, "ptrace": 101, "syslog": 103, "setuid": 105,
+    "setgid": 106, "setpgid": 109, "setsid": 112, "setreuid": 113, "setregid": 114,
+    "setgroups": 116, "setresuid": 117, "setresgid": 119, "setfsuid": 122,
+    "setfsgid": 123, "capset": 126, "rt_sigqueueinfo": 129, "utime": 132, "mknod": 133,
+    "personality": 135, "pivot_root": 155, "adjtimex": 159, "setrlimit": 160,
+    "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166,
+    "swapon": 167, "swapoff": 168, "reboot": 169, "sethostname": 170,
+    "setdomainname": 171, "iopl": 172, "ioperm": 173, "init_module": 175,
+    "delete_module": 176, "quotactl": 179, "setxattr": 188, "lsetxattr": 189,
+    "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
+    "tkill": 200, "clock_settime": 227, "tgkill": 234, "utimes": 235, "mq_open": 240,
+    "kexec_load": 246,
+    "add_key": 248, "request_key": 249, "keyctl": 250, "openat": 257, "mkdirat": 258,
+    "mknodat": 259, "fchownat": 260, "futimesat": 261, "unlinkat": 263, "renameat": 264,
+    "linkat": 265, "symlinkat": 266, "fchmodat": 268, "unshare": 272, "utimensat": 280,
+    "rt_tgsigqueueinfo": 297, "perf_event_open": 298, "fanotify_init": 300,
+    "prlimit64": 302, "name_to_handle_at": 303, "open_by_handle_at": 304,
+    "clock_adjtime": 305, "setns": 308, "process_vm_readv": 310,
+    "process_vm_writev": 311, "finit_module": 313, "renameat2": 316, "seccomp": 317,
+    "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323,
+}
+_AARCH64 = {
+    "mknodat": 33, "mkdirat": 34, "unlinkat": 35, "symlinkat": 36,
+    "linkat": 37, "renameat": 38, "umount2": 39, "mount": 40, "pivot_root": 41,
+    "truncate": 45, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54,
+    "fchown": 55, "openat": 56, "quotactl": 60, "utimensat": 88, "acct": 89,
+    "capset": 91, "personality": 92, "unshare": 97, "kexec_load": 104,
+    "init_module": 105, "delete_module": 106, "clock_settime": 112, "syslog": 116,
+    "ptrace": 117, "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
+    "reboot": 142, "setregid": 143, "setgid": 144, "setreuid": 145, "setuid": 146,
+    "setresuid": 147, "setresgid": 149, "setfsuid": 151, "setfsgid": 152,
+    "setpgid": 154, "setsid": 157, "setgroups": 159, "sethostname": 161,
+    "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171,
+    "mq_open": 180, "msgget": 186, "semget": 190, "shmget": 194, "socket": 198,
+    "socketpair": 199, "add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220,
+    "execve": 221, "swapon": 224, "swapoff": 225, "rt_tgsigqueueinfo": 240,
+    "perf_event_open": 241, "prlimit64": 261, "fanotify_init": 262,
+    "name_to_handle_at": 264, "open_by_handle_at": 265, "clock_adjtime": 266,
+    "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271,
+    "finit_module": 273, "renameat2": 276, "seccomp": 277, "bpf": 280, "execveat": 281,
+    "userfaultfd": 282, "kexec_file_load": 294, "setxattr": 5, "lsetxattr": 6,
+    "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
+}
+# Numbers from 403 on are shared by every architecture.
+_COMMON = {
+    "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "fspick": 433, "pidfd_open": 434, "clone3": 435,
+    "openat2": 437, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
+    "quotactl_fd": 443, "fchmodat2": 452,
+}
+# machine -> (AUDIT_ARCH_*, syscall table)
+_ARCHES = {
+    "x86_64": (0xC000003E, {**_X86_64, **_COMMON}),
+    "aarch64": (0xC00000B7, {**_AARCH64, **_COMMON}),
+}
+_ARCHES["amd64"] = _ARCHES["x86_64"]
+_ARCHES["arm64"] = _ARCHES["aarch64"]
+
+DENY_EPERM = (
+    "socket", "socketpair", "fork", "vfork", "execve", "execveat", "ptrace",
+    "process_vm_readv", "process_vm_writev", "process_madvise", "tkill", "pidfd_open",
+    "pidfd_send_signal", "pidfd_getfd", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree",
+    "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "bpf",
+    "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "keyctl", "add_key", "request_key", "msgget", "shmget",
+    "semget", "mq_open", "setsid", "setpgid", "personality", "reboot", "kexec_load",
+    "kexec_file_load", "init_module", "finit_module", "delete_module", "setrlimit",
+    "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "sethostname", "setdomainname", "acct", "open_by_handle_at", "name_to_handle_at",
+    "iopl", "ioperm", "syslog", "quotactl", "quotactl_fd", "capset", "setuid", "setgid",
+    "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
+    "setgroups", "fanotify_init", "mknod", "mknodat",
+)
+DENY_READ_ONLY_FS = (
+    "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat",
+    "rmdir", "link", "linkat", "symlink", "symlinkat", "truncate", "chmod", "fchmod",
+    "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes",
+    "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+    "lremovexattr", "fremovexattr",
+)
+
+# Classic BPF opcodes and seccomp constants.
+_LD_W_ABS, _JA, _JEQ, _JGE, _JSET, _RET = 0x20, 0x05, 0x15, 0x35, 0x45, 0x06
+_RET_KILL_PROCESS, _RET_ALLOW, _RET_ERRNO = 0x80000000, 0x7FFF0000, 0x00050000
+_OFF_NR, _OFF_ARCH = 0, 4
+_X32_BIT = 0x40000000
+_CLONE_THREAD = 0x00010000
+_CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
+_OPEN_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
+SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, SECCOMP_MODE_FILTER = 1, 1, 2
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8),
+                ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _arg_lo(i: int) -> int:
+    return 16 + 8 * i  # low 32 bits of args[i] (little-endian)
+
+
+def _assemble(items: list) -> list[tuple[int, int, int, int]]:
+    """Resolve labels: items are ``"label"`` strings or ``(code, jt, jf, k)`` tuples
+    whose jt/jf (and k for JA) may name a label."""
+    where, n = {}, 0
+    for item in items:
+        if isinstance(item, str):
+            where[item] = n
+        else:
+            n += 1
+    out: list[tuple[int, int, int, int]] = []
+    for item in items:
+        if isinstance(item, str):
+            continue
+        code, jt, jf, k = item
+        here = len(out) + 1
+        jt = where[jt] - here if isinstance(jt, str) else jt
+        jf = where[jf] - here if isinstance(jf, str) else jf
+        k = where[k] - here if isinstance(k, str) else k
+        if not (0 <= jt <= 255 and 0 <= jf <= 255 and k >= 0):
+            raise ValueError("seccomp program: jump out of range")
+        out.append((code, jt, jf, k))
+    return out
+
+
+def build_program(machine: str, pid: int, *, read_only_fs: bool = False) -> list[tuple]:
+    """The filter for ``machine`` as resolved ``(code, jt, jf, k)`` tuples."""
+    audit_arch, table = _ARCHES[machine]
+    errno_ret = {e: _RET_ERRNO | e for e in (errno.EPERM, errno.EACCES, errno.ENOSYS)}
+    prog: list = [(_LD_W_ABS, 0, 0, _OFF_ARCH),
+                  (_JEQ, 1, 0, audit_arch),
+                  (_RET, 0, 0, _RET_KILL_PROCESS),
+                  (_LD_W_ABS, 0, 0, _OFF_NR)]
+    if machine in ("x86_64", "amd64"):
+        prog.append((_JGE, "eperm", 0, _X32_BIT))
+    special = [("clone", "clone"), ("clone3", "enosys"), ("kill", "signal"),
+               ("tgkill", "signal"), ("prlimit64", "prlimit")]
+    if read_only_fs:
+        special += [("open", "open"), ("openat", "openat"), ("openat2", "enosys")]
+    prog += [(_JEQ, label, 0, table[name]) for name, label in special if name in table]
+    prog += [(_JA, 0, 0, "deny"),
+             "clone", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JSET, "eperm", 0, _CLONE_NAMESPACES),
+             (_JSET, "allow", "eperm", _CLONE_THREAD),
+             "signal", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JEQ, "allow", "eperm", pid & 0xFFFFFFFF),
+             "prlimit", (_LD_W_ABS, 0, 0, _arg_lo(2)), (_JEQ, 0, "eperm", 0),
+             (_LD_W_ABS, 0, 0, _arg_lo(2) + 4), (_JEQ, "allow", "eperm", 0),
+             "open", (_LD_W_ABS, 0, 0, _arg_lo(1)), (_JSET, "eacces", "allow", _OPEN_WRITE_FLAGS),
+             "openat", (_LD_W_ABS, 0, 0, _arg_lo(2)),
+             (_JSET, "eacces", "allow", _OPEN_WRITE_FLAGS),
+             "allow", (_RET, 0, 0, _RET_ALLOW),
+             "eperm", (_RET, 0, 0, errno_ret[errno.EPERM]),
+             "eacces", (_RET, 0, 0, errno_ret[errno.EACCES]),
+             "enosys", (_RET, 0, 0, errno_ret[errno.ENOSYS]),
+             "deny"]
+    rules = [(table[n], errno.EPERM) for n in DENY_EPERM if n in table]
+    if read_only_fs:
+        rules += [(table[n], errno.EACCES) for n in DENY_READ_ONLY_FS if n in table]
+    # Chunks keep every conditional jump within BPF's 8-bit range.
+    for c in range(0, len(rules), 64):
+        chunk = rules[c:c + 64]
+        for err in sorted({e for _, e in chunk}):
+            prog += [(_JEQ, f"ret{c}_{err}", 0, nr) for nr, e in chunk if e == err]
+            prog += [(_JA, 0, 0, f"next{c}_{err}"), f"ret{c}_{err}",
+                     (_RET, 0, 0, errno_ret[err]), f"next{c}_{err}"]
+    prog.append((_RET, 0, 0, _RET_ALLOW))
+    return _assemble(prog)
+
+
+def available() -> bool:
+    """True when seccomp filters can be installed here (kernel support, known arch).
+
+    Checks the ``Seccomp:`` line of ``/proc/self/status`` and that
+    ``platform.machine()`` has a syscall table (x86_64, aarch64).
+    """
+    if platform.machine() not in _ARCHES:
+        return False
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("Seccomp:") for line in fh)
+    except OSError:
+        return False
+
+
+def install_filter(*, read_only_fs: bool = False) -> None:
+    """Install the deny-list filter on every thread of this process.
+
+    Uses seccomp(SECCOMP_SET_MODE_FILTER, TSYNC) so threads started before
+    (OpenBLAS) are covered too; falls back to prctl(PR_SET_SECCOMP) on kernels
+    without the seccomp syscall, refusing (RuntimeError) if several threads
+    exist then. ``kill``/``tgkill`` stay allowed only towards this process's
+    current pid. ``read_only_fs=True`` adds the no-writes rules for when
+    Landlock is missing. Sets no_new_privs. Raises OSError on failure.
+    """
+    machine = platform.machine()
+    if machine not in _ARCHES:
+        raise OSError(errno.ENOSYS, f"seccomp: unsupported architecture {machine!r}")
+    insns = build_program(machine, os.getpid(), read_only_fs=read_only_fs)
+    array = (_SockFilter * len(insns))(*(_SockFilter(*i) for i in insns))
+    prog = _SockFprog(len(insns), array)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    result = syscall(_ARCHES[machine][1]["seccomp"], SECCOMP_SET_MODE_FILTER,
+                     SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(prog))
+    if result == 0:
+        return
+    if result > 0:
+        raise OSError(errno.EAGAIN, f"seccomp(TSYNC) failed: thread {result} could not sync")
+    err = ctypes.get_errno()
+    if err not in (errno.ENOSYS, errno.EINVAL):
+        raise fail("seccomp(SECCOMP_SET_MODE_FILTER)", err)
+    if thread_count() > 1:
+        raise RuntimeError("seccomp: no TSYNC on this kernel and the process has several threads")
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog))

@@ -1,0 +1,486 @@
+"""The grader's side of a learner process: start it, send calls, read numbers back.
+
+``Zygote`` is the client of the warm parent; ``LearnerProcess`` is one
+confined child serving one exercise. Every pipe operation has a deadline,
+learner output is drained into a capped buffer while we wait, and a child
+that crashes, hangs, floods its output or sends garbage ends its own
+session with a ``CallOutcome`` that says which, never with an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import SandboxError
+from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array, encode_message
+
+__all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+_ZYGOTE = str(Path(__file__).resolve().with_name("zygote.py"))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one learner process."""
+
+    call_seconds: float = 2.0
+    import_seconds: float = 5.0
+    cpu_seconds: float = 20.0
+    memory_bytes: int = 1 << 30
+    file_bytes: int = 1 << 20
+    open_files: int = 64
+    output_keep: int = 8 << 10
+    output_cap: int = 1 << 20
+
+    def child_limits(self) -> dict[str, Any]:
+        return {"cpu_seconds": self.cpu_seconds, "memory_bytes": self.memory_bytes,
+                "file_bytes": self.file_bytes, "open_files": self.open_files}
+
+
+@dataclass(frozen=True)
+class Layers:
+    """Which kernel layers to apply; ``GRADER_SANDBOX_LAYERS`` switches them for tests."""
+
+    caps: bool = True
+    landlock: bool = True
+    seccomp: bool = True
+
+    @classmethod
+    def from_environment(cls) -> "Layers":
+        """Read ``GRADER_SANDBOX_LAYERS``: ``all`` (default), ``none``, or a comma list."""
+        value = os.environ.get("GRADER_SANDBOX_LAYERS", "all").strip().lower()
+        if value in ("", "all"):
+            return cls()
+        chosen = {part.strip() for part in value.split(",")} - {"none", ""}
+        unknown = chosen - {"caps", "landlock", "seccomp"}
+        if unknown:
+            raise SandboxError(
+                f"GRADER_SANDBOX_LAYERS names unknown layers {sorted(unknown)}; "
+                "use all, none, or a comma list of caps, landlock, seccomp."
+            )
+        return cls(caps="caps" in chosen, landlock="landlock" in chosen, seccomp="seccomp" in chosen)
+
+
+def _minimal_environment() -> dict[str, str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": "/nonexistent",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+    }
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # machine quirks numpy needs to run correctly
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+class Zygote:
+    """Client of the warm parent that forks learner processes.
+
+    Start it as early as possible (``Zygote.start()`` returns at once): its
+    interpreter and numpy import run while the grader loads its specs.
+    One client serves one thread at a time.
+    """
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._socket = ours
+        self._stderr = tempfile.TemporaryFile()
+        self._process = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-u", _ZYGOTE, _ROOT, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            env=_minimal_environment(),
+            cwd="/",
+            start_new_session=True,
+        )
+        theirs.close()
+        self._lock = threading.Lock()
+        self._facts: dict[str, Any] | None = None
+
+    @classmethod
+    def start(cls) -> "Zygote":
+        """Start the warm parent without waiting for it to be ready."""
+        return cls()
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        """What the machine offers: ``landlock_abi``, ``seccomp``, ``root``, ``subreaper``."""
+        with self._lock:
+            self._wait_ready()
+            assert self._facts is not None
+            return dict(self._facts)
+
+    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        """Fork a learner process that will use ``fds`` (request, response, output)."""
+        with self._lock:
+            self._wait_ready()
+            socket.send_fds(self._socket, [json.dumps({"op": "spawn", "config": config}).encode()], fds)
+            return int(self._reply("spawned")["pid"])
+
+    def finish(self, pid: int, grace: float = 0.0) -> dict[str, Any]:
+        """End a learner process (after ``grace`` seconds to exit by itself); say how it ended."""
+        with self._lock:
+            self._socket.send(json.dumps({"op": "finish", "pid": pid, "grace": grace}).encode())
+            return self._reply("finished")
+
+    def close(self) -> None:
+        """Stop the warm parent; it kills any learner process still alive."""
+        try:
+            self._socket.close()
+        finally:
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+            self._stderr.close()
+
+    def __enter__(self) -> "Zygote":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _wait_ready(self) -> None:
+        if self._facts is None:
+            self._facts = self._reply("hello", timeout=60)
+
+    def _reply(self, op: str, timeout: float = 30) -> dict[str, Any]:
+        self._socket.settimeout(timeout)
+        try:
+            data = self._socket.recv(1 << 20)
+        except (socket.timeout, OSError) as exc:
+            raise SandboxError(f"the sandbox's warm parent did not answer ({exc}); {self._diagnostics()}") from None
+        if not data:
+            raise SandboxError(f"the sandbox's warm parent stopped; {self._diagnostics()}")
+        message = json.loads(data)
+        if message.get("op") != op:
+            raise SandboxError(f"the sandbox's warm parent answered {message!r} where {op!r} was expected")
+        return message
+
+    def _diagnostics(self) -> str:
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-2000:].decode("utf-8", "replace").strip()
+        return f"its last words: {tail}" if tail else "it printed nothing"
+
+
+class OutputCapture:
+    """Learner stdout and stderr: keep the first bytes, count the rest, flag a flood."""
+
+    def __init__(self, keep: int, cap: int) -> None:
+        self.keep, self.cap = keep, cap
+        self.head = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+
+    @property
+    def flooded(self) -> bool:
+        return self.total > self.cap
+
+    def excerpt(self) -> str:
+        """A safe excerpt: control characters escaped, truncation said."""
+        text = self.head.decode("utf-8", "replace")
+        cleaned = "".join(ch if ch in "\n\t" or (ch.isprintable()) else f"\\x{ord(ch):02x}" for ch in text)
+        if self.total > len(self.head):
+            cleaned += f"\n[... {self.total - len(self.head)} more bytes not shown]"
+        return cleaned
+
+
+@dataclass
+class _Pipes:
+    request_w: int
+    response_r: int
+    output_r: int
+    child_fds: list[int] = field(default_factory=list)
+
+
+class LearnerProcess:
+    """One confined learner process serving one exercise of one submission."""
+
+    def __init__(
+        self,
+        zygote: Zygote,
+        files: dict[str, bytes],
+        module: str,
+        entries: list[str],
+        limits: Limits = Limits(),
+        layers: Layers = Layers(),
+    ) -> None:
+        self._zygote = zygote
+        self._files, self._module, self._entries = files, module, entries
+        self._limits, self._layers = limits, layers
+        self._pid: int | None = None
+        self._pipes: _Pipes | None = None
+        self._scratch: str | None = None
+        self._parser = MessageParser()
+        self._inbox: list[tuple[dict[str, Any], list[bytes]]] = []
+        self.output = OutputCapture(limits.output_keep, limits.output_cap)
+        self.end: dict[str, Any] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._pid is not None and self.end is None
+
+    def start(self) -> StartOutcome:
+        """Fork, confine, import the submission; report how that went."""
+        self._scratch = tempfile.mkdtemp(prefix="grader-")
+        for name, data in self._files.items():
+            with open(os.path.join(self._scratch, name), "wb") as handle:
+                handle.write(data)
+        request_r, request_w = os.pipe()
+        response_r, response_w = os.pipe()
+        output_r, output_w = os.pipe()
+        for fd in (request_w, response_r, output_r):
+            os.set_blocking(fd, False)
+        self._pipes = _Pipes(request_w, response_r, output_r)
+        config = {
+            "scratch": self._scratch,
+            "module": os.path.join(self._scratch, self._module),
+            "entries": self._entries,
+            "limits": self._limits.child_limits(),
+            "layers": asdict(self._layers),
+        }
+        try:
+            self._pid = self._zygote.spawn(config, [request_r, response_w, output_w])
+        finally:
+            for fd in (request_r, response_w, output_w):
+                os.close(fd)
+        message, failure = self._receive(self._limits.import_seconds, "while importing your file")
+        if failure is not None:
+            return StartOutcome(status=failure.status, detail=failure.detail)  # type: ignore[arg-type]
+        header, _ = message  # type: ignore[misc]
+        if header.get("op") != "ready":
+            self._end()
+            return StartOutcome(status="protocol", detail="the process sent something other than its first answer")
+        if not header.get("ok"):
+            self._end()
+            return StartOutcome(status="raised", error=_as_error(header.get("error")), layers=header.get("layers", {}))
+        entries = header.get("entries", {})
+        return StartOutcome(status="ok", layers=header.get("layers", {}),
+                            entries={str(k): bool(v) for k, v in entries.items()})
+
+    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
+        """Send a whole batch of calls in one message; collect one outcome per call.
+
+        Results stream back in order. The first call that hangs, crashes or
+        floods ends the process: it gets that status and later calls get
+        ``not_run`` (the caller starts a new process for the next batch).
+        """
+        if not self.alive:
+            return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
+        assert self._pipes is not None
+        outcomes: list[CallOutcome] = []
+        pending = memoryview(encode_message({"op": "call_many", "calls": calls}, blobs))
+        for index, call in enumerate(calls):
+            message, failure = self._receive(self._limits.call_seconds, "", pending)
+            pending = memoryview(b"")
+            if failure is not None:
+                outcomes.append(failure)
+                break
+            header, payload = message  # type: ignore[misc]
+            outcome = self._decode_result(index, header, payload)
+            outcomes.append(outcome)
+            if outcome.status == "protocol":
+                self._end()
+                break
+        outcomes += [CallOutcome(status="not_run", detail="not run after an earlier failure")] * (len(calls) - len(outcomes))
+        return outcomes
+
+    def close(self) -> None:
+        """End the process (if alive), close the pipes, remove the scratch directory."""
+        if self._pid is not None and self.end is None:
+            self._end()
+        if self._pipes is not None:
+            for fd in (self._pipes.request_w, self._pipes.response_r, self._pipes.output_r):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._pipes = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def __enter__(self) -> "LearnerProcess":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------
+
+    def _decode_result(self, index: int, header: dict[str, Any], payload: list[bytes]) -> CallOutcome:
+        if header.get("op") != "result" or header.get("index") != index:
+            return CallOutcome(status="protocol", detail="the process sent an answer out of order")
+        if not header.get("ok"):
+            error = _as_error(header.get("error"))
+            status = "bad_value" if header.get("stage") == "value" else "raised"
+            return CallOutcome(status=status, error=error)  # type: ignore[arg-type]
+        try:
+            n_values = int(header.get("values", 0))
+            n_inputs = int(header.get("inputs", 0))
+            if n_values + n_inputs != len(payload) or n_values < 1:
+                raise ProtocolError("payload count mismatch")
+            arrays = [decode_array(blob) for blob in payload]
+        except (ProtocolError, TypeError, ValueError) as exc:
+            return CallOutcome(status="protocol", detail=f"the process sent an unreadable value ({exc})")
+        kind = "tuple" if header.get("kind") == "tuple" else "single"
+        types = [str(t)[:40] for t in header.get("types", [])][:n_values]
+        return CallOutcome(status="ok", values=arrays[:n_values], kind=kind, types=types,
+                           inputs_after=arrays[n_values:])
+
+    def _receive(
+        self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
+    ) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
+        """Wait for one message, writing ``outgoing`` and draining output meanwhile."""
+        assert self._pipes is not None
+        if self._inbox:
+            return self._inbox.pop(0), None
+        deadline = time.monotonic() + seconds
+        pipes = self._pipes
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipes.response_r, selectors.EVENT_READ, "response")
+            selector.register(pipes.output_r, selectors.EVENT_READ, "output")
+            if outgoing:
+                selector.register(pipes.request_w, selectors.EVENT_WRITE, "request")
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    end = self._end()
+                    if not end.get("killed"):  # it died by itself just before the deadline
+                        return None, self._crash(end, during)
+                    detail = f"no answer within {seconds:g} s (wall-clock limit){_suffix(during)}"
+                    return None, CallOutcome(status="timeout", detail=detail)
+                for key, _ in selector.select(remaining):
+                    if key.data == "request":
+                        try:
+                            written = os.write(pipes.request_w, outgoing)
+                        except (BlockingIOError, InterruptedError):
+                            continue
+                        except OSError:  # the child closed its end: it will be seen as a crash
+                            selector.unregister(pipes.request_w)
+                            outgoing = memoryview(b"")
+                            continue
+                        outgoing = outgoing[written:]
+                        if not outgoing:
+                            selector.unregister(pipes.request_w)
+                        continue
+                    data = _read(key.fd)
+                    if data is None:
+                        continue
+                    if key.data == "output":
+                        if data:
+                            self.output.add(data)
+                            if self.output.flooded:
+                                self._end()
+                                return None, CallOutcome(
+                                    status="output_limit",
+                                    detail=f"printed more than {self._limits.output_cap // (1 << 20)} MiB; stopped",
+                                )
+                        else:
+                            selector.unregister(key.fd)
+                        continue
+                    if not data:
+                        return None, self._crash(self._end(grace=0.5), during)
+                    try:
+                        self._inbox.extend(self._parser.feed(data))
+                    except ProtocolError as exc:
+                        self._end()
+                        return None, CallOutcome(status="protocol", detail=f"the process sent garbage ({exc})")
+                    if self._inbox:
+                        return self._inbox.pop(0), None
+
+    def _crash(self, end: dict[str, Any], during: str) -> CallOutcome:
+        if "signal" in end and not end.get("killed"):
+            number = end["signal"]
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            detail = f"the process was killed by {name}"
+            if name == "SIGXCPU" or name == "SIGKILL":
+                detail += f" (CPU time limit {self._limits.cpu_seconds:g} s)"
+            elif name == "SIGXFSZ":
+                detail += f" (file size limit {self._limits.file_bytes // 1024} KiB)"
+        elif end.get("killed"):
+            detail = "the process closed its channel to the grader"
+        else:
+            detail = f"the process exited with status {end.get('exit')} before answering"
+        return CallOutcome(status="crashed", detail=detail + _suffix(during))
+
+    def _end(self, grace: float = 0.0) -> dict[str, Any]:
+        if self.end is None and self._pid is not None:
+            self.end = self._zygote.finish(self._pid, grace)
+            if self._pipes is not None:
+                while True:  # drain what was printed before the end, for the excerpt
+                    data = _read(self._pipes.output_r)
+                    if not data or self.output.total > self.output.cap:
+                        break
+                    self.output.add(data)
+        return self.end or {}
+
+
+def _read(fd: int) -> bytes | None:
+    """Read what is there: bytes, ``b""`` at end of file, ``None`` when nothing is ready yet."""
+    try:
+        return os.read(fd, 1 << 16)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
+
+
+def _suffix(during: str) -> str:
+    return f" {during}" if during else ""
+
+
+def _as_error(error: Any) -> dict[str, Any]:
+    """Keep only the expected keys of a child's error report, as short strings."""
+    if not isinstance(error, dict):
+        return {"type": "Exception", "message": "", "frames": []}
+    frames = []
+    for frame in error.get("frames", [])[:20] if isinstance(error.get("frames"), list) else []:
+        if isinstance(frame, dict):
+            frames.append({
+                "file": str(frame.get("file", ""))[:200],
+                "line": frame.get("line") if isinstance(frame.get("line"), int) else None,
+                "function": str(frame.get("function", ""))[:100],
+                "text": str(frame.get("text", ""))[:200],
+            })
+    cleaned: dict[str, Any] = {
+        "type": str(error.get("type", "Exception"))[:100],
+        "message": str(error.get("message", ""))[:500],
+        "frames": frames,
+    }
+    for key in ("file", "text"):
+        if key in error:
+            cleaned[key] = str(error[key])[:200]
+    if isinstance(error.get("line"), int):
+        cleaned["line"] = error["line"]
+    return cleaned

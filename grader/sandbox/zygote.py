@@ -1,0 +1,228 @@
+"""The warm parent of learner processes ("zygote").
+
+Started once per grading process as a fresh interpreter
+(``python -I -B -u zygote.py ROOT FD``) with a minimal environment, it
+imports numpy and the child code, then forks one learner process per
+request. Forking a warm parent costs milliseconds where a new interpreter
+costs a numpy import, and the zygote holds nothing secret: no specs, no
+references, no answer keys, no environment of the grader's.
+
+Control messages are JSON datagrams on a SOCK_SEQPACKET socket; a spawn
+request carries the child's three pipe ends as SCM_RIGHTS file descriptors.
+Standard library and numpy only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+_MAX_DATAGRAM = 1 << 20
+
+
+def _die_with_parent() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:  # pragma: no cover - not Linux
+        pass
+
+
+class _Server:
+    def __init__(self, control: socket.socket) -> None:
+        from grader.sandbox.confine import landlock, privileges, seccomp
+
+        self.control = control
+        self.active: set[int] = set()
+        self.exited: dict[int, dict[str, int]] = {}
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        signal.set_wakeup_fd(self.wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        try:
+            privileges.set_child_subreaper()
+            subreaper = True
+        except Exception:
+            subreaper = False
+        read, listed = _landlock_paths(landlock)
+        self.landlock_paths = {"read": read, "list": listed}
+        self.facts = {
+            "landlock_abi": landlock.abi_version(),
+            "seccomp": seccomp.available(),
+            "root": os.geteuid() == 0,
+            "subreaper": subreaper,
+        }
+
+    def run(self) -> None:
+        self._send({"op": "hello", **self.facts})
+        while True:
+            ready, _, _ = select.select([self.control, self.wake_r], [], [])
+            if self.wake_r in ready:
+                os.read(self.wake_r, 4096)
+                self._reap()
+            if self.control in ready:
+                try:
+                    data, fds, _, _ = socket.recv_fds(self.control, _MAX_DATAGRAM, 8)
+                except InterruptedError:  # pragma: no cover - PEP 475 retries
+                    continue
+                if not data:
+                    self._shutdown()
+                    return
+                self._handle(json.loads(data), fds)
+
+    def _handle(self, request: dict[str, Any], fds: list[int]) -> None:
+        op = request.get("op")
+        if op == "spawn":
+            pid = self._spawn(request["config"], fds)
+            self._send({"op": "spawned", "pid": pid})
+        elif op == "finish":
+            self._send({"op": "finished", **self._finish(int(request["pid"]), float(request.get("grace", 0)))})
+        else:
+            for fd in fds:
+                os.close(fd)
+            self._send({"op": "error", "message": f"unknown op {op!r}"})
+
+    def _spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        request_fd, response_fd, output_fd = fds
+        config = dict(config, landlock_paths=self.landlock_paths)
+        pid = os.fork()
+        if pid == 0:  # the learner process
+            code = 0
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.setsid()
+                _die_with_parent()
+                os.dup2(output_fd, 1)
+                os.dup2(output_fd, 2)
+                keep = {0, 1, 2, request_fd, response_fd}
+                for fd in _open_fds():
+                    if fd not in keep:
+                        try:
+                            os.close(fd)
+                        except OSError:
+                            pass
+                os.chdir(config["scratch"])
+                from grader.sandbox import child
+
+                child.serve(config, request_fd, response_fd)
+            except BaseException:  # noqa: BLE001 - nothing may escape into the zygote's loop
+                code = 70
+            os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        self.active.add(pid)
+        return pid
+
+    def _finish(self, pid: int, grace: float) -> dict[str, Any]:
+        """Wait up to ``grace`` seconds for ``pid`` to exit, then kill it; report how it ended."""
+        deadline = time.monotonic() + grace
+        self._reap()
+        while pid not in self.exited and time.monotonic() < deadline:
+            time.sleep(0.005)
+            self._reap()
+        killed = False
+        if pid not in self.exited and pid in self.active:
+            killed = True
+            for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    target()
+                except OSError:
+                    pass
+            try:
+                _, status = os.waitpid(pid, 0)
+                self.exited[pid] = _status(status)
+            except ChildProcessError:
+                self.exited.setdefault(pid, {"exit": -1})
+        self.active.discard(pid)
+        self._kill_orphans()
+        result = {"pid": pid, "killed": killed, **self.exited.pop(pid, {"exit": -1})}
+        return result
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.active:
+                self.exited[pid] = _status(status)
+
+    def _kill_orphans(self) -> None:
+        """Kill every process re-parented to us that is not a live learner process."""
+        me = str(os.getpid())
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in self.active:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1].decode() == me:
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass
+        self._reap()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.control.send(json.dumps(message).encode())
+
+    def _shutdown(self) -> None:
+        for pid in list(self.active):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.active.clear()
+        self._kill_orphans()
+
+
+def _landlock_paths(landlock: Any) -> tuple[list[str], list[str]]:
+    paths = landlock.python_read_paths()
+    read = getattr(paths, "read", None)
+    if read is None:
+        read, listed = paths if isinstance(paths, tuple) else (paths, [])
+    else:
+        listed = getattr(paths, "list", [])
+    return [str(p) for p in read], [str(p) for p in listed]
+
+
+def _open_fds() -> list[int]:
+    try:
+        return [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:  # pragma: no cover
+        return list(range(3, 256))
+
+
+def _status(status: int) -> dict[str, int]:
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    return {"exit": os.WEXITSTATUS(status)}
+
+
+def main(argv: list[str]) -> None:
+    """Entry point: ``zygote.py ROOT CONTROL_FD``."""
+    _die_with_parent()
+    sys.path.insert(0, argv[1])
+    import numpy  # noqa: F401  - the whole point: import once, fork many times
+
+    from grader.sandbox import child, protocol  # noqa: F401
+    from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
+
+    control = socket.socket(fileno=int(argv[2]))
+    _Server(control).run()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,1 @@
+"""Exercise specs: pydantic models and the YAML loader that reports file and line."""

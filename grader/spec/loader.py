@@ -1,0 +1,174 @@
+"""Load every spec under ``exercises/`` into a ``Catalog``, or fail with file and line.
+
+Errors read like a compiler's: ``exercises/stable-softmax.yaml:14:
+checks[2].points: must be greater than 0``, with "did you mean" for
+misspelt keys and property names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from grader.checks.registry import property_names
+from grader.errors import SpecError, UsageError
+from grader.safeyaml import YamlProblem, line_of, load_yaml
+from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
+
+__all__ = ["Catalog", "find_exercises_dir", "load_catalog", "load_spec_file"]
+
+_SPEC = TypeAdapter(Spec)
+ALL = "all"
+
+
+@dataclass
+class Catalog:
+    """Every exercise and assignment, with the file each came from."""
+
+    root: Path
+    exercises: dict[str, Exercise] = field(default_factory=dict)
+    assignments: dict[str, Assignment] = field(default_factory=dict)
+    sources: dict[str, Path] = field(default_factory=dict)
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        """The exercise with this id, or a usage error suggesting the closest ids."""
+        if exercise_id not in self.exercises:
+            raise UsageError(f"unknown exercise {exercise_id!r}{_did_you_mean(exercise_id, self.exercises)}")
+        return self.exercises[exercise_id]
+
+    def assignment(self, assignment_id: str) -> list[Exercise]:
+        """The exercises of an assignment, in order; ``all`` is every exercise."""
+        if assignment_id == ALL and ALL not in self.assignments:
+            return list(self.exercises.values())
+        if assignment_id not in self.assignments:
+            known = list(self.assignments) + [ALL]
+            raise UsageError(f"unknown assignment {assignment_id!r}{_did_you_mean(assignment_id, known)}")
+        return [self.exercises[i] for i in self.assignments[assignment_id].exercises]
+
+    def resolve(self, relative: str) -> Path:
+        """A path written in a spec, relative to the project root."""
+        return (self.root / relative).resolve()
+
+
+def find_exercises_dir(option: str | os.PathLike[str] | None = None) -> Path:
+    """``--exercises``, else ``$GRADER_EXERCISES``, else ``./exercises``."""
+    chosen = option or os.environ.get("GRADER_EXERCISES") or "exercises"
+    path = Path(chosen)
+    if not path.is_dir():
+        raise UsageError(
+            f"no exercises directory at {str(path)!r}; run from the project root, "
+            "or pass --exercises DIR (or set GRADER_EXERCISES)"
+        )
+    return path
+
+
+def load_spec_file(path: Path) -> Exercise | Assignment:
+    """Parse and validate one spec file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SpecError("the file is not UTF-8 text", path=str(path)) from None
+    except OSError as exc:
+        raise SpecError(f"cannot read the file ({exc.strerror})", path=str(path)) from None
+    try:
+        data, lines = load_yaml(text)
+    except YamlProblem as problem:
+        raise SpecError(problem.message, path=str(path), line=problem.line) from None
+    if not isinstance(data, dict):
+        raise SpecError("a spec must be a mapping with at least 'id' and 'kind'", path=str(path), line=1)
+    try:
+        return _SPEC.validate_python(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        line, where = line_of(lines, data, tuple(error["loc"]))
+        raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
+
+
+def load_catalog(directory: str | os.PathLike[str] | None = None) -> Catalog:
+    """Load every ``*.yaml``/``*.yml`` spec of the exercises directory and check cross references."""
+    exercises_dir = find_exercises_dir(directory)
+    catalog = Catalog(root=exercises_dir.resolve().parent)
+    files = sorted(p for p in exercises_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    for path in files:
+        spec = load_spec_file(path)
+        if spec.id in catalog.sources:
+            raise SpecError(f"id {spec.id!r} is also used by {catalog.sources[spec.id]}", path=str(path), line=1)
+        catalog.sources[spec.id] = path
+        if isinstance(spec, Assignment):
+            catalog.assignments[spec.id] = spec
+        else:
+            catalog.exercises[spec.id] = spec
+    for assignment in catalog.assignments.values():
+        for exercise_id in assignment.exercises:
+            if exercise_id not in catalog.exercises:
+                raise SpecError(
+                    f"exercises: unknown exercise {exercise_id!r}{_did_you_mean(exercise_id, catalog.exercises)}",
+                    path=str(catalog.sources[assignment.id]),
+                )
+    for exercise in catalog.exercises.values():
+        if isinstance(exercise, ImplementationExercise):
+            _check_paths(catalog, exercise)
+    return catalog
+
+
+def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
+    paths = [exercise.reference_solution] + [wrong.path for wrong in exercise.known_wrong]
+    for relative in paths:
+        if relative is not None and not catalog.resolve(relative).is_file():
+            raise SpecError(f"solution file {relative!r} does not exist", path=str(catalog.sources[exercise.id]))
+
+
+_MESSAGES = {
+    "greater_than": "must be greater than {gt}",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than_equal": "must be at most {le}",
+    "missing": "is required",
+    "string_pattern_mismatch": "must be lower-case words joined by hyphens (like 'sums-to-one')",
+    "too_short": "must not be empty",
+}
+
+
+def _explain(error: dict[str, Any], data: Any) -> str:
+    kind = error["type"]
+    context = error.get("ctx") or {}
+    if kind in _MESSAGES:
+        return _MESSAGES[kind].format(**context)
+    if kind == "extra_forbidden":
+        name = str(error["loc"][-1])
+        return f"unknown key {name!r}{_did_you_mean(name, _FIELD_NAMES)}"
+    if kind == "union_tag_invalid":
+        tag = str(context.get("tag", ""))
+        discriminator = str(context.get("discriminator", "")).strip("'")
+        choices = property_names() if discriminator == "property" else [
+            t.strip(" '") for t in str(context.get("expected_tags", "")).split(",")]
+        return f"unknown {discriminator} {tag!r}{_did_you_mean(tag, choices)} (expected one of: {', '.join(choices)})"
+    if kind == "union_tag_not_found":
+        return f"needs a {str(context.get('discriminator', 'kind')).strip(chr(39))!s} key"
+    message = str(error.get("msg", "is invalid"))
+    return message.replace("Value error, ", "").replace("Input should be", "must be")
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _all_field_names() -> set[str]:
+    from grader.checks.cases import ArrayDraw, ExamplesGenerator, RandomGenerator, RandomSpec
+    from grader.checks.registry import CHECK_TYPES
+    from grader.spec import models
+
+    names: set[str] = set()
+    for model in (ImplementationExercise, QuizExercise, Assignment, models.EntrySpec, models.KnownWrong,
+                  models.Option, models.ChoiceQuestion, models.NumericQuestion, models.NumericMistake,
+                  models.PublicExample, ArrayDraw, RandomSpec, ExamplesGenerator, RandomGenerator, *CHECK_TYPES):
+        names.update(model.model_fields)
+    return names
+
+
+_FIELD_NAMES = _all_field_names()

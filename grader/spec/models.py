@@ -1,0 +1,176 @@
+"""What an exercise spec may say, as pydantic models.
+
+Three kinds, told apart by ``kind``: ``implementation`` (also written
+``witness``) names entry functions, case sets and checks; ``quiz`` names
+questions with a reason for every option; ``assignment`` groups exercises.
+Every model forbids unknown keys, so a typo is an error with a location.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from grader.checks.base import Visibility
+from grader.checks.cases import CaseGenerator
+from grader.checks.registry import CheckSpec
+
+__all__ = [
+    "Assignment",
+    "EntrySpec",
+    "Exercise",
+    "ImplementationExercise",
+    "KnownWrong",
+    "QuizExercise",
+    "Spec",
+]
+
+_ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "bool", "callable", "any"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntrySpec(_Strict):
+    """One function the learner writes."""
+
+    signature: str = Field(description="as the learner sees it, e.g. 'softmax(z, axis=-1)'")
+    args: dict[str, ArgKind] = Field(default_factory=dict, description="argument names in order, with their kinds")
+    returns: str = Field(default="a NumPy array of floats", description="what it returns, in words")
+
+
+class PublicExample(_Strict):
+    """An example shown to learners by ``grader show`` and in the handout."""
+
+    call: str
+    result: str
+    note: str = ""
+
+
+class KnownWrong(_Strict):
+    """A known-wrong solution: the checks that must catch it, and the misconception it embodies."""
+
+    id: str = Field(pattern=_ID)
+    path: str = Field(description="relative to the project root (the folder holding exercises/)")
+    misconception: str = Field(min_length=1, description="told to a learner whose output matches this solution's")
+    must_fail: list[str] = Field(min_length=1, description="ids of checks that must catch it")
+
+
+class ImplementationExercise(_Strict):
+    id: str = Field(pattern=_ID)
+    kind: Literal["implementation", "witness"]
+    title: str
+    lesson: str = ""
+    prompt: str
+    entries: dict[str, EntrySpec] = Field(min_length=1)
+    examples: list[PublicExample] = Field(default_factory=list)
+    cases: dict[str, list[CaseGenerator]] = Field(default_factory=dict)
+    checks: list[CheckSpec] = Field(min_length=1)
+    reference_solution: str | None = Field(default=None, description="path of a solution that passes every check")
+    known_wrong: list[KnownWrong] = Field(default_factory=list)
+    time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "ImplementationExercise":
+        ids = [check.id for check in self.checks]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"check ids must be unique; repeated: {', '.join(duplicates)}")
+        for check in self.checks:
+            entry = check.entry or next(iter(self.entries))
+            if entry not in self.entries:
+                raise ValueError(f"check {check.id!r} names entry {entry!r}, which is not in entries")
+            for name in check.cases:
+                if name not in self.cases:
+                    raise ValueError(f"check {check.id!r} names case set {name!r}, which is not in cases")
+        for wrong in self.known_wrong:
+            for check_id in wrong.must_fail:
+                if check_id not in ids:
+                    raise ValueError(f"known_wrong {wrong.id!r} names check {check_id!r}, which does not exist")
+        return self
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(check.points for check in self.checks))
+
+    def entry_of(self, check: Any) -> str:
+        return check.entry or next(iter(self.entries))
+
+
+class Option(_Strict):
+    text: str
+    correct: bool = False
+    reason: str = Field(min_length=1, description="why this option is right, or the misconception behind it")
+
+
+class _Question(_Strict):
+    id: str = Field(pattern=_ID)
+    prompt: str
+    points: float = Field(default=1.0, gt=0)
+
+
+class ChoiceQuestion(_Question):
+    type: Literal["single", "multiple"]
+    options: list[Option] = Field(min_length=2, max_length=26)
+
+    @model_validator(mode="after")
+    def _has_correct(self) -> "ChoiceQuestion":
+        correct = sum(option.correct for option in self.options)
+        if self.type == "single" and correct != 1:
+            raise ValueError(f"a single-choice question needs exactly one correct option, not {correct}")
+        if self.type == "multiple" and correct < 1:
+            raise ValueError("a multiple-choice question needs at least one correct option")
+        return self
+
+
+class NumericMistake(_Strict):
+    value: float
+    tolerance: float = Field(default=0.001, ge=0)
+    reason: str = Field(min_length=1)
+
+
+class NumericQuestion(_Question):
+    type: Literal["numeric"]
+    answer: float
+    tolerance: float = Field(ge=0)
+    reason_correct: str = Field(min_length=1)
+    reason_wrong: str = Field(min_length=1, description="for any other number: how to get the right one")
+    mistakes: list[NumericMistake] = Field(default_factory=list, description="common wrong numbers and why")
+
+
+Question = Annotated[Union[ChoiceQuestion, NumericQuestion], Field(discriminator="type")]
+
+
+class QuizExercise(_Strict):
+    id: str = Field(pattern=_ID)
+    kind: Literal["quiz"]
+    title: str
+    lesson: str = ""
+    prompt: str = ""
+    visibility: Visibility = "public"
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "QuizExercise":
+        ids = [q.id for q in self.questions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("question ids must be unique")
+        return self
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+
+class Assignment(_Strict):
+    id: str = Field(pattern=_ID)
+    kind: Literal["assignment"]
+    title: str
+    exercises: list[str] = Field(min_length=1)
+
+
+Exercise = Union[ImplementationExercise, QuizExercise]
+Spec = Annotated[Union[ImplementationExercise, QuizExercise, Assignment], Field(discriminator="kind")]

@@ -1,0 +1,403 @@
+"""Tests for grader.sandbox.confine: each confinement runs in a fresh child interpreter.
+
+A child runs ``PRELUDE + code``; the code records outcomes in ``results`` with
+``attempt(fn)`` (the exception class name, or "ok") and the test asserts on
+the JSON it prints. Confinement is never applied to the pytest process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import signal
+import site
+import socket
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import confine
+from grader.sandbox.confine import seccomp as seccomp_mod
+
+REPO = Path(__file__).resolve().parents[1]
+PRELUDE = f"""\
+import json, os, sys
+sys.path.insert(0, {str(REPO)!r})
+from grader.sandbox import confine
+results = {{}}
+def attempt(fn):
+    try:
+        fn()
+    except BaseException as exc:
+        return type(exc).__name__
+    return "ok"
+"""
+CHILD_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+ABI = confine.abi_version()
+needs_landlock = pytest.mark.skipif(ABI == 0, reason="Landlock is not available on this kernel")
+needs_seccomp = pytest.mark.skipif(not confine.seccomp_available(),
+                                   reason="seccomp filters are not available here")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs to run as root (uid 0)")
+
+
+def run_child(code: str, timeout: float = 20) -> dict:
+    """Run ``code`` in ``python -I``; return the JSON dict it printed last."""
+    source = PRELUDE + textwrap.dedent(code) + "\nprint(json.dumps(results))\n"
+    proc = subprocess.run([sys.executable, "-I", "-c", source], capture_output=True,
+                          text=True, timeout=timeout, env=CHILD_ENV, cwd="/")
+    assert proc.returncode == 0, f"child exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_abi_version_returns_non_negative_int():
+    assert isinstance(ABI, int) and ABI >= 0
+
+
+def test_python_read_paths_excludes_site_packages_and_grader():
+    paths = confine.python_read_paths()
+    numpy_dir = os.path.dirname(importlib.util.find_spec("numpy").origin)
+    sites = {os.path.realpath(p) for p in site.getsitepackages()}
+    for read in paths.read_paths:
+        real = os.path.realpath(read)
+        for site_dir in sites:
+            assert not (site_dir + "/").startswith(real.rstrip("/") + "/"), (read, site_dir)
+        assert not (str(REPO) + "/").startswith(real.rstrip("/") + "/"), read
+    assert numpy_dir in paths.read_paths
+    assert sysconfig.get_paths()["stdlib"] in paths.list_paths
+    assert "/etc/ld.so.cache" in paths.read_paths
+
+
+def test_seccomp_build_program_resolves_for_every_arch():
+    for machine in ("x86_64", "aarch64"):
+        for read_only in (False, True):
+            prog = seccomp_mod.build_program(machine, 4242, read_only_fs=read_only)
+            assert 0 < len(prog) < 4096
+            assert all(len(i) == 4 and all(isinstance(v, int) for v in i) for i in prog)
+            assert prog[0] == (0x20, 0, 0, 4)  # load arch first
+            assert prog[-1] == (0x06, 0, 0, 0x7FFF0000)  # default: allow
+    x86 = seccomp_mod.build_program("x86_64", 1)
+    arm = seccomp_mod.build_program("aarch64", 1)
+    assert any(code == 0x35 and k == 0x40000000 for code, _, _, k in x86)  # x32: x86_64 only
+    assert not any(code == 0x35 for code, *_ in arm)
+
+
+@pytest.mark.slow
+@needs_landlock
+def test_restrict_denies_reads_writes_outside_allow_list(tmp_path):
+    canary = tmp_path / "answer_key.txt"
+    canary.write_text("secret 42")
+    target = f"/tmp/confine-test-{os.getpid()}-{tmp_path.name}"
+    out = run_child(f"""
+        import numpy
+        paths = confine.python_read_paths()
+        results["abi"] = confine.restrict(paths.read_paths + ["/does/not/exist"], ["/dev/null"],
+                                          list_paths=paths.list_paths)
+        results["read_canary"] = attempt(lambda: open({str(canary)!r}).read())
+        results["list_tmp"] = attempt(lambda: os.listdir({str(tmp_path)!r}))
+        results["write_tmp"] = attempt(lambda: open({target!r}, "w").write("x"))
+        results["write_devnull"] = attempt(lambda: open("/dev/null", "w").write("x"))
+        results["numpy"] = float(numpy.exp(numpy.zeros(3)).sum())
+        results["fresh_stdlib"] = attempt(lambda: __import__("fractions"))
+        results["pytest"] = attempt(lambda: __import__("pytest"))
+    """)
+    assert out["abi"] == min(ABI, 7)
+    assert out["read_canary"] == "PermissionError"
+    assert out["list_tmp"] == "PermissionError"
+    assert out["write_tmp"] == "PermissionError"
+    assert out["write_devnull"] == "ok"
+    assert out["numpy"] == 3.0
+    assert out["fresh_stdlib"] == "ok"
+    assert out["pytest"] in ("PermissionError", "ModuleNotFoundError")
+    assert not os.path.exists(target)
+
+
+@pytest.mark.slow
+@needs_landlock
+def test_restrict_allows_numpy_import_from_allow_list():
+    out = run_child("""
+        results["preloaded"] = "numpy" in sys.modules
+        paths = confine.python_read_paths()
+        confine.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
+        import numpy
+        results["sum"] = float(numpy.ones((4, 4)) @ numpy.ones(4) @ numpy.ones(4))
+    """)
+    assert out == {"preloaded": False, "sum": 16.0}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(ABI < 4, reason="Landlock TCP rules need ABI >= 4")
+def test_restrict_denies_tcp_connect_to_local_listener():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = listener.getsockname()[1]
+        out = run_child(f"""
+            import socket
+            paths = confine.python_read_paths()
+            confine.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
+            def connect():
+                with socket.create_connection(("127.0.0.1", {port}), timeout=2):
+                    pass
+            def bind():
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", 0))
+            results["connect"] = attempt(connect)
+            results["bind"] = attempt(bind)
+        """)
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert out == {"connect": "PermissionError", "bind": "PermissionError"}
+
+
+@pytest.mark.slow
+def test_restrict_refuses_multithreaded_process():
+    out = run_child("""
+        import threading
+        stop = threading.Event()
+        worker = threading.Thread(target=stop.wait)
+        worker.start()
+        results["threads"] = confine.thread_count()
+        results["restrict"] = attempt(lambda: confine.restrict(["/usr/lib"]))
+        stop.set()
+        worker.join()
+    """)
+    assert out == {"threads": 2, "restrict": "RuntimeError"}
+
+
+@pytest.mark.slow
+@needs_seccomp
+def test_install_filter_blocks_processes_sockets_and_foreign_signals(tmp_path):
+    out = run_child(f"""
+        import ctypes, resource, socket, subprocess, threading
+        confine.install_filter()
+        results["fork"] = attempt(os.fork)
+        results["subprocess"] = attempt(lambda: subprocess.run(["true"]))
+        results["socket"] = attempt(socket.socket)
+        results["unix_socket"] = attempt(lambda: socket.socket(socket.AF_UNIX))
+        results["kill_parent"] = attempt(lambda: os.kill(os.getppid(), 0))
+        results["kill_group"] = attempt(lambda: os.kill(0, 0))
+        results["kill_self"] = attempt(lambda: os.kill(os.getpid(), 0))
+        box = []
+        worker = threading.Thread(target=lambda: box.append(sum(range(10))))
+        worker.start(); worker.join()
+        results["thread"] = box
+        results["write_file"] = attempt(lambda: open({str(tmp_path / "ok.txt")!r}, "w").write("x"))
+        results["getrlimit"] = attempt(lambda: resource.getrlimit(resource.RLIMIT_NOFILE))
+        results["setrlimit"] = attempt(lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+        results["setsid"] = attempt(os.setsid)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        def raw(nr, *args):
+            ctypes.set_errno(0)
+            rc = libc.syscall(ctypes.c_long(nr), *(ctypes.c_long(a) for a in args))
+            return [rc, ctypes.get_errno()]
+        results["clone3"] = raw(435, 0, 0)
+        if {platform.machine()!r} == "x86_64":
+            results["raw_fork"] = raw(57)
+            results["x32_getpid"] = raw(0x40000000 | 39)
+        results["status"] = [l.split()[1] for l in open("/proc/self/status")
+                             if l.startswith(("Seccomp:", "NoNewPrivs:"))]
+    """)
+    for call in ("fork", "subprocess", "socket", "unix_socket", "kill_parent", "kill_group",
+                 "setsid"):
+        assert out[call] == "PermissionError", call
+    assert out["setrlimit"] == "ValueError"  # CPython's message for EPERM from setrlimit
+    assert out["kill_self"] == "ok"
+    assert out["thread"] == [45]
+    assert out["write_file"] == "ok"
+    assert out["getrlimit"] == "ok"
+    assert out["clone3"] == [-1, 38]  # ENOSYS, so glibc falls back to clone for threads
+    if platform.machine() == "x86_64":
+        assert out["raw_fork"] == [-1, 1]
+        assert out["x32_getpid"] == [-1, 1]
+    assert out["status"] == ["1", "2"]
+
+
+@pytest.mark.slow
+@needs_seccomp
+def test_install_filter_read_only_fs_denies_writes(tmp_path):
+    existing = tmp_path / "results.json"
+    existing.write_text('{"score": 0}')
+    out = run_child(f"""
+        existing, folder = {str(existing)!r}, {str(tmp_path)!r}
+        confine.install_filter(read_only_fs=True)
+        results["read"] = open(existing).read()
+        results["open_w"] = attempt(lambda: open(os.path.join(folder, "new.txt"), "w"))
+        results["open_a"] = attempt(lambda: open(existing, "a"))
+        results["open_rdwr"] = attempt(lambda: os.open(existing, os.O_RDWR))
+        results["unlink"] = attempt(lambda: os.unlink(existing))
+        results["rename"] = attempt(lambda: os.rename(existing, existing + ".bak"))
+        results["mkdir"] = attempt(lambda: os.mkdir(os.path.join(folder, "d")))
+        results["chmod"] = attempt(lambda: os.chmod(existing, 0o777))
+        results["symlink"] = attempt(lambda: os.symlink(existing, existing + ".lnk"))
+        results["truncate"] = attempt(lambda: os.truncate(existing, 0))
+    """)
+    assert out.pop("read") == '{"score": 0}'
+    assert out == dict.fromkeys(out, "PermissionError") and len(out) == 9
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+    assert existing.read_text() == '{"score": 0}'
+
+
+@pytest.mark.slow
+@needs_root
+def test_drop_capabilities_blocks_root_privileges():
+    out = run_child("""
+        import resource
+        resource.setrlimit(resource.RLIMIT_CPU, (10, 20))
+        results["dropped"] = confine.drop_capabilities()
+        results["caps"] = [l.split()[1] for l in open("/proc/self/status")
+                           if l.startswith(("CapEff:", "CapPrm:", "CapBnd:"))]
+        results["raise_cpu"] = attempt(
+            lambda: resource.setrlimit(resource.RLIMIT_CPU, (10, 30)))
+        results["setuid"] = attempt(lambda: os.setuid(12345))
+        results["chroot"] = attempt(lambda: os.chroot("/"))
+        results["again"] = confine.drop_capabilities()
+    """)
+    assert out["dropped"] is True
+    assert out["caps"] == ["0000000000000000"] * 3
+    assert out["raise_cpu"] == "ValueError"
+    assert out["setuid"] == "PermissionError"
+    assert out["chroot"] == "PermissionError"
+    assert out["again"] is False
+
+
+@pytest.mark.slow
+def test_set_limits_caps_memory_cpu_and_file_size(tmp_path):
+    big = tmp_path / "big.bin"
+    out = run_child(f"""
+        import resource
+        confine.set_limits(cpu_seconds=1.5, memory_bytes=256 << 20, file_bytes=4096,
+                           open_files=32)
+        results["limits"] = {{name: list(resource.getrlimit(getattr(resource, name)))
+                             for name in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE",
+                                          "RLIMIT_NOFILE", "RLIMIT_CORE", "RLIMIT_MSGQUEUE",
+                                          "RLIMIT_MEMLOCK")}}
+        results["alloc_big"] = attempt(lambda: bytearray(512 << 20))
+        results["alloc_small"] = attempt(lambda: bytearray(1 << 20))
+        def write():
+            with open({str(big)!r}, "wb") as fh:
+                fh.write(b"x" * 8192)
+        try:
+            write()
+            results["write"] = "ok"
+        except OSError as exc:
+            results["write"] = exc.errno
+    """)
+    assert out["limits"] == {
+        "RLIMIT_CPU": [2, 3], "RLIMIT_AS": [256 << 20] * 2, "RLIMIT_FSIZE": [4096, 4096],
+        "RLIMIT_NOFILE": [32, 32], "RLIMIT_CORE": [0, 0], "RLIMIT_MSGQUEUE": [0, 0],
+        "RLIMIT_MEMLOCK": [0, 0],
+    }
+    assert out["alloc_big"] == "MemoryError"
+    assert out["alloc_small"] == "ok"
+    assert out["write"] == 27  # EFBIG (CPython ignores SIGXFSZ)
+    assert big.stat().st_size <= 4096
+
+
+@pytest.mark.slow
+def test_set_limits_keeps_a_lower_existing_hard_limit():
+    out = run_child("""
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
+        confine.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
+                           open_files=64)
+        results["nofile"] = list(resource.getrlimit(resource.RLIMIT_NOFILE))
+    """)
+    assert out == {"nofile": [16, 16]}
+
+
+@pytest.mark.slow
+def test_kill_descendants_kills_setsid_grandchild():
+    out = run_child("""
+        import time
+        confine.set_child_subreaper()
+        r, w = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            os.close(r)
+            if os.fork() == 0:
+                os.setsid()
+                null = os.open("/dev/null", os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)  # do not hold the test's pipes open
+                os.write(w, str(os.getpid()).encode())
+                os.close(w)
+                time.sleep(30)
+            os._exit(0)
+        os.close(w)
+        os.waitpid(middle, 0)
+        daemon = int(os.read(r, 32))
+        stat = open(f"/proc/{daemon}/stat").read()
+        results["daemon"] = daemon
+        results["reparented"] = int(stat[stat.rfind(")") + 2:].split()[1]) == os.getpid()
+        results["killed"] = confine.kill_descendants()
+        results["gone"] = not os.path.exists(f"/proc/{daemon}")
+        results["again"] = confine.kill_descendants()
+    """)
+    daemon = out.pop("daemon")
+    try:
+        assert out == {"reparented": True, "killed": 1, "gone": True, "again": 0}
+        assert not os.path.exists(f"/proc/{daemon}")
+    finally:
+        if os.path.exists(f"/proc/{daemon}"):
+            os.kill(daemon, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_set_non_dumpable_and_no_new_privs_take_effect():
+    out = run_child("""
+        import ctypes
+        confine.set_no_new_privs()
+        confine.set_non_dumpable()
+        libc = ctypes.CDLL(None, use_errno=True)
+        results["dumpable"] = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+        results["nnp"] = [l.split()[1] for l in open("/proc/self/status")
+                          if l.startswith("NoNewPrivs:")]
+    """)
+    assert out == {"dumpable": 0, "nnp": ["1"]}
+
+
+@pytest.mark.slow
+@needs_landlock
+@needs_seccomp
+def test_all_layers_together_still_run_a_softmax(tmp_path):
+    canary = tmp_path / "hidden_checks.yaml"
+    canary.write_text("expected: [0.1, 0.9]")
+    out = run_child(f"""
+        import numpy as np
+        results["caps"] = confine.drop_capabilities()
+        confine.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
+                           open_files=64)
+        paths = confine.python_read_paths()
+        results["abi"] = confine.restrict(paths.read_paths, ["/dev/null"],
+                                          list_paths=paths.list_paths)
+        confine.install_filter()
+        source = "import numpy as np\\ndef softmax(z):\\n    e = np.exp(z - z.max())\\n" \\
+                 "    return e / e.sum()\\n"
+        namespace = {{}}
+        exec(compile(source, "submission.py", "exec"), namespace)
+        results["softmax"] = namespace["softmax"](np.array([0.0, 0.0])).tolist()
+        results["canary"] = attempt(lambda: open({str(canary)!r}).read())
+        results["fork"] = attempt(os.fork)
+        results["kill_parent"] = attempt(lambda: os.kill(os.getppid(), 0))
+    """)
+    assert out["caps"] is (os.geteuid() == 0)
+    assert out["abi"] == min(ABI, 7)
+    assert out["softmax"] == [0.5, 0.5]
+    assert out["canary"] == "PermissionError"
+    assert out["fork"] == "PermissionError"
+    assert out["kill_parent"] == "PermissionError"
