@@ -8,7 +8,7 @@ import numpy as np
 
 __all__ = ["format_call", "format_number", "format_value"]
 
-_OPTIONS = {"precision": 6, "threshold": 12, "edgeitems": 3, "max_line_width": 100, "floatmode": "maxprec"}
+_OPTIONS = {"precision": 6, "threshold": 12, "edgeitems": 3, "linewidth": 100, "floatmode": "maxprec"}
 
 
 def format_number(value: float) -> str:
@@ -25,8 +25,10 @@ def format_value(value: Any) -> str:
         if value.ndim == 0:
             return format_number(value) if value.dtype.kind in "fc" else repr(value.item())
         with np.printoptions(**_OPTIONS):
-            text = repr(value)
-        return " ".join(text.split()) if value.ndim == 1 else text.replace("\n", " ").replace("  ", " ")
+            text = np.array2string(value, separator=", ")
+        text = " ".join(text.split()).replace("[ ", "[").replace(" ]", "]")
+        suffix = "" if value.dtype == np.float64 or value.dtype == np.bool_ else f", dtype={value.dtype}"
+        return f"array({text}{suffix})"
     if isinstance(value, float):
         return format_number(value)
     if hasattr(value, "describe"):

@@ -9,29 +9,21 @@ session with a ``CallOutcome`` that says which, never with an exception.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
 import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array, encode_message
+from grader.sandbox.zygote_client import Zygote
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
-
-_ROOT = str(Path(__file__).resolve().parents[2])
-_ZYGOTE = str(Path(__file__).resolve().with_name("zygote.py"))
 
 
 @dataclass(frozen=True)
@@ -76,115 +68,6 @@ class Layers:
         return cls(caps="caps" in chosen, landlock="landlock" in chosen, seccomp="seccomp" in chosen)
 
 
-def _minimal_environment() -> dict[str, str]:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "HOME": "/nonexistent",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONHASHSEED": "0",
-    }
-    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # machine quirks numpy needs to run correctly
-        if name in os.environ:
-            env[name] = os.environ[name]
-    return env
-
-
-class Zygote:
-    """Client of the warm parent that forks learner processes.
-
-    Start it as early as possible (``Zygote.start()`` returns at once): its
-    interpreter and numpy import run while the grader loads its specs.
-    One client serves one thread at a time.
-    """
-
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._socket = ours
-        self._stderr = tempfile.TemporaryFile()
-        self._process = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-u", _ZYGOTE, _ROOT, str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._stderr,
-            env=_minimal_environment(),
-            cwd="/",
-            start_new_session=True,
-        )
-        theirs.close()
-        self._lock = threading.Lock()
-        self._facts: dict[str, Any] | None = None
-
-    @classmethod
-    def start(cls) -> "Zygote":
-        """Start the warm parent without waiting for it to be ready."""
-        return cls()
-
-    @property
-    def facts(self) -> dict[str, Any]:
-        """What the machine offers: ``landlock_abi``, ``seccomp``, ``root``, ``subreaper``."""
-        with self._lock:
-            self._wait_ready()
-            assert self._facts is not None
-            return dict(self._facts)
-
-    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
-        """Fork a learner process that will use ``fds`` (request, response, output)."""
-        with self._lock:
-            self._wait_ready()
-            socket.send_fds(self._socket, [json.dumps({"op": "spawn", "config": config}).encode()], fds)
-            return int(self._reply("spawned")["pid"])
-
-    def finish(self, pid: int, grace: float = 0.0) -> dict[str, Any]:
-        """End a learner process (after ``grace`` seconds to exit by itself); say how it ended."""
-        with self._lock:
-            self._socket.send(json.dumps({"op": "finish", "pid": pid, "grace": grace}).encode())
-            return self._reply("finished")
-
-    def close(self) -> None:
-        """Stop the warm parent; it kills any learner process still alive."""
-        try:
-            self._socket.close()
-        finally:
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-            self._stderr.close()
-
-    def __enter__(self) -> "Zygote":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _wait_ready(self) -> None:
-        if self._facts is None:
-            self._facts = self._reply("hello", timeout=60)
-
-    def _reply(self, op: str, timeout: float = 30) -> dict[str, Any]:
-        self._socket.settimeout(timeout)
-        try:
-            data = self._socket.recv(1 << 20)
-        except (socket.timeout, OSError) as exc:
-            raise SandboxError(f"the sandbox's warm parent did not answer ({exc}); {self._diagnostics()}") from None
-        if not data:
-            raise SandboxError(f"the sandbox's warm parent stopped; {self._diagnostics()}")
-        message = json.loads(data)
-        if message.get("op") != op:
-            raise SandboxError(f"the sandbox's warm parent answered {message!r} where {op!r} was expected")
-        return message
-
-    def _diagnostics(self) -> str:
-        self._stderr.seek(0)
-        tail = self._stderr.read()[-2000:].decode("utf-8", "replace").strip()
-        return f"its last words: {tail}" if tail else "it printed nothing"
-
-
 class OutputCapture:
     """Learner stdout and stderr: keep the first bytes, count the rest, flag a flood."""
 
@@ -192,6 +75,7 @@ class OutputCapture:
         self.keep, self.cap = keep, cap
         self.head = bytearray()
         self.total = 0
+        self.hide: list[str] = []
 
     def add(self, data: bytes) -> None:
         self.total += len(data)
@@ -206,6 +90,8 @@ class OutputCapture:
     def excerpt(self) -> str:
         """A safe excerpt: control characters escaped, truncation said."""
         text = self.head.decode("utf-8", "replace")
+        for prefix in self.hide:  # the scratch folder's name is random: keep output deterministic
+            text = text.replace(prefix + os.sep, "").replace(prefix, ".")
         cleaned = "".join(ch if ch in "\n\t" or (ch.isprintable()) else f"\\x{ord(ch):02x}" for ch in text)
         if self.total > len(self.head):
             cleaned += f"\n[... {self.total - len(self.head)} more bytes not shown]"
@@ -250,6 +136,7 @@ class LearnerProcess:
     def start(self) -> StartOutcome:
         """Fork, confine, import the submission; report how that went."""
         self._scratch = tempfile.mkdtemp(prefix="grader-")
+        self.output.hide.append(self._scratch)
         for name, data in self._files.items():
             with open(os.path.join(self._scratch, name), "wb") as handle:
                 handle.write(data)

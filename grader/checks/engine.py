@@ -1,0 +1,330 @@
+"""Run one implementation exercise against one submission, check by check.
+
+All cases of a check go to the learner process in one round trip. Cases are
+ordered simplest first, so the first failing case found is the smallest.
+A learner process that dies is replaced for the next check; one that times
+out twice has the rest of its checks marked without running them, so an
+endless loop costs seconds, not minutes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from grader.checks.base import Call, Check, Finding, TrustedFunction
+from grader.checks.cases import Case, build_cases
+from grader.checks.display import format_call
+from grader.reasons import describe_error, describe_start_failure, failure_reason, passed_reason
+from grader.results import CheckResult, ExerciseResult
+from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.protocol import encode_array
+from grader.spec.models import ImplementationExercise
+
+__all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation"]
+
+MAX_TIMEOUTS = 2
+
+
+class LearnerProcessLike(Protocol):
+    output: Any
+
+    def start(self) -> StartOutcome: ...
+    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]: ...
+    def close(self) -> None: ...
+
+
+class ProcessFactory(Protocol):
+    """Opens learner processes; the sandbox in production, a fake in unit tests."""
+
+    def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> LearnerProcessLike: ...
+
+
+@dataclass
+class SourceModule:
+    """The learner's files and which one defines the entry functions."""
+
+    files: dict[str, bytes]
+    module: str
+    failed_start: StartOutcome | None = None
+
+
+@dataclass
+class _CheckRun:
+    check: Check
+    entry: str
+    cases: list[Case]
+    failing: list[tuple[int, list[Call], list[CallOutcome]]] = field(default_factory=list)
+    finding: Finding | None = None
+
+
+def encode_calls(calls: list[Call]) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """Calls as JSON plus ``.npy`` payloads: arrays by index, numbers inline, functions by name."""
+    blobs: list[bytes] = []
+    encoded = []
+
+    def value(item: Any) -> dict[str, Any]:
+        if isinstance(item, np.ndarray):
+            blobs.append(encode_array(item))
+            return {"t": "array", "i": len(blobs) - 1}
+        if isinstance(item, TrustedFunction):
+            indices = []
+            for array in item.arrays:
+                blobs.append(encode_array(array))
+                indices.append(len(blobs) - 1)
+            return {"t": "callable", "name": item.name, "arrays": indices}
+        if isinstance(item, np.generic):
+            return {"t": "value", "v": item.item()}
+        return {"t": "value", "v": item}
+
+    for call in calls:
+        encoded.append({"fn": call.function, "args": [value(v) for v in call.args.values()],
+                        "return_inputs": call.return_inputs})
+    return encoded, blobs
+
+
+class _Cases:
+    """Cases per (exercise, case set), built once per process: specs are immutable."""
+
+    cache: dict[tuple[str, str], list[Case]] = {}
+
+    @classmethod
+    def get(cls, exercise: ImplementationExercise, entry: str, names: list[str]) -> list[Case]:
+        cases: list[Case] = []
+        kinds = dict(exercise.entries[entry].args)
+        for name in names:
+            key = (exercise.id, name)
+            if key not in cls.cache:
+                cls.cache[key] = build_cases(list(exercise.cases[name]), kinds, (exercise.id, name))
+            cases.extend(cls.cache[key])
+        return cases or [Case(args={})]
+
+
+def grade_implementation(
+    exercise: ImplementationExercise,
+    source: SourceModule,
+    factory: ProcessFactory,
+    *,
+    public_only: bool = False,
+    root: Path | None = None,
+    diagnosis_cache: dict[str, list[CallOutcome]] | None = None,
+) -> ExerciseResult:
+    """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did."""
+    entries = list(exercise.entries)
+    checks = [c for c in exercise.checks if not public_only or c.visibility == "public"]
+    hidden_not_run = len(exercise.checks) - len(checks)
+    if source.failed_start is not None:
+        return _unimportable(exercise, checks, source.failed_start, hidden_not_run)
+    process = factory.open(source.files, source.module, entries, exercise.time_limit)
+    try:
+        start = process.start()
+        if start.status != "ok":
+            source.failed_start = start
+            return _unimportable(exercise, checks, start, hidden_not_run, process.output.excerpt())
+        defined = [name for name in entries if start.entries.get(name)]
+        if not defined:
+            process.close()
+            names = ", ".join(f"{name}()" for name in entries)
+            return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
+                          hidden_not_run)
+        results, runs, timeouts = [], [], 0
+        for check in checks:
+            entry = exercise.entry_of(check)
+            run = _CheckRun(check, entry, _Cases.get(exercise, entry, check.cases))
+            if not start.entries.get(entry):
+                results.append(_result(check, "error", f"{check.describe(entry)}: not checked, because your file does not define {entry}()."))
+                continue
+            if timeouts >= MAX_TIMEOUTS:
+                results.append(_result(check, "timeout", f"{check.describe(entry)}: not run, because {entry} already ran out of time on {timeouts} earlier checks."))
+                continue
+            if not process_alive(process):
+                process.close()
+                process = factory.open(source.files, source.module, entries, exercise.time_limit)
+                process.start()
+            result = _run_check(run, process)
+            timeouts += result.status == "timeout"
+            results.append(result)
+            runs.append(run)
+        output = process.output.excerpt()
+    finally:
+        process.close()
+    diagnoses = _diagnose(exercise, runs, factory, root, diagnosis_cache) if root else {}
+    for run in runs:
+        if run.check.id in diagnoses:
+            result = next(r for r in results if r.id == run.check.id)
+            _apply_diagnosis(result, run, diagnoses[run.check.id])
+    return _summarise(exercise, results, hidden_not_run, output or None)
+
+
+def process_alive(process: LearnerProcessLike) -> bool:
+    return bool(getattr(process, "alive", True))
+
+
+def _run_check(run: _CheckRun, process: LearnerProcessLike) -> CheckResult:
+    check, entry = run.check, run.entry
+    plans = [check.plan(case, entry) for case in run.cases]
+    flat = [call for plan in plans for call in plan]
+    encoded, blobs = encode_calls(flat)
+    outcomes = process.call_many(encoded, blobs)
+    position = 0
+    first: tuple[Case, list[Call], Finding] | None = None
+    failures = 0
+    for index, (case, plan) in enumerate(zip(run.cases, plans)):
+        mine = outcomes[position : position + len(plan)]
+        position += len(plan)
+        if any(o.status == "not_run" for o in mine):
+            break
+        finding = _judge(check, entry, case, mine)
+        if finding is None:
+            continue
+        failures += 1
+        if first is None:
+            first = (case, plan, finding)
+        if finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine):
+            run.failing.append((index, plan, mine))
+    description = check.describe(entry)
+    if first is None:
+        return _result(check, "passed", passed_reason(description, check.verified(run.cases)))
+    case, plan, finding = first
+    run.finding = finding
+    call_text = format_call(plan[0].function, plan[0].args) if plan[0].args or entry else None
+    reveal = check.visibility == "public" or check.reveal == "full"
+    reason = failure_reason(description, call_text, finding, diagnosis=None, hint=check.hint,
+                            more=failures - 1, reveal=reveal)
+    return CheckResult(
+        id=check.id, status=finding.status, score=0.0, max_score=check.points, visibility=check.visibility,
+        reason=reason, property=description, input=call_text if reveal else None,
+        expected=finding.expected if reveal else None, got=finding.got if reveal else None,
+        hint=(check.hint or None) if reveal else None, more_failures=failures - 1,
+    )
+
+
+def _judge(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+    if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
+        return check.judge(case, outcomes)
+    for outcome in outcomes:
+        if outcome.status == "timeout":
+            return Finding(got=outcome.detail, expected="an answer within the time limit", status="timeout")
+        if outcome.status != "ok":
+            return Finding(got=describe_error(outcome, entry), expected="a returned array", status="error")
+    try:
+        return check.judge(case, outcomes)
+    except Exception as exc:  # a value so odd the property cannot even be computed on it
+        return Finding(got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
+                       expected="an array of the documented shape")
+
+
+def _result(check: Check, status: str, reason: str) -> CheckResult:
+    return CheckResult(id=check.id, status=status, score=check.points if status == "passed" else 0.0,  # type: ignore[arg-type]
+                       max_score=check.points, visibility=check.visibility, reason=reason)
+
+
+def _unimportable(exercise: ImplementationExercise, checks: list[Check], start: StartOutcome, hidden: int,
+                  output: str | None = None) -> ExerciseResult:
+    why = describe_start_failure(start)
+    status = "timeout" if start.status == "timeout" else "error"
+    result = _whole(exercise, checks, "error", status, f"Not run: {why}.", hidden)
+    result.reason = f"{why[0].upper()}{why[1:]}; none of its checks could run."
+    result.output = output or None
+    return result
+
+
+def _whole(exercise: ImplementationExercise, checks: list[Check], status: str, check_status: str, reason: str,
+           hidden: int) -> ExerciseResult:
+    return ExerciseResult(
+        id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]
+        score=0.0, max_score=exercise.max_score, reason=reason, hidden_not_run=hidden,
+        checks=[_result(check, check_status, reason) for check in checks],
+    )
+
+
+def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hidden: int,
+               output: str | None) -> ExerciseResult:
+    passed = [r for r in results if r.status == "passed"]
+    score = float(sum(r.score for r in results))
+    if len(passed) == len(results):
+        status = "passed"
+        reason = f"All {len(results)} checks passed."
+        if hidden:
+            reason = (f"All {len(results)} public checks passed; {hidden} hidden check{'s' if hidden != 1 else ''} "
+                      "will run when your work is graded.")
+    else:
+        status = "failed" if any(r.status == "failed" for r in results) else "error"
+        failing = ", ".join(r.id for r in results if r.status != "passed")
+        reason = f"{len(passed)} of {len(results)} checks passed; not passing: {failing}."
+        if hidden:
+            reason += f" {hidden} hidden check{'s' if hidden != 1 else ''} will also run when your work is graded."
+    return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]
+                          score=score, max_score=exercise.max_score, reason=reason, checks=results,
+                          output=output, hidden_not_run=hidden)
+
+
+def _diagnose(
+    exercise: ImplementationExercise,
+    runs: list[_CheckRun],
+    factory: ProcessFactory,
+    root: Path,
+    cache: dict[str, list[CallOutcome]] | None,
+) -> dict[str, str]:
+    """For each failed check, the misconception of the first known-wrong solution whose output matches."""
+    wanted = [(run, run.failing[0]) for run in runs if run.failing]
+    if not wanted or not exercise.known_wrong:
+        return {}
+    calls = [call for _, (_, plan, _) in wanted for call in plan]
+    encoded, blobs = encode_calls(calls)
+    digest = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+    found: dict[str, str] = {}
+    for wrong in exercise.known_wrong:
+        key = f"{wrong.path}:{digest}"
+        outcomes = cache.get(key) if cache is not None else None
+        if outcomes is None:
+            path = root / wrong.path
+            process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
+            try:
+                start = process.start()
+                outcomes = process.call_many(encoded, blobs) if start.status == "ok" else []
+            finally:
+                process.close()
+            if cache is not None:
+                cache[key] = outcomes
+        position = 0
+        for run, (_, plan, mine) in wanted:
+            theirs = outcomes[position : position + len(plan)]
+            position += len(plan)
+            if run.check.id not in found and len(theirs) == len(mine) and all(map(_same, mine, theirs)):
+                found[run.check.id] = wrong.misconception
+    return found
+
+
+def _same(a: CallOutcome, b: CallOutcome) -> bool:
+    if a.status != b.status:
+        return False
+    if a.status == "raised":
+        return bool(a.error and b.error and a.error.get("type") == b.error.get("type"))
+    if a.status != "ok" or a.kind != b.kind or len(a.values) != len(b.values):
+        return False
+    if len(a.inputs_after) != len(b.inputs_after):
+        return False
+    for x, y in zip(a.values + a.inputs_after, b.values + b.inputs_after):
+        if x.shape != y.shape:
+            return False
+        if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+            if not np.allclose(x.astype(float), y.astype(float), rtol=1e-6, atol=1e-9, equal_nan=True):
+                return False
+        elif not np.array_equal(x, y):
+            return False
+    return True
+
+
+def _apply_diagnosis(result: CheckResult, run: _CheckRun, misconception: str) -> None:
+    if result.status not in ("failed", "error") or not (result.visibility == "public" or run.check.reveal == "full"):
+        return
+    result.diagnosis = misconception
+    finding = run.finding or Finding(got=result.got or "", expected=result.expected or "")
+    result.reason = failure_reason(result.property or run.check.describe(run.entry), result.input, finding,
+                                   diagnosis=misconception, hint=run.check.hint, more=result.more_failures, reveal=True)

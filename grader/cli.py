@@ -1,0 +1,191 @@
+"""The ``grader`` command: parse, call the Python API, format, set the exit status.
+
+Exit statuses: 0 every graded check passed (or ``--min-score`` was reached);
+1 it did not; 2 bad usage, an unreadable file or an invalid spec; 3 the
+grader itself failed. Only this module maps errors to statuses, and heavy
+imports happen inside the commands so ``grader --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from grader import __version__
+
+__all__ = ["main"]
+
+FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown"]
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"grader: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the grader's own errors into exit statuses 2 or 3 with a one-line reason."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from grader.errors import GraderError
+
+        try:
+            return function(*args, **kwargs)
+        except GraderError as error:
+            _fail(str(error), error.exit_code)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception:  # a bug of ours: say so, keep the traceback for the report
+            click.echo("grader: internal error: the grader itself failed; this is not the submission's fault.\n"
+                       "Please report it with the command you ran and the traceback below.", err=True)
+            click.echo(traceback.format_exc(), err=True)
+            sys.exit(3)
+
+    wrapper.__name__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    return wrapper
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from grader.sandbox.confine import landlock, seccomp
+
+    abi = landlock.abi_version()
+    has_seccomp = seccomp.available()
+    tier = "A" if abi and has_seccomp else "B" if has_seccomp else "C"
+    click.echo(f"grader {__version__}")
+    click.echo(f"sandbox: tier {tier} (landlock_abi {abi}, seccomp {'yes' if has_seccomp else 'no'}, "
+               f"running as {'root: capabilities are dropped in learner processes' if os.geteuid() == 0 else 'a user'})")
+    ctx.exit(0)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and the sandbox tier this machine allows.")
+@click.option("--exercises", "exercises_dir", type=click.Path(file_okay=False), envvar="GRADER_EXERCISES",
+              default=None, help="Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES].")
+@click.pass_context
+def main(ctx: click.Context, exercises_dir: str | None) -> None:
+    """Auto-graded softmax exercises: property checks in a sandbox, with a reason for every result."""
+    ctx.obj = {"exercises_dir": exercises_dir}
+
+
+def _catalog(ctx: click.Context) -> Any:
+    from grader.spec.loader import load_catalog
+
+    return load_catalog(ctx.obj["exercises_dir"])
+
+
+@main.command("list")
+@click.pass_context
+@_guard
+def list_command(ctx: click.Context) -> None:
+    """List every exercise and assignment: id, kind, points, title."""
+    catalog = _catalog(ctx)
+    rows = [(e.id, e.kind, f"{e.max_score:g}", e.title) for e in catalog.exercises.values()]
+    assignments = dict(catalog.assignments)
+    for assignment in assignments.values():
+        points = sum(catalog.exercises[i].max_score for i in assignment.exercises)
+        rows.append((assignment.id, "assignment", f"{points:g}", assignment.title))
+    if "all" not in assignments:
+        total = sum(e.max_score for e in catalog.exercises.values())
+        rows.append(("all", "assignment", f"{total:g}", "Every exercise"))
+    widths = [max(len(row[i]) for row in rows + [("id", "kind", "points", "")]) for i in range(3)]
+    click.echo(f"{'id':<{widths[0]}}  {'kind':<{widths[1]}}  {'points':>{widths[2]}}  title")
+    for row in rows:
+        click.echo(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}")
+
+
+@main.command("show")
+@click.argument("exercise_id")
+@click.pass_context
+@_guard
+def show_command(ctx: click.Context, exercise_id: str) -> None:
+    """Show what a learner sees of an exercise (never hidden checks or answers)."""
+    from grader.handout import describe_exercise
+
+    catalog = _catalog(ctx)
+    click.echo(describe_exercise(catalog.exercise(exercise_id)), nl=False)
+
+
+@main.command("schema")
+@_guard
+def schema_command() -> None:
+    """Print the JSON Schema of exercise specs, for editors."""
+    import json
+
+    from pydantic import TypeAdapter
+
+    from grader.spec.models import Spec
+
+    click.echo(json.dumps(TypeAdapter(Spec).json_schema(), indent=2, sort_keys=True))
+
+
+@main.command("grade")
+@click.argument("path", type=click.Path())
+@click.option("--exercise", "exercise_ids", multiple=True, help="Grade this exercise (repeatable).")
+@click.option("--assignment", default=None, help="Grade every exercise of this assignment ('all' for everything).")
+@click.option("--format", "format_name", type=click.Choice(FORMAT_NAMES), default="text", show_default=True)
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write the report here instead of stdout.")
+@click.option("--min-score", type=click.FloatRange(0, 1), default=None,
+              help="Exit 0 when the score reaches this fraction of the maximum.")
+@click.option("--public", "public_only", is_flag=True, help="Run only the public checks (a learner's self-check).")
+@click.pass_context
+@_guard
+def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
+                  format_name: str, output: str | None, min_score: float | None, public_only: bool) -> None:
+    """Grade one submission: a .py file, an answers file, or a directory of them."""
+    from grader.errors import SubmissionError
+
+    if not Path(path).exists():
+        raise SubmissionError(f"{path}: no such file or directory")
+    from grader.sandbox.zygote_client import Zygote
+
+    zygote = Zygote.start()  # boots on the other core while the specs load
+    try:
+        from grader.grading import GradingSession
+        from grader.report import render
+
+        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote) as session:
+            report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
+        text = render(report, format_name)
+    finally:
+        zygote.close()
+    if output:
+        write_atomically(Path(output), text)
+    else:
+        click.echo(text, nl=False)
+    if min_score is not None:
+        passed = report.max_score > 0 and report.score >= min_score * report.max_score - 1e-9
+    else:
+        passed = report.all_passed
+    sys.exit(0 if passed else 1)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written report."""
+    from grader.errors import UsageError
+
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{path}: the folder {str(directory)!r} does not exist")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,29 @@
+"""Report formats: one pure function per format, ``Report`` in, text out."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from grader.results import Report
+
+__all__ = ["FORMATS", "render"]
+
+
+def _text(report: Report) -> str:
+    from grader.report.text import format_text
+
+    return format_text(report)
+
+
+def _json(report: Report) -> str:
+    from grader.report.json import format_json
+
+    return format_json(report)
+
+
+FORMATS: dict[str, Callable[[Report], str]] = {"text": _text, "json": _json}
+
+
+def render(report: Report, format_name: str) -> str:
+    """The report in the named format."""
+    return FORMATS[format_name](report)

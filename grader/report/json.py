@@ -1,0 +1,12 @@
+"""The contract's JSON result: the report model as JSON, keys in a fixed order."""
+
+from __future__ import annotations
+
+from grader.results import Report
+
+__all__ = ["format_json"]
+
+
+def format_json(report: Report) -> str:
+    """Byte-identical for the same submission: no timestamps, no absolute paths, no dict-order surprises."""
+    return report.model_dump_json(indent=2, exclude_none=True) + "\n"

@@ -1,0 +1,67 @@
+"""The report for a person at a terminal: one line per check, details under failures."""
+
+from __future__ import annotations
+
+import textwrap
+
+from grader.results import CheckResult, ExerciseResult, Report
+
+__all__ = ["format_text"]
+
+_LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
+_WIDTH = 100
+
+
+def format_text(report: Report) -> str:
+    """Every exercise with its checks, then the total and what it means."""
+    lines: list[str] = []
+    for problem in report.problems:
+        lines += _wrap(f"note: {problem}", "", "      ")
+    for exercise in report.exercises:
+        lines += _exercise(exercise)
+    lines.append(f"Total: {_points(report.score)}/{_points(report.max_score)}")
+    if report.public_only and report.hidden_not_run:
+        lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks will run when your work is graded.")
+    if report.sandbox and report.sandbox.warning:
+        lines.append(f"warning: {report.sandbox.warning}")
+    return "\n".join(lines) + "\n"
+
+
+def _exercise(exercise: ExerciseResult) -> list[str]:
+    head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {exercise.status}"
+    lines = [head]
+    lines += _wrap(exercise.reason, "  ", "  ")
+    for check in exercise.checks:
+        lines += _check(check)
+    if exercise.output:
+        lines.append("  your code printed:")
+        shown = exercise.output.splitlines()[:20]
+        lines += [f"    learner| {line}" for line in shown]
+    lines.append("")
+    return lines
+
+
+def _check(check: CheckResult) -> list[str]:
+    label = _LABELS[check.status]
+    if check.status == "passed" or check.input is None:
+        return _wrap(f"{label} {check.id}: {check.reason}", "  ", "       ")
+    lines = _wrap(f"{label} {check.id}: {check.property}", "  ", "       ")
+    lines += _wrap(f"smallest failing input: {check.input}", "       ", "         ")
+    lines += _wrap(f"expected: {check.expected}", "       ", "         ")
+    lines += _wrap(f"got: {check.got}", "       ", "         ")
+    if check.diagnosis:
+        lines += _wrap(f"likely mistake: {check.diagnosis}", "       ", "         ")
+    elif check.hint:
+        lines += _wrap(f"hint: {check.hint}", "       ", "         ")
+    if check.more_failures:
+        lines.append(f"       (and {check.more_failures} more failing input{'s' if check.more_failures > 1 else ''})")
+    return lines
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(text, _WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first]
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"

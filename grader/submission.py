@@ -1,0 +1,76 @@
+"""Read what a learner handed in: Python files and answers files, from a file or a folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
+from grader.errors import SubmissionError
+
+__all__ = ["Submission", "read_submission"]
+
+MAX_PY_BYTES = 1 << 20
+MAX_FILES = 64
+
+
+@dataclass
+class Submission:
+    """The learner's Python files (name to bytes) and merged answers."""
+
+    label: str
+    python: dict[str, bytes] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)
+    answers_problem: str | None = None
+    has_answers_file: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def read_submission(path: str | Path) -> Submission:
+    """Collect a submission; raise ``SubmissionError`` only when there is nothing to grade at all."""
+    given = Path(path)
+    submission = Submission(label=str(path))
+    if not given.exists():
+        raise SubmissionError(f"{path}: no such file or directory")
+    if given.is_file():
+        if given.suffix not in (".py", *ANSWER_SUFFIXES):
+            raise SubmissionError(
+                f"{path}: cannot grade a {given.suffix or 'extensionless'} file; give a .py file, "
+                "an answers file (.yaml, .yml, .json) or a directory holding them"
+            )
+        _add(submission, given)
+        return submission
+    if not given.is_dir():
+        raise SubmissionError(f"{path}: not a file or a directory")
+    entries = sorted(p for p in given.iterdir() if p.is_file() and p.suffix in (".py", *ANSWER_SUFFIXES))
+    if not entries:
+        raise SubmissionError(f"{path}: nothing to grade: no .py file and no answers file (.yaml, .yml, .json) in it")
+    for entry in entries[:MAX_FILES]:
+        _add(submission, entry)
+    if len(entries) > MAX_FILES:
+        submission.notes.append(f"Only the first {MAX_FILES} files were read.")
+    return submission
+
+
+def _add(submission: Submission, path: Path) -> None:
+    if path.suffix == ".py":
+        try:
+            size = path.stat().st_size
+            if size > MAX_PY_BYTES:
+                submission.notes.append(f"{path.name} is larger than {MAX_PY_BYTES // 1024} KiB and was not graded.")
+                return
+            submission.python[path.name] = path.read_bytes()
+        except OSError as exc:
+            raise SubmissionError(f"{path}: cannot be read ({exc.strerror})") from None
+        return
+    submission.has_answers_file = True
+    try:
+        answers = load_answers(path)
+    except AnswersProblem as problem:
+        submission.answers_problem = str(problem)
+        return
+    for key, value in answers.items():
+        if key in submission.answers:
+            submission.notes.append(f"{path.name} answers {key!r} again; the later file's answers were used.")
+        submission.answers[key] = value

@@ -1,0 +1,6 @@
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -1,0 +1,6 @@
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
