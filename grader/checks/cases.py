@@ -96,7 +96,23 @@ def convert_argument(value: Any, kind: str) -> Any:
         return float(value)
     if kind == "int":
         return int(value)
+    if kind == "callable":
+        return trusted_function(value)
     return value
+
+
+def trusted_function(value: Any) -> Any:
+    """A YAML function reference: ``softmax``, ``hard_argmax`` or ``{linear: MATRIX}`` (optionally ``offset``)."""
+    from grader.checks.base import TrustedFunction
+
+    if isinstance(value, str):
+        return TrustedFunction(value)
+    if isinstance(value, dict) and "linear" in value:
+        arrays = [np.asarray(value["linear"], dtype=float)]
+        if "offset" in value:
+            arrays.append(np.asarray(value["offset"], dtype=float))
+        return TrustedFunction("linear", tuple(arrays))
+    raise ValueError(f"not a function reference: {value!r}")
 
 
 def build_cases(
