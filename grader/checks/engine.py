@@ -61,6 +61,9 @@ class _CheckRun:
     cases: list[Case]
     failing: list[tuple[int, list[Call], list[CallOutcome]]] = field(default_factory=list)
     finding: Finding | None = None
+    plans: list[list[Call]] = field(default_factory=list)
+    keys: list[list[int]] = field(default_factory=list)
+    findings: dict[int, Finding | None] = field(default_factory=dict)
 
 
 def encode_calls(calls: list[Call]) -> tuple[list[dict[str, Any]], list[bytes]]:
@@ -114,85 +117,157 @@ def grade_implementation(
     root: Path | None = None,
     diagnosis_cache: dict[str, list[CallOutcome]] | None = None,
 ) -> ExerciseResult:
-    """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did."""
+    """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did.
+
+    The calls of every check are pooled, duplicates sent once, and the whole
+    pool goes to the learner process in one round trip. When the process
+    dies or hangs on a call, a new one answers the calls still needed, so
+    one bad input costs one check, not the exercise.
+    """
     entries = list(exercise.entries)
     checks = [c for c in exercise.checks if not public_only or c.visibility == "public"]
     hidden_not_run = len(exercise.checks) - len(checks)
     if source.failed_start is not None:
         return _unimportable(exercise, checks, source.failed_start, hidden_not_run)
     process = factory.open(source.files, source.module, entries, exercise.time_limit)
+    outputs: list[str] = []
     try:
         start = process.start()
         if start.status != "ok":
             source.failed_start = start
             return _unimportable(exercise, checks, start, hidden_not_run, process.output.excerpt())
-        defined = [name for name in entries if start.entries.get(name)]
-        if not defined:
-            process.close()
+        if not any(start.entries.get(name) for name in entries):
             names = ", ".join(f"{name}()" for name in entries)
             return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
                           hidden_not_run)
-        results, runs, timeouts = [], [], 0
+        fixed: dict[str, CheckResult] = {}
+        runs: list[_CheckRun] = []
+        table = _CallTable()
         for check in checks:
             entry = exercise.entry_of(check)
-            run = _CheckRun(check, entry, _Cases.get(exercise, entry, check.cases))
             if not start.entries.get(entry):
-                results.append(_result(check, "error", f"{check.describe(entry)}: not checked, because your file does not define {entry}()."))
+                fixed[check.id] = _result(check, "error", f"{check.describe(entry)}: not checked, because your file "
+                                                          f"does not define {entry}().")
                 continue
+            run = _CheckRun(check, entry, _Cases.get(exercise, entry, check.cases))
+            run.plans = [check.plan(case, entry) for case in run.cases]
+            run.keys = [[table.add(call) for call in plan] for plan in run.plans]
+            runs.append(run)
+        timeouts = 0
+        while True:
+            needed = table.needed([run for run in runs if not _decided(run, table)])
+            if not needed:
+                break
             if timeouts >= MAX_TIMEOUTS:
-                results.append(_result(check, "timeout", f"{check.describe(entry)}: not run, because {entry} already ran out of time on {timeouts} earlier checks."))
-                continue
+                for run in runs:
+                    if not _decided(run, table):
+                        fixed[run.check.id] = _result(run.check, "timeout", f"{run.check.describe(run.entry)}: not "
+                                                      f"run, because {run.entry} already ran out of time {timeouts} times.")
+                break
             if not process_alive(process):
+                outputs.append(process.output.excerpt())
                 process.close()
                 process = factory.open(source.files, source.module, entries, exercise.time_limit)
-                process.start()
-            result = _run_check(run, process)
-            timeouts += result.status == "timeout"
-            results.append(result)
-            runs.append(run)
-        output = process.output.excerpt()
+                restart = process.start()
+                if restart.status != "ok":
+                    table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
+                    continue
+            encoded, blobs = encode_calls([table.calls[key] for key in needed])
+            for key, outcome in zip(needed, process.call_many(encoded, blobs)):
+                if outcome.status != "not_run":
+                    table.outcomes[key] = outcome
+                    timeouts += outcome.status == "timeout"
+        outputs.append(process.output.excerpt())
     finally:
         process.close()
+    results = [fixed.get(check.id) for check in checks]
+    by_run = {run.check.id: _judge_run(run, table) for run in runs if run.check.id not in fixed}
+    results = [r if r is not None else by_run[c.id] for r, c in zip(results, checks)]
     diagnoses = _diagnose(exercise, runs, factory, root, diagnosis_cache) if root else {}
     for run in runs:
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
             _apply_diagnosis(result, run, diagnoses[run.check.id])
+    output = "\n".join(text for text in outputs if text)
     return _summarise(exercise, results, hidden_not_run, output or None)
+
+
+class _CallTable:
+    """Unique calls across an exercise's checks, and what each returned once answered."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.calls: list[Call] = []
+        self.outcomes: dict[int, CallOutcome] = {}
+
+    def add(self, call: Call) -> int:
+        encoded, blobs = encode_calls([Call(call.function, call.args)])
+        key = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+        if key not in self.index:
+            self.index[key] = len(self.calls)
+            self.calls.append(Call(call.function, call.args, call.return_inputs))
+        number = self.index[key]
+        if call.return_inputs and not self.calls[number].return_inputs:
+            self.calls[number] = Call(call.function, call.args, True)
+        return number
+
+    def needed(self, runs: list[_CheckRun]) -> list[int]:
+        """Unanswered calls of the undecided checks, in check order then case order."""
+        seen: dict[int, None] = {}
+        for run in runs:
+            for keys in run.keys:
+                for key in keys:
+                    if key not in self.outcomes:
+                        seen.setdefault(key)
+        return list(seen)
+
+    def resolve_all(self, keys: list[int], outcome: CallOutcome) -> None:
+        for key in keys:
+            self.outcomes[key] = outcome
 
 
 def process_alive(process: LearnerProcessLike) -> bool:
     return bool(getattr(process, "alive", True))
 
 
-def _run_check(run: _CheckRun, process: LearnerProcessLike) -> CheckResult:
+def _decided(run: _CheckRun, table: _CallTable) -> bool:
+    """Whether the check's outcome is known: every case answered, or a failure before any gap."""
+    for index, keys in enumerate(run.keys):
+        if any(key not in table.outcomes for key in keys):
+            return False
+        if index not in run.findings:
+            outcomes = [table.outcomes[key] for key in keys]
+            run.findings[index] = _judge(run.check, run.entry, run.cases[index], outcomes)
+        if run.findings[index] is not None:
+            return True
+    return True
+
+
+def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
+    """The check's result from its answered cases: the first failing one is the smallest."""
     check, entry = run.check, run.entry
-    plans = [check.plan(case, entry) for case in run.cases]
-    flat = [call for plan in plans for call in plan]
-    encoded, blobs = encode_calls(flat)
-    outcomes = process.call_many(encoded, blobs)
-    position = 0
-    first: tuple[Case, list[Call], Finding] | None = None
+    first: tuple[list[Call], Finding] | None = None
     failures = 0
-    for index, (case, plan) in enumerate(zip(run.cases, plans)):
-        mine = outcomes[position : position + len(plan)]
-        position += len(plan)
-        if any(o.status == "not_run" for o in mine):
-            break
-        finding = _judge(check, entry, case, mine)
+    for index, (case, plan, keys) in enumerate(zip(run.cases, run.plans, run.keys)):
+        if any(key not in table.outcomes for key in keys):
+            continue
+        mine = [table.outcomes[key] for key in keys]
+        if index not in run.findings:
+            run.findings[index] = _judge(check, entry, case, mine)
+        finding = run.findings[index]
         if finding is None:
             continue
         failures += 1
         if first is None:
-            first = (case, plan, finding)
+            first = (plan, finding)
         if finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine):
             run.failing.append((index, plan, mine))
     description = check.describe(entry)
     if first is None:
         return _result(check, "passed", passed_reason(description, check.verified(run.cases)))
-    case, plan, finding = first
+    plan, finding = first
     run.finding = finding
-    call_text = format_call(plan[0].function, plan[0].args) if plan[0].args or entry else None
+    call_text = format_call(plan[0].function, plan[0].args)
     reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(description, call_text, finding, diagnosis=None, hint=check.hint,
                             more=failures - 1, reveal=reveal)

@@ -2,9 +2,10 @@
 
 A message is a JSON header frame followed by ``header["blobs"]`` binary
 frames; every frame is a 4-byte big-endian length and its payload. Arrays
-travel as ``.npy`` bytes written and read with ``allow_pickle=False``; the
-parent checks an ``.npy`` header (numeric dtype, element count matching the
-payload) before it allocates anything. Nothing here unpickles, so a forged
+travel as a fixed binary head (a dtype code from a short list of numeric
+dtypes, the number of dimensions, the shape) and their raw bytes; the
+parent checks the head (known code, element count matching the payload,
+size cap) before it allocates anything. Nothing here unpickles, so a forged
 frame can only claim a value, and the grader checks values.
 
 Standard library and numpy only: the learner process imports this module.
@@ -12,7 +13,6 @@ Standard library and numpy only: the learner process imports this module.
 
 from __future__ import annotations
 
-import io
 import json
 import struct
 from typing import Any
@@ -40,50 +40,64 @@ class ProtocolError(Exception):
     """A frame that is malformed, oversized or not numeric: the sender cannot be trusted."""
 
 
+_DTYPES = [np.dtype(code) for code in ("<f8", "<f4", "<i8", "<i4", "|b1", "<u8", "<c16", "<c8", "<u4")]
+_CODES = {dtype: code for code, dtype in enumerate(_DTYPES)}
+_ARRAY_HEAD = struct.Struct("<BB")
+_DIM = struct.Struct("<Q")
+MAX_NDIM = 32
+
+
+def _wire_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype an array travels as: its own when it has a code, else the nearest wide one."""
+    dtype = dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype
+    if dtype in _CODES:
+        return dtype
+    return np.dtype({"b": "|b1", "i": "<i8", "u": "<u8", "f": "<f8", "c": "<c16"}[dtype.kind])
+
+
 def encode_array(value: Any) -> bytes:
-    """Serialise a numeric array as ``.npy`` bytes (never pickled)."""
+    """Serialise a numeric array: a 2-byte head (dtype code, ndim), the shape, the raw data.
+
+    A fixed binary head is read with ``struct`` alone, so decoding costs no
+    parsing of text and can be checked completely before any allocation.
+    """
     array = np.asarray(value)
     if array.dtype.hasobject or array.dtype.kind not in _NUMERIC_KINDS:
         raise TypeError(f"not an array of numbers (dtype {array.dtype})")
-    buffer = io.BytesIO()
-    np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
-    return buffer.getvalue()
+    if array.ndim > MAX_NDIM:
+        raise ValueError(f"an array with {array.ndim} dimensions has too many")
+    dtype = _wire_dtype(array.dtype)
+    array = np.ascontiguousarray(array, dtype=dtype)
+    head = _ARRAY_HEAD.pack(_CODES[dtype], array.ndim) + b"".join(_DIM.pack(n) for n in array.shape)
+    return head + array.tobytes()
 
 
 def decode_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> np.ndarray:
-    """Decode ``.npy`` bytes into a plain ndarray, refusing anything but numbers.
+    """Decode an encoded array into a plain ndarray, refusing anything malformed.
 
-    The header is read and checked before any data is touched: object,
-    structured and non-numeric dtypes, shapes whose size disagrees with the
-    payload, and absurd sizes are all refused with ``ProtocolError``.
+    The head is checked before any data is touched: unknown dtype codes,
+    shapes whose size disagrees with the payload, and absurd sizes are all
+    refused with ``ProtocolError``. Only numeric dtypes have codes, so an
+    object array cannot even be described.
     """
-    stream = io.BytesIO(blob)
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            raise ProtocolError(f"unsupported .npy version {version}")
-    except ProtocolError:
-        raise
-    except Exception as exc:  # numpy raises ValueError and friends on garbage
-        raise ProtocolError(f"unreadable array header ({exc.__class__.__name__})") from None
-    if dtype.hasobject or dtype.fields is not None or dtype.kind not in _NUMERIC_KINDS:
-        raise ProtocolError(f"not an array of numbers (dtype {dtype})")
+    if len(blob) < _ARRAY_HEAD.size:
+        raise ProtocolError("array payload is too short")
+    code, ndim = _ARRAY_HEAD.unpack_from(blob)
+    if code >= len(_DTYPES) or ndim > MAX_NDIM:
+        raise ProtocolError("array header is malformed")
+    offset = _ARRAY_HEAD.size + ndim * _DIM.size
+    if len(blob) < offset:
+        raise ProtocolError("array header is truncated")
+    shape = tuple(_DIM.unpack_from(blob, _ARRAY_HEAD.size + i * _DIM.size)[0] for i in range(ndim))
     count = 1
     for dim in shape:
-        if not isinstance(dim, int) or dim < 0:
-            raise ProtocolError("malformed array shape")
         count *= dim
-    if count > max_elements:
-        raise ProtocolError(f"array of {count} elements is larger than allowed ({max_elements})")
-    offset = stream.tell()
+        if count > max_elements:
+            raise ProtocolError(f"array larger than allowed ({max_elements} elements)")
+    dtype = _DTYPES[code]
     if count * dtype.itemsize != len(blob) - offset:
         raise ProtocolError("array payload does not match its header")
-    flat = np.frombuffer(blob, dtype=dtype, count=count, offset=offset)
-    array = np.array(flat.reshape(shape, order="F" if fortran else "C"), copy=True)
+    array = np.frombuffer(blob, dtype=dtype, count=count, offset=offset).reshape(shape).copy()
     if type(array) is not np.ndarray:  # pragma: no cover - frombuffer never subclasses
         raise ProtocolError("decoded value is not a plain ndarray")
     return array
