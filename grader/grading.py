@@ -74,8 +74,9 @@ class _Recording:
             self._factory.held = {k: v for k, v in start.layers.items() if k != "errors"}
         return start
 
-    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
-        return self._process.call_many(calls, blobs)
+    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes],
+                  deadline: float | None = None) -> list[CallOutcome]:
+        return self._process.call_many(calls, blobs, deadline)
 
     def close(self) -> None:
         self._process.close()

@@ -82,7 +82,7 @@ def _exception(error: dict[str, Any]) -> str:
         text += f": {error['message']}"
     frames = error.get("frames") or []
     if error.get("type") == "MemoryError":
-        text += " (it ran out of memory: the limit is 1 GiB)"
+        text += " (it ran out of memory: the limit is 512 MiB)"
     if frames:
         last = frames[-1]
         where = f"{last.get('file')} line {last.get('line')}"

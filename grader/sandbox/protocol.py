@@ -67,7 +67,7 @@ def encode_array(value: Any) -> bytes:
     if array.ndim > MAX_NDIM:
         raise ValueError(f"an array with {array.ndim} dimensions has too many")
     dtype = _wire_dtype(array.dtype)
-    array = np.ascontiguousarray(array, dtype=dtype)
+    array = np.asarray(array, dtype=dtype, order="C")
     head = _ARRAY_HEAD.pack(_CODES[dtype], array.ndim) + b"".join(_DIM.pack(n) for n in array.shape)
     return head + array.tobytes()
 

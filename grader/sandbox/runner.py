@@ -33,7 +33,7 @@ class Limits:
     call_seconds: float = 2.0
     import_seconds: float = 5.0
     cpu_seconds: float = 20.0
-    memory_bytes: int = 1 << 30
+    memory_bytes: int = 512 << 20
     file_bytes: int = 1 << 20
     open_files: int = 64
     output_keep: int = 8 << 10
@@ -172,22 +172,33 @@ class LearnerProcess:
         return StartOutcome(status="ok", layers=header.get("layers", {}),
                             entries={str(k): bool(v) for k, v in entries.items()})
 
-    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
+    def call_many(
+        self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None
+    ) -> list[CallOutcome]:
         """Send a whole batch of calls in one message; collect one outcome per call.
 
         Results stream back in order. The first call that hangs, crashes or
         floods ends the process: it gets that status and later calls get
         ``not_run`` (the caller starts a new process for the next batch).
+        So does running out of memory twice, and reaching ``deadline`` (a
+        ``time.monotonic()`` value: the exercise's whole time budget).
         """
         if not self.alive:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
         pending = memoryview(encode_message({"op": "call_many", "calls": calls}, blobs))
+        out_of_memory = 0
         for index, call in enumerate(calls):
-            message, failure = self._receive(self._limits.call_seconds, "", pending)
+            wait = self._limits.call_seconds
+            budget_left = None if deadline is None else deadline - time.monotonic()
+            if budget_left is not None and budget_left < wait:
+                wait = max(budget_left, 0.0)
+            message, failure = self._receive(wait, "", pending)
             pending = memoryview(b"")
             if failure is not None:
+                if failure.status == "timeout" and wait < self._limits.call_seconds:
+                    failure.detail = "the exercise's time budget ran out before this call answered"
                 outcomes.append(failure)
                 break
             header, payload = message  # type: ignore[misc]
@@ -196,6 +207,11 @@ class LearnerProcess:
             if outcome.status == "protocol":
                 self._end()
                 break
+            if outcome.status == "raised" and outcome.error and outcome.error.get("type") == "MemoryError":
+                out_of_memory += 1
+                if out_of_memory >= 2:
+                    self._end()
+                    break
         outcomes += [CallOutcome(status="not_run", detail="not run after an earlier failure")] * (len(calls) - len(outcomes))
         return outcomes
 

@@ -85,7 +85,10 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
         return _SPEC.validate_python(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
-        line, where = line_of(lines, data, tuple(error["loc"]))
+        loc = tuple(error["loc"])
+        if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            loc += (str((error.get("ctx") or {}).get("discriminator", "")).strip("'"),)
+        line, where = line_of(lines, data, loc)
         raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
 
 

@@ -1,0 +1,119 @@
+"""The command line: exit statuses, key lines, and byte-identical JSON (live runs of `grader`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = "solutions/stable-softmax/reference.py"
+GLOBAL_MAX = "solutions/stable-softmax/wrong_global_max.py"
+
+
+def run(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_grade_reference_passes_with_exit_0() -> None:
+    done = run("grade", REFERENCE, "--exercise", "stable-softmax")
+    assert done.returncode == 0, done.stderr
+    assert "Total: 12/12" in done.stdout
+    assert "PASS finite-for-large-inputs" in done.stdout
+
+
+def test_grade_known_wrong_fails_with_exit_1_and_names_the_mistake() -> None:
+    done = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax")
+    assert done.returncode == 1
+    assert "FAIL matches-reference-on-extremes" in done.stdout
+    assert "likely mistake: the maximum of the whole array is subtracted" in done.stdout
+
+
+@pytest.mark.parametrize(("minimum", "status"), [("0.5", 0), ("0.9", 1)], ids=["reached", "not-reached"])
+def test_grade_min_score_sets_the_exit_status(minimum: str, status: int) -> None:
+    assert run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--min-score", minimum).returncode == status
+
+
+def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Path) -> None:
+    first = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json")
+    second = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json",
+                 "--output", str(tmp_path / "out.json"))
+    assert second.stdout == ""
+    assert first.stdout == (tmp_path / "out.json").read_text()
+    report = json.loads(first.stdout)
+    assert report["submission"] == GLOBAL_MAX
+    assert (report["score"], report["max_score"]) == (7.0, 12.0)
+    (exercise,) = report["exercises"]
+    assert set(exercise) >= {"id", "status", "score", "max_score", "reason", "checks"}
+    for check in exercise["checks"]:
+        assert set(check) >= {"id", "status", "score", "max_score", "visibility", "reason"}
+        assert check["reason"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [(["grade", "nowhere.py"], "nowhere.py: no such file or directory"),
+     (["grade", "README.md"], "cannot grade a .md file"),
+     (["grade", REFERENCE, "--exercise", "stable-sofmax"], "did you mean 'stable-softmax'"),
+     (["grade", REFERENCE, "--assignment", "nope"], "unknown assignment 'nope'"),
+     (["show", "nope"], "unknown exercise 'nope'")],
+    ids=["missing-file", "wrong-kind", "unknown-exercise", "unknown-assignment", "show-unknown"],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str], expected: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    assert expected in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+
+
+def test_grade_empty_directory_exits_2(tmp_path: Path) -> None:
+    done = run("grade", str(tmp_path))
+    assert done.returncode == 2 and "nothing to grade" in done.stderr
+
+
+def test_invalid_spec_exits_2_naming_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("id: bad\nkind: quiz\ntitle: t\nquestions:\n  - id: q\n    type: single\n"
+                                       "    prompt: p\n    points: -1\n    options: []\n")
+    done = run("--exercises", str(tmp_path), "list")
+    assert done.returncode == 2
+    assert f"{tmp_path / 'bad.yaml'}:8: questions[0].points: must be greater than 0" in done.stderr
+
+
+def test_list_names_every_exercise_and_assignment(catalog) -> None:
+    done = run("list")
+    assert done.returncode == 0
+    for exercise_id in catalog.exercises:
+        assert exercise_id in done.stdout
+    assert "all" in done.stdout
+
+
+def test_show_never_prints_hidden_checks_or_answers(catalog) -> None:
+    stable = run("show", "stable-softmax").stdout
+    hidden = [c for c in catalog.exercise("stable-softmax").checks if c.visibility != "public"]
+    assert "rows-sum-to-one" in stable
+    for check in hidden:
+        assert check.id not in stable
+        assert check.hint not in stable
+    assert "hidden checks" in stable
+    quiz = run("show", "why-softmax-quiz").stdout
+    assert "A. non-negative" in quiz
+    for question in catalog.exercise("why-softmax-quiz").questions:
+        for option in question.options:
+            assert option.reason not in quiz
+
+
+def test_schema_is_json_schema_with_every_kind() -> None:
+    schema = json.loads(run("schema").stdout)
+    text = json.dumps(schema)
+    for tag in ("implementation", "quiz", "assignment", "sums-to-one", "matches-reference"):
+        assert tag in text
+
+
+def test_version_names_the_sandbox_tier() -> None:
+    done = run("--version")
+    assert done.returncode == 0 and "grader 0.1.0" in done.stdout and "sandbox: tier" in done.stdout

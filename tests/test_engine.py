@@ -1,0 +1,94 @@
+"""The engine, driven through the in-process fake runner: fast, no processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.checks.engine import SourceModule, grade_implementation
+from tests.fakes import InProcessFactory
+
+ROOT = Path(__file__).resolve().parents[1]
+OVERFLOWS = b"import numpy as np\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n"
+CORRECT = (ROOT / "solutions" / "stable-softmax" / "reference.py").read_bytes()
+
+
+@pytest.fixture()
+def exercise(catalog):
+    return catalog.exercise("stable-softmax")
+
+
+def _grade(exercise, source: bytes, **options):
+    factory = InProcessFactory()
+    result = grade_implementation(exercise, SourceModule({"mine.py": source}, "mine.py"), factory, **options)
+    return result, factory
+
+
+def _check(result, check_id):
+    return next(c for c in result.checks if c.id == check_id)
+
+
+def test_grade_implementation_reports_the_simplest_failing_input(exercise) -> None:
+    result, _ = _grade(exercise, OVERFLOWS)
+    finite = _check(result, "finite-for-large-inputs")
+    assert finite.status == "failed"
+    assert finite.input == "softmax(z=array([1000., 1001.]))"
+    assert finite.got == "array([nan, nan])"
+    assert finite.more_failures > 0
+
+
+def test_grade_implementation_pass_reason_says_what_was_verified(exercise) -> None:
+    result, _ = _grade(exercise, CORRECT)
+    assert result.status == "passed" and result.score == result.max_score
+    assert "verified on" in _check(result, "finite-for-large-inputs").reason
+    assert "magnitude" in _check(result, "finite-for-large-inputs").reason
+
+
+def test_grade_implementation_sends_each_distinct_call_once(exercise) -> None:
+    _, factory = _grade(exercise, CORRECT)
+    planned = 0
+    from grader.checks.engine import _Cases
+
+    for check in exercise.checks:
+        for case in _Cases.get(exercise, "softmax", check.cases):
+            planned += len(check.plan(case, "softmax"))
+    received = sum(process.calls_received for process in factory.opened)
+    assert received < planned / 2
+
+
+def test_grade_implementation_names_the_known_mistake(exercise) -> None:
+    result, _ = _grade(exercise, OVERFLOWS, root=ROOT, diagnosis_cache={})
+    finite = _check(result, "finite-for-large-inputs")
+    assert finite.diagnosis is not None and "without subtracting the maximum" in finite.diagnosis
+    assert "known mistake" in finite.reason
+
+
+def test_grade_implementation_public_only_counts_hidden_checks(exercise) -> None:
+    result, _ = _grade(exercise, CORRECT, public_only=True)
+    public = [c for c in exercise.checks if c.visibility == "public"]
+    assert len(result.checks) == len(public)
+    assert result.hidden_not_run == len(exercise.checks) - len(public)
+    assert f"{result.hidden_not_run} hidden checks will run" in result.reason
+
+
+def test_grade_implementation_hidden_reveal_property_hides_the_input(exercise) -> None:
+    hidden = exercise.model_copy(update={"checks": [
+        c.model_copy(update={"reveal": "property"}) if c.id == "finite-for-large-inputs" else c for c in exercise.checks
+    ]})
+    check = _check(_grade(hidden, OVERFLOWS)[0], "finite-for-large-inputs")
+    assert check.status == "failed" and check.input is None
+    assert "1000" not in check.reason and "hidden input" in check.reason
+
+
+def test_grade_implementation_missing_entry_is_missing(exercise) -> None:
+    result, _ = _grade(exercise, b"def something_else():\n    return 1\n")
+    assert result.status == "missing" and result.score == 0
+    assert "does not define softmax()" in result.reason
+
+
+def test_grade_implementation_exception_is_an_error_quoting_it(exercise) -> None:
+    result, _ = _grade(exercise, b"def softmax(z, axis=-1):\n    return 1 / 0\n")
+    check = _check(result, "matches-reference")
+    assert check.status == "error"
+    assert "ZeroDivisionError: division by zero" in check.reason

@@ -1,0 +1,59 @@
+"""Broken learner code is graded, never fatal: score 0, a reason that says what happened, on time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SUBMISSIONS = {
+    "exit-at-import": ("import sys\nsys.exit(0)\ndef softmax(z, axis=-1):\n    return z\n",
+                       "stopped Python while it was being imported (SystemExit 0)"),
+    "loop-at-import": ("while True:\n    pass\ndef softmax(z, axis=-1):\n    return z\n",
+                       "no answer within"),
+    "loop-in-softmax": ("def softmax(z, axis=-1):\n    while True:\n        pass\n", "no answer within 2 s"),
+    "unbounded-allocation": ("def softmax(z, axis=-1):\n    hoard = []\n    while True:\n        hoard.append(bytearray(10**7))\n",
+                             "MemoryError"),
+    "raises": ("def softmax(z, axis=-1):\n    raise RuntimeError('not written yet')\n",
+               "RuntimeError: not written yet (mine.py line 2: raise RuntimeError('not written yet'))"),
+    "exits-in-call": ("import os\ndef softmax(z, axis=-1):\n    os._exit(0)\n", "exited with status 0"),
+    "syntax-error": ("def softmax(z, axis=-1)\n    return z\n", "SyntaxError at line 1"),
+    "returns-object": ("class Liar:\n    def __eq__(self, other):\n        return True\n"
+                       "def softmax(z, axis=-1):\n    return Liar()\n", "not an array of numbers"),
+    "floods-output": ("def softmax(z, axis=-1):\n    while True:\n        print('x' * 65536)\n", "printed more than 1 MiB"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SUBMISSIONS))
+def test_grade_broken_submission_scores_zero_with_reason(tmp_path: Path, name: str) -> None:
+    source, expected = SUBMISSIONS[name]
+    path = tmp_path / "mine.py"
+    path.write_text(source)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(path), "--exercise", "stable-softmax",
+                           "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["score"] == 0
+    reasons = " ".join(check["reason"] for check in report["exercises"][0]["checks"])
+    assert expected in reasons
+    assert elapsed < 30
+
+
+@pytest.mark.slow
+def test_grade_warnings_on_stderr_cost_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text((ROOT / "solutions/stable-softmax/reference.py").read_text()
+                    + "\nimport sys, warnings\nwarnings.warn('deprecated thing')\nprint('debug', file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(path), "--exercise", "stable-softmax"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert "learner| debug" in done.stdout

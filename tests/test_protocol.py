@@ -1,0 +1,62 @@
+"""The wire protocol: arrays survive the trip exactly; anything forged is refused before allocation."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from grader.sandbox.protocol import MAX_FRAME, MessageParser, ProtocolError, decode_array, encode_array, encode_message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.array([1.0, 2.5, -np.inf, np.nan]), np.zeros((2, 3, 4)), np.array(3.5), np.array([1, 2], dtype=np.int64),
+     np.array([True, False]), np.ones((3,), dtype=np.float32), np.array([], dtype=float).reshape(0, 3),
+     np.arange(6, dtype=">f8").reshape(2, 3), np.array([1 + 2j])],
+    ids=["float64", "3d", "scalar", "int64", "bool", "float32", "empty", "big-endian", "complex"],
+)
+def test_encode_array_round_trips_values_shape_and_kind(value: np.ndarray) -> None:
+    decoded = decode_array(encode_array(value))
+    assert type(decoded) is np.ndarray
+    assert decoded.shape == value.shape
+    assert decoded.dtype.kind == value.dtype.kind
+    np.testing.assert_array_equal(decoded, value)
+
+
+def test_encode_array_refuses_objects() -> None:
+    with pytest.raises(TypeError, match="not an array of numbers"):
+        encode_array(np.array([object()]))
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [b"", b"\x07", bytes([200, 1]) + struct.pack("<Q", 1) + b"\0" * 8, bytes([0, 1]) + struct.pack("<Q", 10**11),
+     bytes([0, 1]) + struct.pack("<Q", 3) + b"\0" * 8, b"\x93NUMPY\x01\x00" + b"{'descr': '|O'}"],
+    ids=["empty", "truncated-head", "unknown-dtype", "absurd-size", "short-payload", "npy-object"],
+)
+def test_decode_array_refuses_forged_payloads(blob: bytes) -> None:
+    with pytest.raises(ProtocolError):
+        decode_array(blob)
+
+
+def test_message_parser_reassembles_messages_split_anywhere() -> None:
+    data = encode_message({"op": "a"}, [b"xyz"]) + encode_message({"op": "b"})
+    parser = MessageParser()
+    messages = []
+    for byte in data:
+        messages += parser.feed(bytes([byte]))
+    assert [(h["op"], blobs) for h, blobs in messages] == [("a", [b"xyz"]), ("b", [])]
+    assert not parser.pending
+
+
+@pytest.mark.parametrize(
+    "data",
+    [struct.pack(">I", MAX_FRAME + 1), struct.pack(">I", 4) + b"[1] ", struct.pack(">I", 2) + b"{}",
+     struct.pack(">I", 3) + b"\xff\xfe\x00"],
+    ids=["oversized-frame", "not-an-object", "no-blob-count", "not-json"],
+)
+def test_message_parser_refuses_garbage(data: bytes) -> None:
+    with pytest.raises(ProtocolError):
+        MessageParser().feed(data)
