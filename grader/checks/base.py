@@ -84,6 +84,7 @@ class Check(BaseModel):
 
     wants_inputs_back: ClassVar[bool] = False
     expects_exception: ClassVar[bool] = False
+    merge_calls: ClassVar[bool] = True  # False: identical calls really run twice (reproducibility checks)
 
     def describe(self, entry: str) -> str:
         """The property in one sentence."""

@@ -69,8 +69,15 @@ class _CheckRun:
     findings: dict[int, Finding | None] = field(default_factory=dict)
 
 
-def encode_calls(calls: list[Call]) -> tuple[list[dict[str, Any]], list[bytes]]:
-    """Calls as JSON plus ``.npy`` payloads: arrays by index, numbers inline, functions by name."""
+def encode_calls(
+    calls: list[Call], signatures: dict[str, list[str]] | None = None
+) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """Calls as JSON plus array payloads: arrays by index, numbers inline, functions by name.
+
+    Arguments go by position, in signature order, up to the first argument a
+    case leaves out; the ones after that gap go by keyword, so leaving out a
+    middle default never shifts the others.
+    """
     blobs: list[bytes] = []
     encoded = []
 
@@ -89,22 +96,38 @@ def encode_calls(calls: list[Call]) -> tuple[list[dict[str, Any]], list[bytes]]:
         return {"t": "value", "v": item}
 
     for call in calls:
-        encoded.append({"fn": call.function, "args": [value(v) for v in call.args.values()],
-                        "return_inputs": call.return_inputs})
+        order = (signatures or {}).get(call.function) or list(call.args)
+        positional: list[dict[str, Any]] = []
+        keywords: dict[str, dict[str, Any]] = {}
+        gap = False
+        for name in order:
+            if name not in call.args:
+                gap = True
+            elif gap:
+                keywords[name] = value(call.args[name])
+            else:
+                positional.append(value(call.args[name]))
+        for name in call.args:
+            if name not in order:
+                keywords[name] = value(call.args[name])
+        item: dict[str, Any] = {"fn": call.function, "args": positional, "return_inputs": call.return_inputs}
+        if keywords:
+            item["kwargs"] = keywords
+        encoded.append(item)
     return encoded, blobs
 
 
 class _Cases:
     """Cases per (exercise, case set), built once per process: specs are immutable."""
 
-    cache: dict[tuple[str, str], list[Case]] = {}
+    cache: dict[tuple[str, str, str], list[Case]] = {}
 
     @classmethod
     def get(cls, exercise: ImplementationExercise, entry: str, names: list[str]) -> list[Case]:
         cases: list[Case] = []
         kinds = dict(exercise.entries[entry].args)
         for name in names:
-            key = (exercise.id, name)
+            key = (exercise.id, name, repr(exercise.cases[name]))
             if key not in cls.cache:
                 cls.cache[key] = build_cases(list(exercise.cases[name]), kinds, (exercise.id, name))
             cases.extend(cls.cache[key])
@@ -143,6 +166,7 @@ def grade_implementation(
             names = ", ".join(f"{name}()" for name in entries)
             return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
                           hidden_not_run)
+        signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
         fixed: dict[str, CheckResult] = {}
         runs: list[_CheckRun] = []
         table = _CallTable()
@@ -154,7 +178,7 @@ def grade_implementation(
                 continue
             run = _CheckRun(check, entry, _Cases.get(exercise, entry, check.cases))
             run.plans = [check.plan(case, entry) for case in run.cases]
-            run.keys = [[table.add(call) for call in plan] for plan in run.plans]
+            run.keys = [[table.add(call, merge=check.merge_calls) for call in plan] for plan in run.plans]
             runs.append(run)
         timeouts = 0
         deadline = time.monotonic() + BUDGET_SECONDS
@@ -178,7 +202,7 @@ def grade_implementation(
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
                     continue
-            encoded, blobs = encode_calls([table.calls[key] for key in needed])
+            encoded, blobs = encode_calls([table.calls[key] for key in needed], signatures)
             for key, outcome in zip(needed, process.call_many(encoded, blobs, deadline)):
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
@@ -206,9 +230,12 @@ class _CallTable:
         self.calls: list[Call] = []
         self.outcomes: dict[int, CallOutcome] = {}
 
-    def add(self, call: Call) -> int:
+    def add(self, call: Call, merge: bool = True) -> int:
+        """The call's number; an identical earlier call's number when ``merge``."""
         encoded, blobs = encode_calls([Call(call.function, call.args)])
         key = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+        if not merge:
+            key += f"#{len(self.calls)}"
         if key not in self.index:
             self.index[key] = len(self.calls)
             self.calls.append(Call(call.function, call.args, call.return_inputs))
@@ -291,6 +318,7 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         reason=reason, property=description, input=call_text if reveal else None,
         expected=finding.expected if reveal else None, got=finding.got if reveal else None,
         hint=(check.hint or None) if reveal else None, more_failures=failures - 1,
+        note=(finding.note or None) if reveal else None,
     )
 
 
@@ -347,6 +375,10 @@ def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hid
         status = "failed" if any(r.status == "failed" for r in results) else "error"
         failing = ", ".join(r.id for r in results if r.status != "passed")
         reason = f"{len(passed)} of {len(results)} checks passed; not passing: {failing}."
+        if status == "error":  # no value was wrong: say what stopped the code (a limit, a refusal, a crash)
+            first = next((r.got for r in results if r.status != "passed" and r.got), None)
+            if first:
+                reason += f" {first[0].upper()}{first[1:]}{'' if first.endswith('.') else '.'}"
         if hidden:
             reason += f" {hidden} hidden check{'s' if hidden != 1 else ''} will also run when your work is graded."
     return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]
@@ -366,10 +398,13 @@ def _diagnose(
     if not wanted or not exercise.known_wrong:
         return {}
     calls = [call for _, (_, plan, _) in wanted for call in plan]
-    encoded, blobs = encode_calls(calls)
+    encoded, blobs = encode_calls(calls, {name: list(spec.args) for name, spec in exercise.entries.items()})
     digest = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
     found: dict[str, str] = {}
+    failing = {run.check.id for run, _ in wanted}
     for wrong in exercise.known_wrong:
+        if not failing.intersection(wrong.must_fail):
+            continue  # a known-wrong solution only explains failures of the checks it is known to fail
         key = f"{wrong.path}:{digest}"
         outcomes = cache.get(key) if cache is not None else None
         if outcomes is None:
@@ -383,10 +418,12 @@ def _diagnose(
             if cache is not None:
                 cache[key] = outcomes
         position = 0
-        for run, (_, plan, mine) in wanted:
+        for run, (index, plan, mine) in wanted:
             theirs = outcomes[position : position + len(plan)]
             position += len(plan)
-            if run.check.id not in found and len(theirs) == len(mine) and all(map(_same, mine, theirs)):
+            if (run.check.id not in found and run.check.id in wrong.must_fail and len(theirs) == len(mine)
+                    and all(map(_same, mine, theirs))
+                    and _judge(run.check, run.entry, run.cases[index], theirs) is not None):
                 found[run.check.id] = wrong.misconception
     return found
 
@@ -396,15 +433,16 @@ def _same(a: CallOutcome, b: CallOutcome) -> bool:
         return False
     if a.status == "raised":
         return bool(a.error and b.error and a.error.get("type") == b.error.get("type"))
-    if a.status != "ok" or a.kind != b.kind or len(a.values) != len(b.values):
+    if a.status != "ok" or a.kind != b.kind or len(a.values) != len(b.values) or a.types != b.types:
         return False
-    pairs = list(zip(a.values, b.values))
-    if a.inputs_after and b.inputs_after:  # compare what was done to the inputs only when both report it
-        if len(a.inputs_after) != len(b.inputs_after):
+    if a.inputs_after and b.inputs_after:  # what was done to the inputs must match exactly, when both report it
+        if len(a.inputs_after) != len(b.inputs_after) or not all(
+            x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f" and y.dtype.kind == "f")
+            for x, y in zip(a.inputs_after, b.inputs_after)
+        ):
             return False
-        pairs += list(zip(a.inputs_after, b.inputs_after))
-    for x, y in pairs:
-        if x.shape != y.shape:
+    for x, y in zip(a.values, b.values):
+        if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
             return False
         if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
             if not np.allclose(x.astype(float), y.astype(float), rtol=1e-6, atol=1e-9, equal_nan=True):

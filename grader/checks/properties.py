@@ -110,6 +110,7 @@ class NonNegative(Check):
     """No weight is negative (and none is NaN)."""
 
     property: Literal["non-negative"]
+    noun: str = Field(default="weights", description="what the values are, in the reason: weights, losses, ...")
 
     def default_description(self, entry: str) -> str:
         return f"every weight {entry} returns is non-negative"
@@ -125,7 +126,7 @@ class NonNegative(Check):
             return Finding(got="an empty array", expected="one weight per score")
         bad = got[~(got >= 0)]
         return Finding(got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
-                       expected="weights of 0 or more")
+                       expected=f"{self.noun} of 0 or more")
 
 
 class Finite(Check):
@@ -215,6 +216,11 @@ class TranslationInvariant(Check):
                 return problem
             assert moved is not None
             rtol, atol = _tolerances(outcome.values[0], case, self.rtol, self.atol)
+            if rtol > self.rtol:  # low precision: rounding z + shift costs about eps * |z + shift| in the exponent
+                scores = np.asarray(case.args[self.arg], dtype=float)
+                reach = abs(shift) + float(np.max(np.abs(scores[np.isfinite(scores)]), initial=0.0))
+                rtol = max(rtol, 4 * float(np.finfo(np.float32).eps) * reach + 1e-5)
+                atol = max(atol, rtol * 1e-3)
             if moved.shape != base.shape or not np.allclose(moved, base, rtol=rtol, atol=atol):
                 return Finding(
                     got=f"{format_value(moved)} after adding {format_number(shift)}",
@@ -237,10 +243,23 @@ class LeavesInputUnchanged(Check):
         sent = [(name, value) for name, value in case.args.items() if isinstance(value, np.ndarray)]
         for (name, before), after in zip(sent, outcomes[0].inputs_after):
             if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
-                return Finding(got=f"{name} changed to {format_value(after)}",
+                return Finding(got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",
                                expected=f"{name} still {format_value(before)}",
-                               note="Work on a copy (z = z - z.max() makes a new array; z -= z.max() does not).")
+                               note="Work on a copy: z = z - c makes a new array, while z -= c or z[j] += h "
+                                    "writes into the caller's.")
         return None
+
+
+def _tiny_change(before: np.ndarray, after: np.ndarray) -> str:
+    """For a change too small to show at six digits: which entry moved, with every digit."""
+    if before.shape != after.shape or format_value(before) != format_value(after):
+        return ""
+    same = before == after
+    if before.dtype.kind == "f":
+        same |= np.isnan(before) & np.isnan(after)
+    index = tuple(int(i) for i in np.argwhere(~same)[0])
+    where = "[" + ", ".join(str(i) for i in index) + "]"
+    return f" (entry {where} is now {after[index].item()!r}, was {before[index].item()!r})"
 
 
 class ShapeAndDtype(Check):

@@ -11,7 +11,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["REFERENCES", "reference"]
+__all__ = [
+    "REFERENCES",
+    "numerical_jacobian",
+    "reference",
+    "trusted_function_jacobian",
+    "trusted_function_value",
+]
 
 
 def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -64,6 +70,54 @@ def divide_by_sum(z: np.ndarray) -> np.ndarray:
         return z / z.sum()
 
 
+def trusted_function_value(fn: Any, z: np.ndarray) -> np.ndarray:
+    """What the function ``fn`` (a ``TrustedFunction``) handed to a learner returns at ``z``.
+
+    The parent's copy of ``grader/sandbox/trusted.py``, with the same arithmetic,
+    so a central difference taken here reproduces the learner process's one.
+    That file is deliberately not imported: it is the child's, read as text.
+    """
+    z = np.asarray(z, dtype=float)
+    if fn.name == "softmax":
+        shifted = np.exp(z - np.max(z))
+        return shifted / shifted.sum()
+    if fn.name == "hard_argmax":
+        out = np.zeros_like(z)
+        out[int(np.argmax(z))] = 1.0
+        return out
+    if fn.name == "linear":
+        matrix = np.array(fn.arrays[0], dtype=float)
+        offset = np.array(fn.arrays[1], dtype=float) if len(fn.arrays) > 1 else np.zeros(matrix.shape[0])
+        return matrix @ z + offset
+    raise ValueError(f"unknown trusted function {fn.name!r}")
+
+
+def trusted_function_jacobian(fn: Any, z: np.ndarray) -> np.ndarray:
+    """The exact ``(m, n)`` Jacobian of a trusted function at ``z``.
+
+    Hard argmax is piecewise constant, so away from ties its Jacobian is 0.
+    """
+    z = np.asarray(z, dtype=float)
+    if fn.name == "softmax":
+        return softmax_jacobian(z)
+    if fn.name == "hard_argmax":
+        return np.zeros((z.size, z.size))
+    if fn.name == "linear":
+        return np.array(fn.arrays[0], dtype=float)
+    raise ValueError(f"unknown trusted function {fn.name!r}")
+
+
+def numerical_jacobian(f: Any, z: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    """Central differences of a trusted function: column ``j`` is ``(f(z + h e_j) - f(z - h e_j)) / 2h``."""
+    z = np.asarray(z, dtype=float)
+    columns = []
+    for j in range(z.size):
+        step = np.zeros_like(z)
+        step[j] = h
+        columns.append((trusted_function_value(f, z + step) - trusted_function_value(f, z - step)) / (2 * h))
+    return np.stack(columns, axis=1) if columns else np.zeros((trusted_function_value(f, z).size, 0))
+
+
 REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "softmax": softmax,
     "log_softmax": log_softmax,
@@ -73,6 +127,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "cross_entropy": cross_entropy,
     "square_normalise": square_normalise,
     "divide_by_sum": divide_by_sum,
+    "numerical_jacobian": numerical_jacobian,
 }
 
 

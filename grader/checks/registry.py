@@ -12,6 +12,15 @@ from typing import Annotated, Union
 from pydantic import Field
 
 from grader.checks.base import Check
+from grader.checks.bridge import (
+    EntropyGrows,
+    ExpSumsToOne,
+    MaskedGetsZero,
+    MeanOverBatch,
+    TemperatureLimit,
+)
+from grader.checks.calculus import JacobianShape, MatchesJacobian, SumsToZero, Symmetric
+from grader.checks.form import ReturnsForm
 from grader.checks.properties import (
     Finite,
     LeavesInputUnchanged,
@@ -23,6 +32,13 @@ from grader.checks.properties import (
     ShapeAndDtype,
     SumsToOne,
     TranslationInvariant,
+)
+from grader.checks.statistics import (
+    ChangesWithArgument,
+    FloatTuple,
+    Reproducible,
+    VarianceNear,
+    VarianceTracksDimension,
 )
 from grader.checks.witness import Witness
 
@@ -40,6 +56,22 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     Raises,
     NegInfGetsZero,
     Witness,
+    MatchesJacobian,
+    JacobianShape,
+    SumsToZero,
+    Symmetric,
+    ReturnsForm,
+    # softmax-bridge (grader.checks.bridge, grader.checks.statistics)
+    ExpSumsToOne,
+    TemperatureLimit,
+    EntropyGrows,
+    MaskedGetsZero,
+    MeanOverBatch,
+    FloatTuple,
+    VarianceNear,
+    VarianceTracksDimension,
+    Reproducible,
+    ChangesWithArgument,
 )
 
 CheckSpec = Annotated[Union[CHECK_TYPES], Field(discriminator="property")]  # type: ignore[valid-type]

@@ -50,7 +50,8 @@ def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
         note = ("Every score is non-negative, so dividing by their sum gives valid weights. "
                 "The method breaks when a score is negative (a dot product often is), or when the scores sum to 0.")
     else:
-        note = "Dividing by the sum happens to give weights between 0 and 1 here; make a negative score count more."
+        note = ("Every score is at most 0, so the sum is negative too and the signs cancel in each ratio: the "
+                "weights come out valid. Mix signs, e.g. a negative score next to a larger positive one.")
     return Finding(got=f"z={format_value(z)}, whose weights z / z.sum() are {format_value(weights)}",
                    expected="a z whose weights include a negative value, a value above 1, or inf/nan", note=note)
 
@@ -70,12 +71,20 @@ def verify_square_order(outcome: CallOutcome) -> Finding | None:
             return Finding(got=f"index {format_value(item)}", expected="integer indices i and j")
         index.append(int(item))
     i, j = index
-    if not (0 <= i < z.size and 0 <= j < z.size):
+    if not (-z.size <= i < z.size and -z.size <= j < z.size):
         return Finding(got=f"indices i={i}, j={j}", expected=f"indices between 0 and {z.size - 1}")
-    weights = square_normalise(z)
+    i, j = i % z.size, j % z.size  # z[-1] is as good an index as z[n - 1]
+    with np.errstate(all="ignore"):
+        weights = square_normalise(z)
     if not np.all(np.isfinite(weights)):
-        return Finding(got=f"z={format_value(z)}", expected="scores that are not all zero",
-                       note="With every score 0 the squares sum to 0 and nothing is defined.")
+        if np.all(z == 0):
+            return Finding(got=f"z={format_value(z)}", expected="scores that are not all zero",
+                           note="With every score 0 the squares sum to 0 and nothing is defined.")
+        return Finding(got=f"z={format_value(z)}, whose squares overflow", expected="scores of ordinary size",
+                       note="A square above about 1e308 is inf in float64; scores like 2 and -3 show the same thing.")
+    if i == j:
+        return Finding(got=f"i = j = {i}", expected="two different entries with z[i] > z[j]",
+                       note="A score cannot be compared with itself; name two different entries.")
     if not z[i] > z[j]:
         return Finding(got=f"z[i]={z[i]:g} and z[j]={z[j]:g}", expected="z[i] > z[j]",
                        note="Order the pair so that i has the higher score.")

@@ -1,0 +1,254 @@
+"""Properties of derivatives: numerical Jacobians of the grader's functions, and Jacobian matrices.
+
+``matches-jacobian`` and ``jacobian-shape`` judge a higher-order entry such as
+``numerical_jacobian(f, z, h)``: the learner's code is handed one of the
+grader's own functions (a ``TrustedFunction``), and the expected matrix is
+computed here, in the grader's process, from that function's name and
+arrays (``grader.checks.references``). ``sums-to-zero`` and ``symmetric``
+are the two structural facts of the softmax Jacobian ``diag(s) - outer(s, s)``.
+
+As in ``grader.checks.properties``, a float32 result is judged with
+tolerances fit for float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from grader.checks.base import Check, Finding, array_result
+from grader.checks.cases import Case
+from grader.checks.display import format_number, format_value
+from grader.checks.references import (
+    numerical_jacobian,
+    trusted_function_jacobian,
+    trusted_function_value,
+)
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["JacobianShape", "MatchesJacobian", "SumsToZero", "Symmetric"]
+
+# Steps a learner might have fixed in place of the ``h`` argument; used only to explain a mismatch.
+_LIKELY_FIXED_STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+
+
+def _low_precision(value: np.ndarray, case: Case) -> bool:
+    return value.dtype == np.float32 or any(
+        isinstance(v, np.ndarray) and v.dtype == np.float32 for v in case.args.values()
+    )
+
+
+def _tolerances(value: np.ndarray, case: Case, rtol: float, atol: float) -> tuple[float, float]:
+    if _low_precision(value, case):
+        return max(rtol, 1e-5), max(atol, 1e-6)
+    return rtol, atol
+
+
+def _worst(got: np.ndarray, expected: np.ndarray) -> tuple[int, ...]:
+    """Index of the entry farthest from what was expected (NaN counts as farthest)."""
+    with np.errstate(all="ignore"):
+        gap = np.abs(got - expected)
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape))
+
+
+def _precise(value: float) -> str:
+    """One entry with enough digits to see a difference in the sixth."""
+    return f"{float(value):.10g}"
+
+
+def _where(index: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
+
+
+class MatchesJacobian(Check):
+    """A numerical Jacobian of a grader function equals the true Jacobian, or the central differences with step h.
+
+    ``expect: exact`` compares with the analytic Jacobian (softmax:
+    ``diag(s) - outer(s, s)``; hard argmax: 0 away from ties; a linear map:
+    its matrix). ``expect: central-difference`` compares with
+    ``(f(z + h e_j) - f(z - h e_j)) / 2h`` computed here with the case's own
+    ``h``, which is how a large ``h`` shows that the argument was used.
+    When the result is off, the finding says which common slip it matches
+    (transposed, forward difference, dividing by h, a fixed step).
+    """
+
+    property: Literal["matches-jacobian"]
+    expect: Literal["exact", "central-difference"] = Field(
+        default="exact", description="compare with the analytic Jacobian, or with central differences at the case's h"
+    )
+    function_arg: str = Field(default="f", description="argument holding the grader's function")
+    point_arg: str = Field(default="z", description="argument holding the point")
+    step_arg: str = Field(default="h", description="argument holding the step")
+    default_step: float = Field(default=1e-5, gt=0, description="the entry's default step, for cases that give none")
+    rtol: float = Field(default=1e-6, ge=0)
+    atol: float = Field(default=1e-8, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        if self.expect == "exact":
+            return f"{entry}(f, z) equals the true Jacobian of f at z"
+        return f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h for the step h it is given"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        fn, z, h = self._arguments(case)
+        expected = trusted_function_jacobian(fn, z) if self.expect == "exact" else numerical_jacobian(fn, z, h)
+        if got.shape != expected.shape:
+            return _shape_finding(got.shape, expected.shape)
+        rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
+        if np.allclose(got, expected, rtol=rtol, atol=atol):
+            return None
+        index = _worst(got, expected)
+        return Finding(
+            got=f"{format_value(got)}, whose entry {_where(index)} is {_precise(got[index])}",
+            expected=f"{format_value(expected)}, with {_precise(expected[index])} at {_where(index)} "
+            f"(rtol {format_number(rtol)}, atol {format_number(atol)})",
+            note=self._explain(got, expected, fn, z, h, rtol, atol),
+        )
+
+    def _arguments(self, case: Case) -> tuple[Any, np.ndarray, float]:
+        step = case.args.get(self.step_arg)
+        return (case.args[self.function_arg], np.asarray(case.args[self.point_arg], dtype=float),
+                float(step) if step is not None else self.default_step)
+
+    def _explain(self, got: np.ndarray, expected: np.ndarray, fn: Any, z: np.ndarray, h: float,
+                 rtol: float, atol: float) -> str:
+        """Name the slip the result matches, if it matches a common one."""
+
+        def close(candidate: np.ndarray) -> bool:
+            with np.errstate(all="ignore"):
+                return candidate.shape == got.shape and bool(np.allclose(got, candidate, rtol=rtol, atol=atol))
+
+        if fn.name == "hard_argmax" and self.expect == "exact":
+            return ("Away from ties, moving one score by h does not change which score is largest, so every "
+                    "difference is exactly 0: hard argmax passes no gradient back.")
+        if expected.ndim == 2 and close(expected.T) and not np.allclose(expected, expected.T):
+            return ("This is the transpose: row i must hold the derivatives of output i of f, and column j "
+                    "the derivatives with respect to z[j].")
+        if close(_forward_difference(fn, z, h)):
+            return ("This is the forward difference (f(z + h e_j) - f(z)) / h; step both ways and divide by 2h: "
+                    "(f(z + h e_j) - f(z - h e_j)) / 2h.")
+        if close(2 * numerical_jacobian(fn, z, h)):
+            return ("Every entry is twice what it should be: z + h e_j and z - h e_j are 2h apart, so divide by 2h, "
+                    "not by h.")
+        steps = [step for step in _LIKELY_FIXED_STEPS if abs(step - h) > 1e-9 * h]
+        candidates = [(step, numerical_jacobian(fn, z, step)) for step in steps]
+        fitting = [(float(np.max(np.abs(got - candidate))), step) for step, candidate in candidates if close(candidate)]
+        if fitting:
+            step = min(fitting)[1]
+            return (f"This is what a step of {format_number(step)} gives, not the h={format_number(h)} "
+                    "passed in: use the h argument.")
+        return ""
+
+
+def _forward_difference(fn: Any, z: np.ndarray, h: float) -> np.ndarray:
+    base = trusted_function_value(fn, z)
+    columns = []
+    for j in range(z.size):
+        step = np.zeros_like(z)
+        step[j] = h
+        columns.append((trusted_function_value(fn, z + step) - base) / h)
+    return np.stack(columns, axis=1) if columns else np.zeros((base.size, 0))
+
+
+def _shape_finding(got: tuple[int, ...], expected: tuple[int, ...]) -> Finding:
+    note = ""
+    if len(expected) == 2 and got == expected[::-1]:
+        note = ("The rows and columns are swapped: the Jacobian of f: R^n -> R^m has one row per output of f "
+                "and one column per entry of z.")
+    return Finding(got=f"an array of shape {got}", expected=f"shape {expected}", note=note)
+
+
+class JacobianShape(Check):
+    """The Jacobian of a function from R^n to R^m is an (m, n) float array."""
+
+    property: Literal["jacobian-shape"]
+    function_arg: str = Field(default="f", description="argument holding the grader's function")
+    point_arg: str = Field(default="z", description="argument holding the point")
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry}(f, z) returns a float array with one row per output of f and one column per entry of z"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        z = np.asarray(case.args[self.point_arg], dtype=float)
+        outputs = trusted_function_value(case.args[self.function_arg], z).size
+        if got.shape != (outputs, z.size):
+            finding = _shape_finding(got.shape, (outputs, z.size))
+            finding.expected += (f" (f has {outputs} output{'s' if outputs != 1 else ''}, "
+                                 f"z has {z.size} entr{'ies' if z.size != 1 else 'y'})")
+            if got.shape == (z.size, z.size):
+                finding.note = "The result is square, but f here has a different number of outputs than inputs."
+            return finding
+        if outcomes[0].values[0].dtype.kind != "f":
+            return Finding(got=f"an array of dtype {outcomes[0].values[0].dtype}", expected="a floating-point dtype")
+        return None
+
+
+class SumsToZero(Check):
+    """Every row (and column) of the result sums to zero, as for the Jacobian of weights that always sum to one."""
+
+    property: Literal["sums-to-zero"]
+    axes: list[int] = Field(default=[1, 0], min_length=1, description="axes summed: 1 gives row sums, 0 column sums")
+    atol: float = Field(default=1e-9, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        names = {1: "row", 0: "column"}
+        parts = " and every ".join(names.get(axis, f"slice along axis {axis}") for axis in self.axes)
+        return f"every {parts} of the matrix {entry} returns sums to 0"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        if got.ndim != 2:
+            return Finding(got=f"an array of shape {got.shape}", expected="a 2-D matrix")
+        _, atol = _tolerances(outcomes[0].values[0], case, 0.0, self.atol)
+        for axis in self.axes:
+            with np.errstate(all="ignore"):
+                sums = got.sum(axis=axis)
+            if not np.all(np.abs(sums) <= atol):
+                what = "row" if axis == 1 else "column"
+                return Finding(
+                    got=f"{format_value(got)}, whose {what} sums are {format_value(sums)}",
+                    expected=f"{what} sums of 0 (atol {format_number(atol)})",
+                    note="The weights always sum to 1, so nudging any score moves them by amounts that cancel.",
+                )
+        return None
+
+
+class Symmetric(Check):
+    """The result is a square matrix equal to its own transpose."""
+
+    property: Literal["symmetric"]
+    rtol: float = Field(default=1e-9, ge=0)
+    atol: float = Field(default=1e-12, ge=0)
+
+    def default_description(self, entry: str) -> str:
+        return f"the matrix {entry} returns is symmetric"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        if got.ndim != 2 or got.shape[0] != got.shape[1]:
+            return Finding(got=f"an array of shape {got.shape}", expected="a square matrix")
+        rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
+        if np.allclose(got, got.T, rtol=rtol, atol=atol):
+            return None
+        index = _worst(got, got.T)
+        i, j = index
+        return Finding(
+            got=f"{format_value(got)}, with [{i}, {j}] = {format_number(got[i, j])} but [{j}, {i}] = {format_number(got[j, i])}",
+            expected=f"a matrix equal to its transpose (rtol {format_number(rtol)}, atol {format_number(atol)})",
+        )

@@ -1,0 +1,98 @@
+"""The form of what an entry returns: a NumPy float vector, or a tuple such as ``(z, i, j)``.
+
+Witness entries take no arguments, so there is nothing to compare their
+result with; what can still be checked is that it has the promised form.
+The learner process reports the Python type of every returned item, so a
+list that NumPy would happily convert is still told apart from an array.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from grader.checks.base import Check, Finding
+from grader.checks.cases import Case
+from grader.checks.display import format_value
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["ReturnsForm"]
+
+ItemKind = Literal["float-vector", "index"]
+
+_WORDS = {"float-vector": "a 1-D NumPy array of floats", "index": "an integer index"}
+
+
+class ReturnsForm(Check):
+    """The entry returns values of the documented kinds: one float vector, or a tuple of exactly the listed items."""
+
+    property: Literal["returns-form"]
+    items: list[ItemKind] = Field(
+        min_length=1, description="one kind: a single value of that kind; several: a tuple of exactly these, in order"
+    )
+    names: list[str] = Field(default_factory=list, description="names of the items, as the prompt writes them")
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns {self._form()}"
+
+    def _form(self) -> str:
+        if len(self.items) == 1:
+            return _WORDS[self.items[0]]
+        names = self.names if len(self.names) == len(self.items) else [f"item {k}" for k in range(len(self.items))]
+        return f"a tuple ({', '.join(names)}) of " + ", ".join(_WORDS[item] for item in self.items)
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        outcome = outcomes[0]
+        types = outcome.types or [type(v).__name__ for v in outcome.values]
+        if len(self.items) == 1:
+            if outcome.kind == "tuple":
+                return Finding(got=_tuple_of(len(outcome.values)), expected=self._form(),
+                               note="Return the array itself, not a tuple holding it.")
+            return _item_finding(self.items[0], outcome.values[0], types[0], "")
+        if outcome.kind != "tuple":
+            return Finding(got=_shown(outcome.values[0], types[0]), expected=self._form(),
+                           note="Separate the items with commas: return z, i, j makes a tuple.")
+        if len(outcome.values) != len(self.items):
+            return Finding(got=_tuple_of(len(outcome.values)), expected=self._form())
+        for position, (kind, value, type_name) in enumerate(zip(self.items, outcome.values, types)):
+            name = self.names[position] if position < len(self.names) else f"item {position}"
+            finding = _item_finding(kind, value, type_name, name)
+            if finding:
+                return finding
+        return None
+
+    def verified(self, cases: list[Case]) -> str:
+        return "on what it returned"
+
+
+def _tuple_of(count: int) -> str:
+    return f"a tuple of {count} value{'s' if count != 1 else ''}"
+
+
+def _shown(value: np.ndarray, type_name: str) -> str:
+    """``a list [1.0, -2.0]``, ``an ndarray array([1., -2.])``: the type as returned, then the value."""
+    article = "an" if type_name[:1] in "aeiou" else "a"
+    text = format_value(value) if type_name == "ndarray" or value.ndim == 0 else repr(value.tolist())
+    return f"{article} {type_name} {text}"
+
+
+def _item_finding(kind: ItemKind, value: np.ndarray, type_name: str, name: str) -> Finding | None:
+    label = f"{name}: " if name else ""
+    if kind == "index":
+        if value.ndim == 0 and value.dtype.kind in "iu":
+            return None
+        return Finding(got=f"{label}{_shown(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
+                       note="An index is a whole number such as 0 or 2 (int), not a float or an array.")
+    if type_name != "ndarray":
+        return Finding(got=f"{label}{_shown(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
+                       note="Wrap the numbers in np.array([...], dtype=float).")
+    if value.dtype.kind != "f":
+        return Finding(got=f"{label}an array of dtype {value.dtype}, {format_value(value)}",
+                       expected=f"{label}{_WORDS[kind]}",
+                       note="Scores are real numbers: write 2.0 rather than 2, or pass dtype=float.")
+    if value.ndim != 1 or value.size == 0:
+        return Finding(got=f"{label}an array of shape {value.shape}", expected=f"{label}a non-empty {_WORDS[kind][2:]}",
+                       note="One score per entry, in a flat array such as np.array([2.0, -3.0]).")
+    return None

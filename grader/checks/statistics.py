@@ -1,0 +1,375 @@
+"""Checks for entries that return random estimates: a sampling error bound, and reproducibility.
+
+``dot_product_variance(d_k, n_samples, seed)`` returns the sample variance of
+``q . k`` (and of ``q . k / sqrt(d_k)``) over ``n_samples`` draws of vectors
+with independent standard normal entries. The grader cannot replay the
+learner's draws (the order of the calls to the generator is the learner's
+choice), so it judges the estimate statistically: the interval below holds a
+correct estimate with probability at least ``1 - delta``.
+
+The bound (``variance_interval``)
+---------------------------------
+Let ``X_j = q_j . k_j`` for ``j = 1..n`` and ``A_j = |k_j|^2 ~ chi^2_d``.
+Given ``k_j``, ``X_j`` is normal with variance ``A_j``, so ``X_j^2 = A_j G_j^2``
+with ``G_j ~ N(0, 1)`` independent of ``A_j`` and ``E[exp(l X_j^2) | A_j] =
+(1 - 2 l A_j)^(-1/2)``. (So ``Var X = d`` and ``E X^4 = 3d^2 + 6d``: the
+sample variance has standard error about ``d sqrt((2 + 6/d) / n)``, and a
+heavy upper tail for small ``d``, which is why a normal approximation is
+not trusted here.) With ``T = sum X_j^2`` and ``U = sum X_j``, every usual
+estimate (``ddof`` 0 or 1, centred or not) lies between
+``(T - U^2/n) / n`` and ``T / (n - 1)``.
+
+* Upper tail (Chernoff, truncated). Choose ``a`` with
+  ``P(chi^2_d > a) <= delta / (4n)`` (Laurent and Massart:
+  ``a = d + 2 sqrt(d y) + 2y``, ``y = ln(4n / delta)``). For ``0 < l < 1/(2a)``,
+  ``P(T >= tau) <= n P(A > a) + exp(-l tau) phi(l)^n`` with
+  ``phi(l) = E[(1 - 2 l A)^(-1/2); A <= a]``. Setting the second term to
+  ``delta / 4`` gives ``tau(l) = (n ln phi(l) + ln(4/delta)) / l``, minimised over ``l``.
+* Lower tail (Chernoff). ``P(T <= tau) <= exp(l tau) psi(l)^n`` with
+  ``psi(l) = E[(1 + 2 l A)^(-1/2)]``, set to ``delta / 4``. And ``U^2 / n``
+  is at most ``eps = 2x (nd + 2 sqrt(ndx) + 2x) / n`` except with probability
+  ``3 e^(-x)``, ``x = ln(12 / delta)`` (``U`` is normal with variance
+  ``sum A_j ~ chi^2_{nd}`` given the keys).
+
+Together: a correct estimate of ``Var(q . k) = d`` falls outside
+``[(tau_low - eps) / n, tau_up / (n - 1)]`` with probability at most
+``delta``; the scaled estimate is the same divided by ``d``. The
+expectations ``phi`` and ``psi`` are one-dimensional integrals against the
+chi-square density, computed by the trapezoid rule after substituting
+``A = u^2`` (smooth for every ``d >= 1``); the interval is then widened by
+0.5% to cover quadrature error. ``delta`` defaults to ``1e-11`` per
+estimate, so a submission judged on up to 100 estimates is failed by
+chance with probability below ``1e-9``. For example, with ``n = 10000``:
+``d = 1`` gives ``[0.80, 1.49] d``, ``d = 16`` gives ``[0.88, 1.12] d``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from itertools import pairwise
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from grader.checks.base import Call, Check, Finding
+from grader.checks.cases import Case
+from grader.checks.display import format_number, format_value
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = [
+    "ChangesWithArgument",
+    "FloatTuple",
+    "Reproducible",
+    "VarianceNear",
+    "VarianceTracksDimension",
+    "variance_interval",
+]
+
+_QUADRATURE_MARGIN = 0.005
+
+
+def _chi2_grid(d: int, upper: float, points: int = 1201) -> tuple[np.ndarray, np.ndarray, float]:
+    """Values ``A`` on ``[0, upper]`` and the chi-square(d) density in ``u = sqrt(A)``, for the trapezoid rule."""
+    u = np.linspace(0.0, math.sqrt(upper), points)
+    log_c = math.log(2.0) - (d / 2) * math.log(2.0) - math.lgamma(d / 2)
+    density = np.empty_like(u)
+    density[1:] = np.exp(log_c + (d - 1) * np.log(u[1:]) - u[1:] ** 2 / 2)
+    density[0] = math.exp(log_c) if d == 1 else 0.0
+    return u**2, density, float(u[1] - u[0])
+
+
+def _trapezoid(values: np.ndarray, step: float) -> np.ndarray:
+    return step * (values.sum(axis=-1) - 0.5 * (values[..., 0] + values[..., -1]))
+
+
+@lru_cache(maxsize=256)
+def variance_interval(d: int, n: int, delta: float = 1e-11) -> tuple[float, float]:
+    """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves with probability ``<= delta``."""
+    if d < 1 or n < 2:
+        raise ValueError("the bound needs d >= 1 and n >= 2")
+    y = math.log(4 * n / delta)
+    cut = d + 2 * math.sqrt(d * y) + 2 * y
+    values, density, step = _chi2_grid(d, cut)
+    lam = (np.linspace(0.002, 0.998, 300) / (2 * cut))[:, None]
+    phi = _trapezoid(density * (1 - 2 * lam * values) ** -0.5, step)
+    tau_up = float(np.min((n * np.log(phi) + math.log(4 / delta)) / lam[:, 0]))
+
+    values, density, step = _chi2_grid(d, d + 2 * math.sqrt(60 * d) + 120)
+    lam = (np.geomspace(1e-4, 10.0, 300) / d)[:, None]
+    psi = _trapezoid(density * (1 + 2 * lam * values) ** -0.5, step)
+    tau_low = float(np.max((-n * np.log(psi) - math.log(4 / delta)) / lam[:, 0]))
+    x = math.log(12 / delta)
+    eps = 2 * x * (n * d + 2 * math.sqrt(n * d * x) + 2 * x) / n
+    low = max((tau_low - eps) / n / d, 0.0) * (1 - _QUADRATURE_MARGIN)
+    high = tau_up / (n - 1) / d * (1 + _QUADRATURE_MARGIN)
+    return low, high
+
+
+def _pair(outcome: CallOutcome) -> tuple[tuple[float, float] | None, Finding | None]:
+    """The two numbers a ``(var_unscaled, var_scaled)`` entry returned, or why there are not two."""
+    if outcome.kind != "tuple" or len(outcome.values) != 2:
+        shown = (
+            f"a tuple of {len(outcome.values)} values"
+            if outcome.kind == "tuple"
+            else format_value(outcome.values[0])
+        )
+        return None, Finding(got=shown, expected="a tuple (var_unscaled, var_scaled) of two floats")
+    numbers = []
+    for value in outcome.values:
+        if value.ndim != 0 or value.dtype.kind not in "iuf":
+            return None, Finding(
+                got=format_value(outcome.value), expected="two plain numbers, not arrays"
+            )
+        numbers.append(float(value))
+    return (numbers[0], numbers[1]), None
+
+
+def _args_with(case: Case, name: str, value: object) -> dict[str, object]:
+    """The case's arguments with one replaced (or appended, when the case leaves it to its default)."""
+    args = dict(case.args)
+    args[name] = value
+    return args
+
+
+class FloatTuple(Check):
+    """The entry returns a tuple of ``count`` finite real numbers (Python or NumPy scalars)."""
+
+    property: Literal["returns-float-tuple"]
+    count: int = Field(default=2, ge=1)
+    names: list[str] = Field(
+        default_factory=list, description="the items' names, as the prompt writes them"
+    )
+
+    def default_description(self, entry: str) -> str:
+        names = f" ({', '.join(self.names)})" if len(self.names) == self.count else ""
+        return f"{entry} returns a tuple{names} of {self.count} finite numbers"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        outcome = outcomes[0]
+        expected = f"a tuple of {self.count} numbers"
+        if outcome.kind != "tuple":
+            return Finding(
+                got=f"a single value {format_value(outcome.values[0])}",
+                expected=expected,
+                note="Writing return var_unscaled, var_scaled returns a tuple of the two.",
+            )
+        if len(outcome.values) != self.count:
+            return Finding(got=f"a tuple of {len(outcome.values)} values", expected=expected)
+        for value in outcome.values:
+            if value.ndim != 0 or value.dtype.kind not in "iuf":
+                return Finding(
+                    got=format_value(outcome.value),
+                    expected=f"{expected}, each a single float",
+                    note="Turn a one-element array into a number with float(...).",
+                )
+            if not math.isfinite(float(value)):
+                return Finding(got=format_value(outcome.value), expected="finite numbers")
+        return None
+
+
+class VarianceNear(Check):
+    """One estimate of ``(var_unscaled, var_scaled)`` lies within the sampling error of its true value.
+
+    The true value is ``d_k`` (unscaled) or 1 (scaled); the accepted interval is
+    ``variance_interval(d_k, n_samples, delta)``, derived in this module's docstring.
+    """
+
+    property: Literal["variance-near"]
+    which: Literal["unscaled", "scaled"]
+    d_arg: str = "d_k"
+    n_arg: str = "n_samples"
+    default_n: int = Field(
+        default=10000, ge=2, description="n_samples when a case leaves it to its default"
+    )
+    delta: float = Field(
+        default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed"
+    )
+
+    def default_description(self, entry: str) -> str:
+        if self.which == "unscaled":
+            return f"the first value {entry} returns, the variance of q . k, is close to d_k"
+        return f"the second value {entry} returns, the variance of q . k / sqrt(d_k), is close to 1"
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        pair, problem = _pair(outcomes[0])
+        if problem:
+            return problem
+        assert pair is not None
+        d = int(case.args[self.d_arg])
+        n = int(case.args.get(self.n_arg) or self.default_n)
+        value = pair[0] if self.which == "unscaled" else pair[1]
+        return _variance_finding(value, d, n, self.which, self.delta)
+
+    def verified(self, cases: list[Case]) -> str:
+        return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, within the sampling error of each sample size"
+
+
+def _variance_finding(value: float, d: int, n: int, which: str, delta: float) -> Finding | None:
+    low, high = variance_interval(d, n, delta)
+    target = float(d) if which == "unscaled" else 1.0
+    scale = float(d) if which == "unscaled" else 1.0
+    if math.isfinite(value) and low * scale <= value <= high * scale:
+        return None
+    name = "var_unscaled" if which == "unscaled" else "var_scaled"
+    note = ""
+    if which == "scaled" and d > 1 and math.isfinite(value):
+        if abs(value * d - 1) < 0.3:
+            note = "That is about 1/d_k: the dot products were divided by d_k, not by sqrt(d_k)."
+        elif abs(value / d - 1) < 0.3:
+            note = "That is about d_k: the dot products were not divided by sqrt(d_k)."
+    return Finding(
+        got=f"{name} = {format_number(value)}",
+        expected=f"{format_number(target)}, give or take sampling error: between {format_number(low * scale)} and "
+        f"{format_number(high * scale)} for {n} samples (a correct estimate falls outside with probability "
+        f"below {format_number(delta)})",
+        note=note,
+    )
+
+
+class VarianceTracksDimension(Check):
+    """Across several ``d_k``, the unscaled variance grows (about ``d_k``) while the scaled one stays near 1."""
+
+    property: Literal["variance-tracks-dimension"]
+    dims: list[int] = Field(
+        min_length=2, description="increasing values of d_k to call the entry with"
+    )
+    d_arg: str = "d_k"
+    n_arg: str = "n_samples"
+    default_n: int = Field(default=10000, ge=2)
+    delta: float = Field(default=1e-11, gt=0, lt=1)
+
+    def default_description(self, entry: str) -> str:
+        return f"as d_k grows, the first value {entry} returns grows like d_k while the second stays near 1"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, _args_with(case, self.d_arg, d)) for d in self.dims]
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        n = int(case.args.get(self.n_arg) or self.default_n)
+        pairs = []
+        for outcome in outcomes:
+            pair, problem = _pair(outcome)
+            if problem:
+                return problem
+            assert pair is not None
+            pairs.append(pair)
+        shown = ", ".join(
+            f"d_k={d}: ({format_number(a)}, {format_number(b)})"
+            for d, (a, b) in zip(self.dims, pairs)
+        )
+        unscaled = [a for a, _ in pairs]
+        if not all(later > earlier for earlier, later in pairwise(unscaled)):
+            return Finding(got=shown, expected="the first value to grow with d_k")
+        for d, (a, b) in zip(self.dims, pairs):
+            for value, which in ((a, "unscaled"), (b, "scaled")):
+                finding = _variance_finding(value, d, n, which, self.delta)
+                if finding:
+                    return Finding(
+                        got=shown, expected=f"at d_k={d}, {finding.expected}", note=finding.note
+                    )
+        return None
+
+
+class Reproducible(Check):
+    """Calling again with the same arguments (the same seed) gives exactly the same result.
+
+    The engine sends each distinct call once, so the repeat is spelled
+    differently but means the same in Python: the trailing arguments that
+    equal their defaults are left out (``f(4, 500, 0)`` and ``f(4, 500)``), or,
+    when the case already leaves them out, written in (``f(16)`` and
+    ``f(16, 10000, 0)``). Cases should therefore use the default seed.
+    """
+
+    property: Literal["reproducible"]
+    merge_calls = False  # the repeat must really run twice
+    defaults: dict[str, int | float | str | None] = Field(
+        min_length=1,
+        description="the entry's trailing optional arguments with their defaults, in signature order",
+    )
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns exactly the same result when called again with the same seed"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        full = dict(case.args)
+        return [Call(entry, full), Call(entry, self._same_call_spelled_differently(full))]
+
+    def _same_call_spelled_differently(self, args: dict[str, object]) -> dict[str, object]:
+        shorter = dict(args)
+        for name in reversed(list(self.defaults)):
+            if list(shorter)[-1:] == [name] and shorter[name] == self.defaults[name]:
+                shorter.pop(name)
+            else:
+                break
+        if shorter != args:
+            return shorter
+        longer = dict(args)
+        for name, value in self.defaults.items():
+            longer.setdefault(name, value)
+        return longer
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        first = outcomes[0]
+        for other in outcomes[1:]:
+            same = (
+                first.kind == other.kind
+                and len(first.values) == len(other.values)
+                and all(
+                    a.shape == b.shape
+                    and np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
+                    for a, b in zip(first.values, other.values)
+                )
+            )
+            if not same:
+                return Finding(
+                    got=f"{format_value(first.value)} the first time and {format_value(other.value)} the next",
+                    expected="the same result both times",
+                    note="Make every draw from one generator created inside the function as "
+                    "numpy.random.default_rng(seed), with seed=0 as the default; np.random.normal and "
+                    "default_rng() without a seed give new numbers on every call.",
+                )
+        return None
+
+    def verified(self, cases: list[Case]) -> str:
+        return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, each called twice"
+
+
+class ChangesWithArgument(Check):
+    """Different values of one argument (a seed, a sample size) give different results: the argument is used."""
+
+    property: Literal["changes-with-argument"]
+    arg: str = Field(description="the argument to vary")
+    values: list[float | int] = Field(
+        min_length=2, description="values to call the entry with, the rest unchanged"
+    )
+
+    def default_description(self, entry: str) -> str:
+        return f"{entry} returns different results for different values of {self.arg}"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, _args_with(case, self.arg, value)) for value in self.values]
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        first = outcomes[0]
+        for value, other in zip(self.values[1:], outcomes[1:]):
+            same = (
+                first.kind == other.kind
+                and len(first.values) == len(other.values)
+                and all(
+                    a.shape == b.shape and np.array_equal(a, b)
+                    for a, b in zip(first.values, other.values)
+                )
+            )
+            if not same:
+                return None
+        listed = " and ".join(f"{self.arg}={v}" for v in self.values)
+        return Finding(
+            got=f"{format_value(first.value)} for each of {listed}",
+            expected=f"results that depend on {self.arg}",
+            note=f"The value of {self.arg} seems to be ignored.",
+        )
+
+    def verified(self, cases: list[Case]) -> str:
+        return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, with {self.arg} in {self.values}"

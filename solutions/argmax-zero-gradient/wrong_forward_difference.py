@@ -1,0 +1,12 @@
+import numpy as np
+
+
+def numerical_jacobian(f, z, h=1e-5):
+    z = np.asarray(z, dtype=float)
+    base = f(z)
+    jacobian = np.empty((base.size, z.size))
+    for j in range(z.size):
+        step = np.zeros_like(z)
+        step[j] = h
+        jacobian[:, j] = (f(z + step) - base) / h
+    return jacobian

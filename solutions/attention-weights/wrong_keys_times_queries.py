@@ -1,0 +1,9 @@
+import numpy as np
+
+
+def attention_weights(Q, K, mask=None):
+    scores = K @ Q.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    return weights / np.sum(weights, axis=-1, keepdims=True)

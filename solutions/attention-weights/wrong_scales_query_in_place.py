@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def attention_weights(Q, K, mask=None):
+    Q /= np.sqrt(Q.shape[-1])
+    scores = Q @ K.T
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    return weights / np.sum(weights, axis=-1, keepdims=True)

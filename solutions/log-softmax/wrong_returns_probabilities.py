@@ -1,0 +1,6 @@
+import numpy as np
+
+
+def log_softmax(z, axis=-1):
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)

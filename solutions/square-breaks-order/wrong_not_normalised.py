@@ -1,0 +1,9 @@
+import numpy as np
+
+
+def square_normalise(z):
+    return z**2
+
+
+def order_counterexample():
+    return np.array([1.5, 0.0, -2.5]), 0, 2

@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def square_normalise(z):
+    squares = np.asarray(z, dtype=float) ** 2
+    return squares / squares.sum()
+
+
+def order_counterexample():
+    return np.array([1.0, 3.0]), 1, 0

@@ -1,0 +1,67 @@
+"""The returns-form property (grader.checks.form), judged on hand-made outcomes: no processes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.checks.cases import Case
+from grader.checks.form import ReturnsForm
+from grader.sandbox.outcomes import CallOutcome
+
+VECTOR = ReturnsForm(id="f", property="returns-form", items=["float-vector"])
+TRIPLE = ReturnsForm(id="f", property="returns-form", items=["float-vector", "index", "index"], names=["z", "i", "j"])
+
+
+def _outcome(*items: tuple[object, str]) -> CallOutcome:
+    values = [np.asarray(value) for value, _ in items]
+    kind = "tuple" if len(items) > 1 else "single"
+    return CallOutcome(status="ok", values=values, kind=kind, types=[name for _, name in items])
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        _outcome((np.array([1.0, -2.0]), "ndarray")),
+        _outcome((np.array([1.0, -2.0], dtype=np.float32), "ndarray")),
+    ],
+    ids=["float64", "float32"],
+)
+def test_returns_form_accepts_float_vectors(outcome: CallOutcome) -> None:
+    assert VECTOR.judge(Case({}), [outcome]) is None
+
+
+@pytest.mark.parametrize(
+    "outcome, words",
+    [
+        (_outcome(([1.0, -2.0], "list")), "a list [1.0, -2.0]"),
+        (_outcome((np.array([1, -2]), "ndarray")), "dtype int64"),
+        (_outcome((np.array([[1.0, -2.0]]), "ndarray")), "shape (1, 2)"),
+        (_outcome((np.array([], dtype=float), "ndarray")), "shape (0,)"),
+        (_outcome((np.array([1.0]), "ndarray"), (0, "int")), "a tuple of 2 values"),
+    ],
+    ids=["list", "integers", "two-d", "empty", "tuple"],
+)
+def test_returns_form_names_what_came_back(outcome: CallOutcome, words: str) -> None:
+    finding = VECTOR.judge(Case({}), [outcome])
+    assert finding is not None and words in finding.got
+
+
+def test_returns_form_accepts_a_witness_triple() -> None:
+    outcome = _outcome((np.array([2.0, -4.0]), "ndarray"), (0, "int"), (np.int64(1), "int64"))
+    assert TRIPLE.judge(Case({}), [outcome]) is None
+    assert TRIPLE.describe("order_counterexample()").startswith("order_counterexample() returns a tuple (z, i, j)")
+
+
+@pytest.mark.parametrize(
+    "outcome, words",
+    [
+        (_outcome((np.array([2.0, -4.0]), "ndarray"), (0.0, "float"), (1, "int")), "i: a float 0"),
+        (_outcome((np.array([2.0, -4.0]), "ndarray"), (0, "int")), "a tuple of 2 values"),
+        (_outcome((np.array([2.0, -4.0, 0.0, 1.0]), "list")), "a list"),
+    ],
+    ids=["float-index", "two-items", "single-list"],
+)
+def test_returns_form_explains_a_malformed_triple(outcome: CallOutcome, words: str) -> None:
+    finding = TRIPLE.judge(Case({}), [outcome])
+    assert finding is not None and words in finding.got
