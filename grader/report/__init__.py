@@ -21,7 +21,26 @@ def _json(report: Report) -> str:
     return format_json(report)
 
 
+def _junit(report: Report) -> str:
+    from grader.report.junit import format_junit
+
+    return format_junit(report)
+
+
+def _gradescope(report: Report) -> str:
+    from grader.report.gradescope import format_gradescope
+
+    return format_gradescope(report)
+
+
+def _markdown(report: Report) -> str:
+    from grader.report.markdown import format_markdown
+
+    return format_markdown(report)
+
+
 FORMATS: dict[str, Callable[[Report], str]] = {"text": _text, "json": _json}
+FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown)
 
 
 def render(report: Report, format_name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from grader.report._common import printable
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_text"]
@@ -36,7 +37,7 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     if exercise.output:
         lines.append("  your code printed:")
         shown = exercise.output.splitlines()[:20]
-        lines += [f"    learner| {line}" for line in shown]
+        lines += [f"    learner| {printable(line)}" for line in shown]
     lines.append("")
     return lines
 
@@ -49,6 +50,8 @@ def _check(check: CheckResult) -> list[str]:
     lines += _wrap(f"smallest failing input: {check.input}", "       ", "         ")
     lines += _wrap(f"expected: {check.expected}", "       ", "         ")
     lines += _wrap(f"got: {check.got}", "       ", "         ")
+    if check.note:
+        lines += _wrap(check.note, "       ", "       ")
     if check.diagnosis:
         lines += _wrap(f"likely mistake: {check.diagnosis}", "       ", "         ")
     elif check.hint:
@@ -59,6 +62,7 @@ def _check(check: CheckResult) -> list[str]:
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
+    text = printable(text)
     return textwrap.wrap(text, _WIDTH, initial_indent=first, subsequent_indent=rest,
                          break_long_words=False, break_on_hyphens=False) or [first]
 

@@ -1,0 +1,300 @@
+"""The learner handout: what ``grader release --out DIR`` writes, and nothing secret.
+
+Layout of ``DIR``::
+
+    README.md             the exercises, their points, and how to check your work
+    EXERCISE.md           one page per exercise: prompt, signatures, examples, public checks
+    EXERCISE.py           one stub per implementation exercise, to fill in
+    answers.yaml          the answers template for every quiz (empty answers)
+    public-checks/        the specs reduced to their public checks and those checks' case sets,
+                          so ``grader --exercises public-checks grade EXERCISE.py --public`` works
+
+Only learner-facing parts of a spec are copied, by allow-list: prompts,
+signatures, public examples, public checks and their case sets. Hidden
+checks, known-wrong solutions, reference solutions and answer keys (correct
+options, option reasons, numeric answers) never are. Quizzes have no public
+checks (grading one needs its key), so ``public-checks`` holds no quiz; their
+questions and options are in their pages and in ``answers.yaml``. As a last
+guard, every file is scanned for secret text before the handout is moved into
+place (``grader.leaks``). Files are written in sorted order with
+fixed content: the same catalog gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader.checks.quiz import letters
+from grader.errors import GraderError, SpecError, UsageError
+from grader.leaks import find_leaks
+from grader.spec.loader import Catalog, load_catalog
+from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
+
+__all__ = ["MARKER", "public_spec", "release_handout"]
+
+MARKER = ".grader-handout"
+CHECKS_DIR = "public-checks"
+_KINDS = {"float_array": "a NumPy array of floats", "int_array": "a NumPy array of integers",
+          "bool_array": "a NumPy array of booleans", "float": "a float", "int": "an int", "bool": "a bool",
+          "callable": "a function", "any": "any value"}
+
+
+def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: bool = False) -> list[str]:
+    """Write the handout for ``catalog`` to ``out``; return the files written, relative to it.
+
+    ``out`` must be new or empty, or (with ``replace``) a previous handout,
+    which is then removed. The handout is built in a temporary folder next to
+    ``out`` and renamed into place, so ``out`` is never half-written.
+    """
+    target = Path(out)
+    previous = target.exists() and any(target.iterdir()) if target.is_dir() else target.exists()
+    if previous and not (replace and (target / MARKER).is_file()):
+        why = "is not empty" if target.is_dir() else "is a file"
+        hint = "; pass --replace to replace a previous handout" if (target / MARKER).is_file() else \
+            "; choose a new or empty folder"
+        raise UsageError(f"{target}: {why}{hint}")
+    files = handout_files(catalog)
+    leaks = find_leaks(catalog, files)
+    if leaks:
+        raise SpecError(f"the handout would reveal {leaks[0]}; release stopped, nothing was written")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    building.chmod(0o755)  # mkdtemp makes it private; a handout is meant to be shared
+    try:
+        for name in sorted(files):
+            path = building / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(files[name].encode("utf-8"))
+        _check_public_specs(building / CHECKS_DIR)
+        if previous:
+            shutil.rmtree(target)
+        elif target.is_dir():
+            target.rmdir()
+        os.replace(building, target)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return sorted(files)
+
+
+def handout_files(catalog: Catalog) -> dict[str, str]:
+    """Every file of the handout: relative path to text."""
+    files: dict[str, str] = {MARKER: "A learner handout written by 'grader release'. Safe to share.\n",
+                             "README.md": _index(catalog)}
+    quizzes = [e for e in catalog.exercises.values() if isinstance(e, QuizExercise)]
+    if quizzes:
+        files["answers.yaml"] = answers_template(quizzes)
+    released: set[str] = set()
+    for exercise in catalog.exercises.values():
+        files[f"{exercise.id}.md"] = _page(exercise)
+        if isinstance(exercise, ImplementationExercise):
+            files[f"{exercise.id}.py"] = stub(exercise, catalog)
+            spec = public_spec(exercise)
+            if spec is not None:
+                files[f"{CHECKS_DIR}/{exercise.id}.yaml"] = _dump(spec, f"Public checks of {exercise.id}")
+                released.add(exercise.id)
+    for assignment in catalog.assignments.values():
+        kept = [i for i in assignment.exercises if i in released]
+        if kept:
+            spec = {"id": assignment.id, "kind": "assignment", "title": assignment.title, "exercises": kept}
+            files[f"{CHECKS_DIR}/{assignment.id}.yaml"] = _dump(spec, f"Assignment {assignment.id}, public parts")
+    return files
+
+
+def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
+    """The spec reduced to its public checks and their case sets; ``None`` without public checks."""
+    public = [check for check in exercise.checks if check.visibility == "public"]
+    if not public:
+        return None
+    used = {name for check in public for name in check.cases}
+    spec: dict[str, Any] = {"id": exercise.id, "kind": exercise.kind, "title": exercise.title}
+    if exercise.lesson:
+        spec["lesson"] = exercise.lesson
+    spec["prompt"] = exercise.prompt
+    spec["entries"] = {name: entry.model_dump(mode="python", exclude_defaults=True)
+                       for name, entry in exercise.entries.items()}
+    if exercise.examples:
+        spec["examples"] = [example.model_dump(mode="python", exclude_defaults=True) for example in exercise.examples]
+    cases = {name: [g.model_dump(mode="python", exclude_defaults=True) for g in generators]
+             for name, generators in exercise.cases.items() if name in used}
+    if cases:
+        spec["cases"] = cases
+    spec["checks"] = [{"id": check.id, "property": check.property,
+                       **check.model_dump(mode="python", exclude_defaults=True)} for check in public]
+    if exercise.time_limit != ImplementationExercise.model_fields["time_limit"].default:
+        spec["time_limit"] = exercise.time_limit
+    return spec
+
+
+def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
+    """``EXERCISE.py``: each entry's signature and docstring, raising ``NotImplementedError``."""
+    lines = ['"""' + _docstring_text(f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
+                                     f"Check your work, from the handout folder:\n"
+                                     f"    grader --exercises {CHECKS_DIR} grade {exercise.id}.py --public"),
+             '"""', "", "import numpy as np", ""]
+    for name, entry in exercise.entries.items():
+        _check_signature(catalog, exercise, name, entry.signature)
+        doc = [f"Return {entry.returns}."]
+        if entry.args:
+            doc += ["", "Arguments:"] + [f"    {arg}: {_KINDS.get(kind, kind)}" for arg, kind in entry.args.items()]
+        lines += ["", f"def {entry.signature}:", '    """' + _docstring_text(doc[0])]
+        lines += [f"    {line}".rstrip() for line in (_docstring_text(line) for line in doc[1:])]
+        if len(doc) > 1:
+            lines.append('    """')
+        else:
+            lines[-1] += '"""'
+        lines += [f"    raise NotImplementedError({f'write {name}'!r})", ""]
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    ast.parse(text)  # a bug here is ours: the signatures were checked above
+    return text
+
+
+def answers_template(quizzes: list[QuizExercise]) -> str:
+    """``answers.yaml``: every quiz and question id with an empty answer, options listed in comments."""
+    lines = ["# Your answers to the quizzes. Write each answer after its colon, then hand in this file.",
+             "#   single choice:   one option letter, like  A",
+             "#   multiple choice: a list of option letters, like  [A, C]",
+             "#   numeric:         a number",
+             "# Quizzes are graded when you hand in your work; the public checks cannot grade them.", ""]
+    for quiz in quizzes:
+        lines.append(f"{quiz.id}:")
+        for question in quiz.questions:
+            lines += [f"  # {line}".rstrip() for line in question.prompt.strip().splitlines()]
+            if isinstance(question, ChoiceQuestion):
+                kind = "one letter" if question.type == "single" else "a list of letters"
+                lines.append(f"  # ({question.type} choice, {_points(question.points)}: {kind})")
+                lines += [f"  #   {letter}. {line}" for letter, option in zip(letters(len(question.options)),
+                                                                            question.options)
+                          for line in [" ".join(option.text.split())]]
+            else:
+                lines.append(f"  # (numeric, {_points(question.points)}: a number)")
+            lines += [f"  {question.id}:", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _index(catalog: Catalog) -> str:
+    lines = ["# Handout", "", "| Exercise | Kind | Points | Page | Your file |", "| --- | --- | --- | --- | --- |"]
+    for exercise in catalog.exercises.values():
+        mine = f"`{exercise.id}.py`" if isinstance(exercise, ImplementationExercise) else "`answers.yaml`"
+        lines.append(f"| {exercise.id} | {exercise.kind} | {exercise.max_score:g} | "
+                     f"[{exercise.id}.md]({exercise.id}.md) | {mine} |")
+    if catalog.assignments:
+        lines += ["", "Assignments:", ""]
+        lines += [f"- {a.id} ({a.title}): {', '.join(a.exercises)}" for a in catalog.assignments.values()]
+    lines += ["", "## Checking your work", "",
+              "Write your code in the stub files, then run the public checks from this folder:", "",
+              "```sh", f"grader --exercises {CHECKS_DIR} grade EXERCISE.py --public", "```", "",
+              "Hidden checks run only when your work is graded; each page says how many there are.",
+              "Quiz answers go in `answers.yaml`; they are graded when you hand in.", ""]
+    return "\n".join(lines)
+
+
+def _page(exercise: Exercise) -> str:
+    kind = {"implementation": "Implementation exercise", "witness": "Witness exercise", "quiz": "Quiz"}[exercise.kind]
+    lines = [f"# {exercise.id}: {exercise.title}", "", f"{kind}, {_points(exercise.max_score)}."
+             + (f" Lesson: {exercise.lesson}." if exercise.lesson else ""), ""]
+    if exercise.prompt.strip():
+        lines += [exercise.prompt.strip(), ""]
+    if isinstance(exercise, QuizExercise):
+        lines += [f"Answer in `answers.yaml`, under `{exercise.id}:`.", ""]
+        for question in exercise.questions:
+            lines += [f"## {question.id}", "", f"{question.type.capitalize()}"
+                      + (" choice" if question.type != "numeric" else "") + f", {_points(question.points)}.", "",
+                      question.prompt.strip(), ""]
+            if isinstance(question, ChoiceQuestion):
+                lines += [f"- {letter}. {option.text.strip()}"
+                          for letter, option in zip(letters(len(question.options)), question.options)]
+                lines.append("")
+        return "\n".join(lines).rstrip("\n") + "\n"
+    lines += ["## What to write", "", f"In `{exercise.id}.py`:", "", "```python"]
+    for entry in exercise.entries.values():
+        lines += [f"def {entry.signature}:", f"    # returns {entry.returns}"]
+    lines += ["```", ""]
+    arguments = [(arg, kind) for entry in exercise.entries.values() for arg, kind in entry.args.items()]
+    if arguments:
+        described = "; ".join(f"`{arg}` is {_KINDS.get(kind, kind)}" for arg, kind in arguments)
+        lines += [f"Arguments: {described}.", ""]
+    if exercise.examples:
+        lines += ["## Examples", "", "```python"]
+        for example in exercise.examples:
+            lines += [f">>> {example.call}", example.result] + ([f"# {example.note}"] if example.note else [])
+        lines += ["```", ""]
+    public = [check for check in exercise.checks if check.visibility == "public"]
+    hidden = len(exercise.checks) - len(public)
+    lines += ["## Checks", ""]
+    if public:
+        command = f"grader --exercises {CHECKS_DIR} grade {exercise.id}.py --public"
+        lines += [f"Run these from the handout folder with `{command}`:", ""]
+        lines += [f"- `{check.id}` ({_points(check.points)}): {check.describe(exercise.entry_of(check))}"
+                  for check in public]
+        lines.append("")
+    else:
+        lines += ["No check of this exercise can be run before you hand in.", ""]
+    if hidden:
+        lines += [f"{hidden} more check{'s run' if hidden != 1 else ' runs'} only when your work is graded.", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _points(value: float) -> str:
+    return f"{value:g} point{'s' if value != 1 else ''}"
+
+
+def _docstring_text(text: str) -> str:
+    """Text that cannot end a triple-quoted docstring or start an escape."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+def _check_signature(catalog: Catalog, exercise: ImplementationExercise, name: str, signature: str) -> None:
+    try:
+        tree = ast.parse(f"def {signature}:\n    pass\n")
+        defined = tree.body[0].name if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) else None
+    except SyntaxError:
+        defined = None
+    if defined != name:
+        raise SpecError(f"entries.{name}.signature: {signature!r} is not a Python signature of {name}(...)",
+                        path=str(catalog.sources.get(exercise.id, exercise.id)))
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for mappings, flow style for lists of plain values, ``|`` for multi-line text."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data else None)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+    def flat(items: list[Any]) -> bool:
+        return all(flat(i) if isinstance(i, list) else not isinstance(i, dict) for i in items)
+
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flat(data))
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(list, _represent_list)
+_Dumper.add_representer(tuple, lambda dumper, data: _represent_list(dumper, list(data)))
+
+
+def _dump(spec: dict[str, Any], title: str) -> str:
+    body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return (f"# {title}, for checking your work before you hand it in:\n"
+            f"#   grader --exercises {CHECKS_DIR} grade FILE --public\n"
+            "# Hidden checks run only when your work is graded.\n" + body)
+
+
+def _check_public_specs(directory: Path) -> None:
+    """The reduced specs must load as a catalog; if they do not, the fault is the grader's."""
+    if not directory.is_dir():
+        return
+    try:
+        load_catalog(directory)
+    except SpecError as error:
+        raise GraderError(f"the handout's public checks do not load ({error}); "
+                          "this is a bug in grader release") from None

@@ -1,0 +1,208 @@
+"""Self-test the catalog: every check can be passed, and every check catches what it claims to.
+
+For each implementation exercise, ``validate_catalog`` grades
+
+- the reference solution, which must pass every check, public and hidden;
+- each known-wrong solution, which must fail (``failed``, ``error`` or
+  ``timeout``) every check its ``must_fail`` names.
+
+For each quiz it grades the answer key (which must score full marks) and
+each wrong option or listed numeric mistake (which must not), so an answer
+key and its reasons cannot drift apart. Spec structure itself (exactly one
+correct option for a single-choice question, a reason on every option...)
+is enforced when the catalog loads.
+
+Grading goes through one ``GradingSession`` (its warm sandbox parent and
+limits), as ``grader grade --exercise ID`` does, so a passing validation
+means what a learner's run will see. The
+result is data (``ValidationReport``); ``grader validate`` prints its lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.quiz import grade_quiz, letters
+from grader.errors import UsageError
+from grader.grading import GradingSession
+from grader.results import ExerciseResult
+from grader.spec.loader import Catalog
+from grader.spec.models import (
+    ChoiceQuestion,
+    ImplementationExercise,
+    KnownWrong,
+    NumericQuestion,
+    QuizExercise,
+)
+from grader.submission import read_submission
+
+__all__ = ["ValidationLine", "ValidationReport", "validate_catalog"]
+
+CAUGHT = ("failed", "error", "timeout")
+
+
+@dataclass(frozen=True)
+class ValidationLine:
+    """One verdict: ``ok`` or ``problem``, about an exercise's reference, a known-wrong solution or a quiz."""
+
+    exercise: str
+    subject: str
+    verdict: Literal["ok", "problem", "note"]
+    message: str
+
+    def render(self) -> str:
+        label = {"ok": "ok", "problem": "PROBLEM", "note": "note"}[self.verdict]
+        return f"{label:<7} {self.exercise} {self.subject}: {self.message}"
+
+
+@dataclass
+class ValidationReport:
+    lines: list[ValidationLine] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[ValidationLine]:
+        return [line for line in self.lines if line.verdict == "problem"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        count = len({line.exercise for line in self.lines})
+        exercises = f"{count} exercise{'s' if count != 1 else ''}"
+        if self.ok:
+            return f"validate: {exercises} self-tested, no problems."
+        problems = len(self.problems)
+        return f"validate: {problems} problem{'s' if problems != 1 else ''} in {exercises}."
+
+
+def validate_catalog(
+    catalog: Catalog,
+    *,
+    session: GradingSession | None = None,
+    exercise_ids: Iterable[str] = (),
+    on_line: Callable[[ValidationLine], None] | None = None,
+) -> ValidationReport:
+    """Self-test the exercises of ``catalog`` (all, or those in ``exercise_ids``).
+
+    Grading goes through ``session``, or one opened for this run. ``on_line``
+    is called with each verdict as soon as it is known, for progress output.
+    """
+    if session is not None and session.catalog.root != catalog.root:
+        raise UsageError(f"the grading session serves the exercises under {session.catalog.root}, "
+                         f"not {catalog.root}; open one with GradingSession(catalog)")
+    chosen = [catalog.exercise(i) for i in exercise_ids] or list(catalog.exercises.values())
+    own = session is None
+    grading = session or GradingSession(catalog)
+    report = ValidationReport()
+    try:
+        for exercise in chosen:
+            verdicts = (_implementation(catalog, exercise, grading) if isinstance(exercise, ImplementationExercise)
+                        else iter(_quiz(exercise)))
+            for line in verdicts:
+                if on_line is not None:
+                    on_line(line)
+                report.lines.append(line)
+    finally:
+        if own:
+            grading.close()
+    return report
+
+
+def _grade(catalog: Catalog, exercise: ImplementationExercise, relative: str,
+           session: GradingSession) -> ExerciseResult:
+    """Grade one solution file on every check, in the session's sandbox, as ``grade --exercise`` would.
+
+    Without diagnosis (matching the output against known-wrong solutions):
+    it only rewords reasons, never changes a status, and would double the run.
+    The files are the spec author's own, so they run even where the sandbox
+    is weaker than tier A (where ``grade`` refuses to run hidden checks).
+    """
+    submission = read_submission(catalog.resolve(relative))
+    if len(submission.python) != 1:
+        return session.grade_loaded(submission, [exercise]).exercises[0]
+    (module,) = submission.python
+    return grade_implementation(exercise, SourceModule(dict(submission.python), module), session.factory, root=None)
+
+
+def _implementation(catalog: Catalog, exercise: ImplementationExercise,
+                    session: GradingSession) -> Iterator[ValidationLine]:
+    """The verdicts on one exercise, each as soon as its solution is graded."""
+    reference = exercise.reference_solution
+    if reference is None:
+        yield ValidationLine(exercise.id, "reference", "problem",
+                             "the spec names no reference_solution, so nothing shows its checks can be passed")
+    else:
+        yield from _reference(exercise, reference, _grade(catalog, exercise, reference, session))
+    for wrong in exercise.known_wrong:
+        yield from _known_wrong(exercise, wrong, _grade(catalog, exercise, wrong.path, session))
+    named = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
+    unproven = [check.id for check in exercise.checks if check.id not in named]
+    if unproven:
+        yield ValidationLine(exercise.id, "checks", "note",
+                             "no known-wrong solution is required to fail " + ", ".join(unproven))
+
+
+def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResult) -> list[ValidationLine]:
+    subject = f"reference {path}"
+    if result.status == "missing" or not result.checks:
+        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {result.reason}")]
+    failing = [check for check in result.checks if check.status != "passed"]
+    if not failing:
+        return [ValidationLine(exercise.id, subject, "ok", f"passes all {len(result.checks)} checks")]
+    if len(failing) > 1 and len({check.reason for check in failing}) == 1:
+        return [ValidationLine(exercise.id, subject, "problem",
+                               f"fails all {len(failing)} of {len(result.checks)} checks: {failing[0].reason}")]
+    return [ValidationLine(exercise.id, subject, "problem", f"fails {check.id} ({check.status}): {check.reason}")
+            for check in failing]
+
+
+def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: ExerciseResult) -> list[ValidationLine]:
+    subject = f"known-wrong {wrong.id} ({wrong.path})"
+    if result.status == "missing":
+        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {result.reason}")]
+    if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
+        return [ValidationLine(exercise.id, subject, "problem", "every check fails for one reason, so it shows "
+                               f"nothing about its must_fail checks: {result.checks[0].reason}")]
+    statuses = {check.id: check for check in result.checks}
+    escaped = [statuses[check_id] for check_id in wrong.must_fail if statuses[check_id].status not in CAUGHT]
+    if not escaped:
+        return [ValidationLine(exercise.id, subject, "ok", "is caught by " + ", ".join(wrong.must_fail))]
+    return [ValidationLine(exercise.id, subject, "problem",
+                           f"{check.id} lets it through ({check.status}), though must_fail names it: {check.reason}")
+            for check in escaped]
+
+
+def _quiz(quiz: QuizExercise) -> list[ValidationLine]:
+    """The answer key scores full marks; every wrong option or listed mistake does not."""
+    key: dict[str, object] = {}
+    wrong: list[tuple[str, object]] = []
+    for question in quiz.questions:
+        if isinstance(question, NumericQuestion):
+            key[question.id] = question.answer
+            wrong += [(question.id, mistake.value) for mistake in question.mistakes]
+            continue
+        assert isinstance(question, ChoiceQuestion)
+        options = letters(len(question.options))
+        right = [letter for letter, option in zip(options, question.options) if option.correct]
+        key[question.id] = right[0] if question.type == "single" else right
+        wrong += [(question.id, letter if question.type == "single" else right + [letter])
+                  for letter, option in zip(options, question.options) if not option.correct]
+        if question.type == "multiple" and len(right) > 1:  # leaving out a correct option is wrong too
+            wrong += [(question.id, [other for other in right if other != letter]) for letter in right]
+    problems = []
+    graded = grade_quiz(quiz, key)
+    for check in graded.checks:
+        if check.status != "passed":
+            problems.append(f"the answer key fails {check.id}: {check.reason}")
+    for question_id, answer in wrong:
+        check = next(c for c in grade_quiz(quiz, {**key, question_id: answer}).checks if c.id == question_id)
+        if check.status == "passed":
+            problems.append(f"{question_id} accepts the wrong answer {answer!r}: {check.reason}")
+    if problems:
+        return [ValidationLine(quiz.id, "quiz", "problem", problem) for problem in problems]
+    message = f"{len(quiz.questions)} questions; the answer key passes and {len(wrong)} wrong answers fail"
+    return [ValidationLine(quiz.id, "quiz", "ok", message)]
