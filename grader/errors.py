@@ -6,6 +6,7 @@ reason. These are for the people who run the grader::
     GraderError                 base; exit status 3 unless a subclass says otherwise
     +-- UsageError              bad command-line use or API arguments (exit 2)
     |   +-- SubmissionError     a submission path that cannot be read at all (exit 2)
+    |   +-- WeakSandboxError    hidden checks asked for where the sandbox is weak (exit 2)
     +-- SpecError               an exercise spec that is malformed or invalid (exit 2)
     +-- SandboxError            the learner process could not be set up (exit 3)
 
@@ -16,7 +17,7 @@ carries the file and line at fault, so the CLI can print
 
 from __future__ import annotations
 
-__all__ = ["GraderError", "SandboxError", "SpecError", "SubmissionError", "UsageError"]
+__all__ = ["GraderError", "SandboxError", "SpecError", "SubmissionError", "UsageError", "WeakSandboxError"]
 
 
 class GraderError(Exception):
@@ -33,6 +34,14 @@ class UsageError(GraderError):
 
 class SubmissionError(UsageError):
     """A submission path that is missing, empty or unreadable as a whole."""
+
+
+class WeakSandboxError(UsageError):
+    """Hidden checks were asked for, but the sandbox here is below tier A or failed its start-up self-test.
+
+    Learner code could read the hidden checks (or more), so the grader refuses
+    unless told ``--allow-weak-sandbox``; the message names the flag.
+    """
 
 
 class SpecError(GraderError):

@@ -54,12 +54,21 @@ def failure_reason(
 
 
 def describe_error(outcome: CallOutcome, function: str) -> str:
-    """What went wrong in a call that returned no value: exception, timeout, crash, flood."""
+    """What went wrong in a call that returned no value: exception, refusal, limit, crash, flood."""
     if outcome.status == "raised" and outcome.error:
+        refused = refusal(outcome.error)
+        if refused:
+            return f"{function} {refused}: it raised {_exception(outcome.error)}"
         return f"{function} raised {_exception(outcome.error)}"
     if outcome.status == "bad_value" and outcome.error:
         message = outcome.error.get("message", "")
+        if refusal(outcome.error) and outcome.error.get("type") == "MemoryError":
+            return f"{function} returned a value too large to hand back: it {refusal(outcome.error)} while copying it"
         return f"{function} {message}" if message.startswith("returned") else f"{function} returned a value the grader cannot read ({message})"
+    if outcome.status == "protocol":
+        return f"{function} {PROTOCOL}" + (f" ({outcome.detail})" if outcome.detail else "")
+    if outcome.status in ("crashed", "output_limit") and outcome.detail:
+        return f"{function} {outcome.detail}"
     return f"{function} did not answer: {outcome.detail}"
 
 
@@ -72,17 +81,22 @@ def describe_start_failure(start: StartOutcome) -> str:
         if error.get("type") in ("SyntaxError", "IndentationError", "TabError") and error.get("line"):
             text = f": {error['text']}" if error.get("text") else ""
             return f"your file has a {error['type']} at line {error['line']} ({error.get('message', '')}){text}"
+        refused = refusal(error)
+        if refused:
+            return f"while being imported, your file {refused}: it raised {_exception(error)}"
         return f"importing your file raised {_exception(error)}"
+    if start.status in ("crashed", "output_limit") and start.detail:
+        return f"while being imported, your file {start.detail}"
+    if start.status == "protocol":
+        return f"while being imported, your file {PROTOCOL}"
     return f"your file could not be imported: {start.detail}"
 
 
 def _exception(error: dict[str, Any]) -> str:
     text = f"{error.get('type', 'Exception')}"
-    if error.get("message"):
+    if error.get("message") and error.get("kind") != "import":  # an import refusal's message is a site-packages path
         text += f": {error['message']}"
     frames = error.get("frames") or []
-    if error.get("type") == "MemoryError":
-        text += " (it ran out of memory: the limit is 512 MiB)"
     if frames:
         last = frames[-1]
         where = f"{last.get('file')} line {last.get('line')}"
@@ -90,3 +104,98 @@ def _exception(error: dict[str, Any]) -> str:
             where += f": {last['text']}"
         text += f" ({where})"
     return text
+
+
+# -- What the sandbox did, in one place ---------------------------------------
+# The learner process reports an exception's type, message, errno and the kind
+# of action the sandbox refused (``error["kind"]``, from an audit hook in the
+# child); the runner reports how a process ended (signal, exit status, CPU time
+# used). These functions turn both into the phrases learners read, so a
+# timeout always names its limit and a refusal always says what was refused.
+
+REFUSALS = {
+    "process": "tried to start a process (not allowed)",
+    "network": "tried to use the network (network access is not allowed)",
+    "file": "tried to reach a file outside its own folder (file access denied)",
+    "import": "tried to import a module that is not available here (only the standard library and numpy are)",
+    "signal": "tried to signal another process (not allowed)",
+    "limits": "tried to raise its own resource limits (not allowed)",
+    "forbidden": "tried an operation the sandbox does not allow (permission denied)",
+}
+PROTOCOL = "returned an unreadable or non-numeric value"
+
+
+def size_text(size: int) -> str:
+    """``536870912`` -> ``512 MiB``."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} bytes"
+
+
+def refusal(error: dict[str, Any]) -> str | None:
+    """The phrase for an exception that reports a sandbox refusal or a memory limit, else ``None``."""
+    kind = error.get("kind")
+    if kind == "memory" or error.get("type") == "MemoryError":
+        limit = error.get("limit")
+        return f"ran out of memory (limit {size_text(limit)})" if isinstance(limit, int) else "ran out of memory"
+    return REFUSALS.get(kind) if isinstance(kind, str) else None
+
+
+def timeout_detail(seconds: float, cpu_used: float | None, during: str = "") -> str:
+    """``no answer within 2 s (wall-clock limit), busy computing all along``."""
+    text = f"no answer within {seconds:g} s (wall-clock limit)"
+    if cpu_used is not None and seconds > 0:
+        share = cpu_used / seconds
+        if share >= 0.2:
+            text += ", busy computing all along"
+        elif share < 0.05:
+            text += ", waiting rather than computing (sleeping or blocked)"
+    return text + (f" {during}" if during else "")
+
+
+def cpu_limit_detail(seconds: float, during: str = "", *, ignored_warning: bool = False) -> str:
+    """``stopped after 20 s of CPU time (limit 20 s)``."""
+    text = f"stopped after {seconds:g} s of CPU time (limit {seconds:g} s"
+    text += ", after ignoring the warning signal SIGXCPU)" if ignored_warning else ")"
+    return text + (f" {during}" if during else "")
+
+
+def output_limit_detail(cap: int) -> str:
+    """``printed more than 1 MiB; stopped``."""
+    return f"printed more than {size_text(cap)}; stopped"
+
+
+_SIGNALS = {
+    "SIGSEGV": "crashed (SIGSEGV: an invalid memory access, for example through ctypes or runaway recursion)",
+    "SIGBUS": "crashed (SIGBUS: an invalid memory access)",
+    "SIGABRT": "crashed (SIGABRT: the process aborted itself)",
+    "SIGFPE": "crashed (SIGFPE: an arithmetic fault)",
+    "SIGILL": "crashed (SIGILL: an illegal instruction)",
+}
+
+
+def hit_cpu_limit(end: dict[str, Any], cpu_seconds: float) -> bool:
+    """Whether a process that ended by itself was stopped by its CPU-time limit (a timeout, not a crash)."""
+    name = end.get("signal_name")
+    cpu = end.get("cpu")
+    soft = float(int(-(-cpu_seconds // 1)))  # the kernel's limit is whole seconds
+    return name == "SIGXCPU" or (name == "SIGKILL" and isinstance(cpu, (int, float)) and cpu >= soft - 0.05)
+
+
+def crash_detail(end: dict[str, Any], *, cpu_seconds: float, file_bytes: int, during: str = "") -> str:
+    """How a learner process ended by itself: a signal, a limit, or an exit before answering."""
+    suffix = f" {during}" if during else ""
+    if "signal" in end:
+        name = str(end.get("signal_name") or f"signal {end['signal']}")
+        soft = float(int(-(-cpu_seconds // 1)))  # the kernel's limit is whole seconds
+        if name == "SIGXCPU":
+            return cpu_limit_detail(soft, during)
+        if hit_cpu_limit(end, cpu_seconds):
+            return cpu_limit_detail(soft + 1, during, ignored_warning=True)
+        if name == "SIGXFSZ":
+            return f"wrote a file larger than the limit ({size_text(file_bytes)}); stopped{suffix}"
+        if name == "SIGKILL":
+            return f"was killed (SIGKILL), most likely for running out of memory{suffix}"
+        return _SIGNALS.get(name, f"crashed ({name})") + suffix
+    return f"exited with status {end.get('exit')} before returning a value{suffix}"

@@ -8,6 +8,7 @@ are capped, and every value's line is kept so errors can say where.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -27,11 +28,34 @@ class YamlProblem(ValueError):
 
 
 class _Loader(yaml.SafeLoader):
+    _depth = 0
+
     def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
-        return super().compose_node(parent, index)
+        # PyYAML composes recursively: stop a deeply nested document before Python's stack does.
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+_Loader.yaml_implicit_resolvers = {key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _first, _resolvers in _Loader.yaml_implicit_resolvers.items():
+    _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
 
 
 def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any, ...], int]]:
@@ -48,6 +72,8 @@ def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any,
         data = loader.construct_document(node)
     except YamlProblem:
         raise
+    except RecursionError:
+        raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise YamlProblem(f"not valid YAML: {exc.problem or exc.context}", mark.line + 1 if mark else None) from None

@@ -8,6 +8,7 @@ this module sends back. Standard library and numpy only.
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
 import sys
@@ -16,7 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array, encode_array, encode_message
+from grader.sandbox.protocol import (MAX_ELEMENTS, MessageParser, ProtocolError, decode_array, encode_array,
+                                     encode_message)
 
 __all__ = ["serve"]
 
@@ -24,9 +26,19 @@ _MESSAGE_LIMIT = 500
 
 
 def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
-    """Confine this process, import the submission and answer calls until EOF."""
+    """Confine this process, import the submission and answer calls until EOF.
+
+    With ``config["selftest"]`` the process runs the sandbox self-test
+    (trusted probes, no learner code) instead, and reports what was denied.
+    """
     channel = _Channel(request_fd, response_fd)
     layers = _confine(config)
+    if config.get("selftest"):
+        from grader.sandbox.selftest import probe
+
+        channel.send({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])})
+        return
+    _watch_actions()
     module, failure = _import_submission(config["module"], config["scratch"])
     if failure is not None:
         channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
@@ -40,6 +52,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         header, blobs = message
         if header.get("op") != "call_many":
             return
+        _set_trusted_source(header.get("trusted_source"))
         for index, call in enumerate(header["calls"]):
             channel.send(*_run_call(module, index, call, blobs, config["scratch"]))
 
@@ -91,7 +104,8 @@ def _confine(config: dict[str, Any]) -> dict[str, Any]:
             ),
         ))
     if wanted.get("seccomp", True):
-        steps.append(("seccomp", lambda: seccomp.install_filter() or True))
+        # Without Landlock nothing else stops writes: the filter then also denies every way of changing files.
+        steps.append(("seccomp", lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")) or True))
     for name, step in steps:
         try:
             held[name] = step()
@@ -99,6 +113,61 @@ def _confine(config: dict[str, Any]) -> dict[str, Any]:
             held[name] = False
             held.setdefault("errors", {})[name] = f"{exc.__class__.__name__}: {exc}"
     return held
+
+
+# What the learner's code was doing when the sandbox said no. An audit hook
+# (installed after confinement, before the submission is imported) remembers
+# the last sensitive action; the parent turns the kind into a sentence. A
+# learner can fool this only into a different wording of its own failure.
+_ACTION_KINDS = {
+    "os.fork": "process", "os.forkpty": "process", "os.posix_spawn": "process", "os.exec": "process",
+    "os.spawn": "process", "os.system": "process", "subprocess.Popen": "process", "pty.spawn": "process",
+    "os.kill": "signal", "os.killpg": "signal", "signal.pthread_kill": "signal",
+    "resource.setrlimit": "limits", "resource.prlimit": "limits",
+    "open": "file", "os.listdir": "file", "os.scandir": "file", "os.remove": "file", "os.rename": "file",
+    "os.rmdir": "file", "os.mkdir": "file", "os.chmod": "file", "os.chown": "file", "os.truncate": "file",
+    "os.link": "file", "os.symlink": "file", "os.utime": "file", "shutil.rmtree": "file", "shutil.copyfile": "file",
+    "shutil.move": "file", "os.chdir": "file", "os.setxattr": "file", "os.removexattr": "file", "glob.glob": "file",
+}
+_last_action: list[str | None] = [None]
+
+
+def _watch_actions() -> None:
+    kinds, last = _ACTION_KINDS, _last_action
+
+    def hook(event: str, args: Any) -> None:
+        if event in kinds:
+            last[0] = kinds[event]
+        elif event.startswith("socket."):
+            last[0] = "network"
+
+    try:
+        sys.addaudithook(hook)
+    except Exception:  # pragma: no cover - the wording gets vaguer, nothing else changes
+        pass
+
+
+def _classify(exc: BaseException) -> str | None:
+    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit."""
+    last = _last_action[0]  # before anything here opens a file (the traceback reads source lines)
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, ValueError) and (last == "limits" or str(exc) == "not allowed to raise maximum limit"):
+        return "limits"  # resource.setrlimit reports EPERM as this ValueError
+    if not (isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)):
+        return None
+    files = []
+    tb = exc.__traceback__
+    while tb is not None:  # file names only: no source line is read
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    if any(name.startswith("<frozen importlib") for name in files):
+        return "import"
+    if any(part in name for name in files for part in ("/multiprocessing/", "/subprocess.py", "/concurrent/futures/process.py")):
+        return "process"
+    if any(name.endswith("/socket.py") for name in files):
+        return "network"
+    return last or "forbidden"
 
 
 def _lookup(module: Any, name: str) -> Any:
@@ -110,6 +179,7 @@ def _lookup(module: Any, name: str) -> Any:
 
 def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | None]:
     """Import the learner's file as module ``submission``; describe any failure."""
+    _last_action[0] = None
     sys.path.insert(0, scratch)
     try:
         spec = importlib.util.spec_from_file_location("submission", path)
@@ -125,14 +195,22 @@ def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | N
 def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     """The exception's type, message and the learner's own frames, nothing of ours."""
     try:
+        kind = _classify(exc)
+    except BaseException:
+        kind = None
+    try:
         message = str(exc)
     except BaseException:
         message = "<the exception could not be turned into text>"
     described: dict[str, Any] = {
-        "type": type(exc).__name__,
+        "type": "MemoryError" if isinstance(exc, MemoryError) else type(exc).__name__,
         "message": message[:_MESSAGE_LIMIT],
         "frames": [],
     }
+    if kind:
+        described["kind"] = kind
+    if isinstance(exc, OSError) and type(exc.errno) is int:
+        described["errno"] = exc.errno
     if isinstance(exc, SyntaxError):
         described["file"] = os.path.basename(exc.filename or "")
         described["line"] = exc.lineno
@@ -166,6 +244,7 @@ def _run_call(
         return {"op": "result", "index": index, "ok": False, "stage": "decode",
                 "error": {"type": type(exc).__name__, "message": str(exc)[:_MESSAGE_LIMIT], "frames": []}}, []
     function = _lookup(module, call["fn"])
+    _last_action[0] = None
     try:
         value = function(*args, **kwargs)
     except BaseException as exc:
@@ -174,8 +253,10 @@ def _run_call(
     try:
         kind, types, encoded = _encode_result(value)
     except BaseException as exc:
-        return {"op": "result", "index": index, "ok": False, "stage": "value",
-                "error": {"type": type(exc).__name__, "message": _safe_text(exc), "frames": []}}, []
+        error = {"type": type(exc).__name__, "message": _safe_text(exc), "frames": []}
+        if isinstance(exc, MemoryError):
+            error.update(type="MemoryError", kind="memory")
+        return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,
                               "values": len(encoded)}
     if call.get("return_inputs"):
@@ -192,6 +273,25 @@ def _safe_text(exc: BaseException) -> str:
         return "<no message>"
 
 
+_NUMBERS = (np.ndarray, np.generic, int, float, complex)
+
+
+def _plain(item: Any, budget: list[int] | None = None) -> bool:
+    """Whether ``item`` is numbers only: an ndarray, a number, or nested lists of them (of Python's own types).
+
+    Anything else (a learner's class, a list subclass, an object with ``__array__``)
+    is refused before numpy could call its methods: a "lying" object's
+    ``__len__``/``__getitem__`` could otherwise run, or loop, during conversion.
+    """
+    if isinstance(item, _NUMBERS):
+        return True
+    budget = budget if budget is not None else [1 << 22]
+    if type(item) not in (list, tuple):
+        return False
+    budget[0] -= len(item)
+    return budget[0] >= 0 and all(_plain(element, budget) for element in item)
+
+
 def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
     """Turn a returned value into ``.npy`` payloads; refuse anything but numbers."""
     kind = "tuple" if isinstance(value, tuple) else "single"
@@ -201,6 +301,10 @@ def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
     types = [type(item).__name__ for item in items]
     encoded = []
     for item, name in zip(items, types):
+        if not _plain(item):  # an object of the learner's own: never let numpy run its methods
+            raise TypeError(f"returned a value that is not an array of numbers ({name})")
+        if isinstance(item, np.ndarray) and item.size > MAX_ELEMENTS:  # refuse before copying it
+            raise ValueError(f"returned a value too large to hand back ({item.size} numbers; at most {MAX_ELEMENTS})")
         array = np.array(item, copy=True, subok=False)
         if array.dtype.hasobject or array.dtype.kind not in "biufc":
             raise TypeError(f"returned a value that is not an array of numbers ({name}, dtype {array.dtype})")
@@ -222,19 +326,32 @@ def _decode_value(spec: dict[str, Any], blobs: list[bytes]) -> Any:
 def _trusted_callable(name: str, arrays: list[np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Build one of the grader's own functions here, so no callable crosses the boundary."""
     namespace: dict[str, Any] = {"__name__": "grader_trusted"}
-    exec(compile(TRUSTED_SOURCE, "<grader trusted functions>", "exec"), namespace)  # noqa: S102
+    exec(compile(_trusted_source(), "<grader trusted functions>", "exec"), namespace)  # noqa: S102
     return namespace["build"](name, arrays)
 
 
-def _read_trusted_source() -> str:
-    """The text of ``trusted.py``, read before confinement and compiled only on demand.
+# The text of ``trusted.py`` reaches a learner process only with the calls that
+# need it (the parent adds it to their message), so a process that is never
+# handed a callable never holds the grader's softmax and cannot call it
+# instead of its own. Outside the sandbox (in-process test doubles) it is read
+# from disk on demand.
+_trusted: list[str | None] = [None]
 
-    Keeping it as text means a learner process that is never handed a callable
-    never holds the grader's softmax, so it cannot call it instead of its own.
-    """
+
+def _set_trusted_source(source: Any) -> None:
+    if isinstance(source, str):
+        _trusted[0] = source
+
+
+def _trusted_source() -> str:
+    source = _trusted[0]
+    if source is None:
+        source = _trusted[0] = read_trusted_source()
+    return source
+
+
+def read_trusted_source() -> str:
+    """The text of ``trusted.py`` (read by the parent, which sends it along with calls that need it)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trusted.py")
     with open(path, encoding="utf-8") as handle:
         return handle.read()
-
-
-TRUSTED_SOURCE = _read_trusted_source()

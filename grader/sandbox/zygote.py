@@ -51,6 +51,11 @@ class _Server:
             subreaper = True
         except Exception:
             subreaper = False
+        try:  # learner processes inherit it: their /proc entries are closed to their siblings
+            privileges.set_non_dumpable()
+            non_dumpable = True
+        except Exception:
+            non_dumpable = False
         read, listed = _landlock_paths(landlock)
         self.landlock_paths = {"read": read, "list": listed}
         self.facts = {
@@ -58,6 +63,7 @@ class _Server:
             "seccomp": seccomp.available(),
             "root": os.geteuid() == 0,
             "subreaper": subreaper,
+            "non_dumpable": non_dumpable,
         }
 
     def run(self) -> None:
@@ -74,7 +80,7 @@ class _Server:
                     continue
                 if not data:
                     self._shutdown()
-                    return
+                    os._exit(0)  # nothing to flush; skipping interpreter teardown saves a cold run ~50 ms
                 self._handle(json.loads(data), fds)
 
     def _handle(self, request: dict[str, Any], fds: list[int]) -> None:
@@ -137,8 +143,8 @@ class _Server:
                 except OSError:
                     pass
             try:
-                _, status = os.waitpid(pid, 0)
-                self.exited[pid] = _status(status)
+                _, status, usage = os.wait4(pid, 0)
+                self.exited[pid] = _status(status, usage)
             except ChildProcessError:
                 self.exited.setdefault(pid, {"exit": -1})
         self.active.discard(pid)
@@ -149,31 +155,43 @@ class _Server:
     def _reap(self) -> None:
         while True:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
                 return
             if pid in self.active:
-                self.exited[pid] = _status(status)
+                self.exited[pid] = _status(status, usage)
 
-    def _kill_orphans(self) -> None:
-        """Kill every process re-parented to us that is not a live learner process."""
-        me = str(os.getpid())
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) in self.active:
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[1].decode() == me:
+    def _kill_orphans(self, timeout: float = 5.0) -> None:
+        """Kill every process re-parented to us that is not a live learner process, and its descendants.
+
+        A learner's daemon (``fork``, ``setsid``, ``fork`` again, ignore SIGTERM)
+        comes back to us because we are a child subreaper. SIGKILL cannot be
+        ignored; we rescan until a scan finds nothing, so processes forked or
+        re-parented while we kill are caught too.
+        """
+        me = os.getpid()
+        deadline = time.monotonic() + timeout
+        while True:
+            children, zombies = _children_map()
+            doomed: list[int] = []
+            queue = [pid for pid in children.get(me, []) if pid not in self.active]
+            while queue:
+                pid = queue.pop()
+                doomed.append(pid)
+                queue.extend(children.get(pid, []))
+            for pid in doomed:
                 try:
-                    os.kill(int(entry), signal.SIGKILL)
+                    os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-        self._reap()
+            self._reap()
+            # Done when nothing is left alive and our dead children are reaped (not left as zombies).
+            unreaped = [pid for pid in zombies.get(me, []) if pid not in self.active]
+            if (not doomed and not unreaped) or time.monotonic() > deadline:
+                return
+            time.sleep(0.002)
 
     def _send(self, message: dict[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
@@ -205,10 +223,29 @@ def _open_fds() -> list[int]:
         return list(range(3, 256))
 
 
-def _status(status: int) -> dict[str, int]:
+def _children_map() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Parent pid -> child pids in ``/proc``: the live processes, and the zombies."""
+    children: dict[int, list[int]] = {}
+    zombies: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1:
+            target = zombies if fields[0] in (b"Z", b"X") else children
+            target.setdefault(int(fields[1]), []).append(int(entry))
+    return children, zombies
+
+
+def _status(status: int, usage: Any = None) -> dict[str, Any]:
+    cpu = {"cpu": round(usage.ru_utime + usage.ru_stime, 3)} if usage is not None else {}
     if os.WIFSIGNALED(status):
-        return {"signal": os.WTERMSIG(status)}
-    return {"exit": os.WEXITSTATUS(status)}
+        return {"signal": os.WTERMSIG(status), **cpu}
+    return {"exit": os.WEXITSTATUS(status), **cpu}
 
 
 def main(argv: list[str]) -> None:
@@ -217,7 +254,7 @@ def main(argv: list[str]) -> None:
     sys.path.insert(0, argv[1])
     import numpy  # noqa: F401  - the whole point: import once, fork many times
 
-    from grader.sandbox import child, protocol  # noqa: F401
+    from grader.sandbox import child, protocol, selftest  # noqa: F401 - nothing of ours is readable once confined
     from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
 
     control = socket.socket(fileno=int(argv[2]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -18,7 +19,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Zygote"]
+__all__ = ["SCRATCH_PREFIX", "Zygote", "sweep_stale_scratch"]
+
+SCRATCH_PREFIX = "grader-"  # learner scratch folders: grader-<pid of the grading process>-<random>
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 _ZYGOTE = str(Path(__file__).resolve().with_name("zygote.py"))
@@ -40,6 +43,54 @@ def _minimal_environment() -> dict[str, str]:
     return env
 
 
+def _harden_grader() -> None:
+    """Make the grading process non-dumpable before any learner process exists.
+
+    Its ``/proc/<pid>/environ``, ``mem`` and ``fd/`` then belong to root and
+    need CAP_SYS_PTRACE, which no learner process has: even where Landlock is
+    missing, a learner cannot read the grader's environment (CI secrets),
+    memory (hidden checks, answer keys) or write to its standard output.
+    """
+    try:
+        from grader.sandbox.confine.privileges import set_non_dumpable
+
+        set_non_dumpable()
+    except Exception:  # pragma: no cover - not Linux; the self-test then reports what is weaker
+        pass
+
+
+def sweep_stale_scratch() -> int:
+    """Remove scratch folders left by grading processes that no longer exist (killed mid-grading).
+
+    A grader that is SIGKILLed cannot clean up after itself; the next one does.
+    Only folders named ``grader-<pid>-...``, owned by this user, whose pid is
+    gone, are removed. Returns how many.
+    """
+    removed = 0
+    root = tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        pid_text = name[len(SCRATCH_PREFIX):].split("-", 1)[0] if name.startswith(SCRATCH_PREFIX) else ""
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        path = os.path.join(root, name)
+        try:
+            if os.lstat(path).st_uid != os.geteuid() or not os.path.isdir(path) or os.path.islink(path):
+                continue
+            os.kill(int(pid_text), 0)
+            continue  # its grading process is alive (or the pid was reused): leave it
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += 1
+    return removed
+
+
 class Zygote:
     """Client of the warm parent that forks learner processes.
 
@@ -49,6 +100,8 @@ class Zygote:
     """
 
     def __init__(self) -> None:
+        _harden_grader()
+        sweep_stale_scratch()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket = ours
         self._stderr = tempfile.TemporaryFile()

@@ -1,0 +1,7 @@
+"""#4 Spin forever while the file is being imported."""
+while True:
+    pass
+
+
+def softmax(z, axis=-1):
+    return z

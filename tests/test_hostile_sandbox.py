@@ -1,0 +1,330 @@
+"""The sandbox's hardening, piece by piece: self-test, tiers and refusal, wording, limits, answers bombs.
+
+The end-to-end hostile corpus is ``test_hostile.py``; these tests pin the
+parts it relies on, mostly without spawning the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader import reasons
+from grader.answers import AnswersProblem, load_answers
+from grader.checks.base import Call
+from grader.checks.engine import encode_calls
+from grader.errors import UsageError, WeakSandboxError
+from grader.grading import GradingSession, SandboxFactory, preflight_sandbox, weak_sandbox_allowed
+from grader.sandbox import child, selftest
+from grader.sandbox.confine import abi_version, seccomp_available
+from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote, _as_error, _needs_trusted
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+FULL = pytest.mark.skipif(not abi_version() or not seccomp_available(), reason="needs Landlock and seccomp")
+ALL_DENIED = {name: "denied" for name in selftest.PROBES}
+MACHINE = {"landlock_abi": 7, "seccomp": True, "root": True, "grader_non_dumpable": True}
+
+
+# -- the self-test's judgement (no processes) --------------------------------
+
+
+def _judged(probes: dict[str, str], layers: Layers = Layers(), machine: dict = MACHINE,
+            reached: tuple[str, ...] = ()) -> selftest.SelfTest:
+    return selftest.SelfTest(probes=probes, expected=selftest.expected_denials(machine, layers), reached=reached)
+
+
+def test_selftest_all_denied_is_tier_a_and_strong() -> None:
+    test = _judged(ALL_DENIED)
+    assert test.tier == "A" and not test.weak and test.failures == [] and test.unprotected == []
+
+
+def test_selftest_reads_allowed_is_tier_b_and_names_the_flag() -> None:
+    probes = dict(ALL_DENIED, read="allowed", list="allowed")  # the grader's environ stays closed: non-dumpable
+    test = _judged(probes, Layers(caps=True, landlock=False, seccomp=True))
+    assert test.tier == "B" and test.weak and test.failures == []
+    assert test.unprotected == [selftest._PROTECTS[0][2]]
+    message = test.refusal(MACHINE, Layers(caps=True, landlock=False, seccomp=True))
+    assert "tier B" in message and "--allow-weak-sandbox" in message and "GRADER_SANDBOX_LAYERS" in message
+    assert "\n" not in message
+
+
+def test_selftest_layer_that_should_hold_but_did_not_is_a_failure() -> None:
+    test = _judged(dict(ALL_DENIED, read="allowed"))  # Landlock asked for and available, yet the canary was read
+    assert test.failures == ["read"] and test.weak and test.tier == "B"
+    message = test.refusal(MACHINE, Layers())
+    assert message.startswith("the sandbox self-test failed") and "reading a file outside its allow-list" in message
+    assert "--allow-weak-sandbox" in message
+
+
+def test_selftest_a_listener_that_heard_something_counts_even_if_the_child_said_denied() -> None:
+    test = _judged(ALL_DENIED, reached=("udp",))
+    assert test.failures == ["udp"] and not test.protected("network") and test.tier == "C"
+
+
+def test_selftest_expectations_follow_the_layers_and_the_machine() -> None:
+    landlock_only = selftest.expected_denials(MACHINE, Layers(caps=True, landlock=True, seccomp=False))
+    assert landlock_only["read"] and landlock_only["connect"] and landlock_only["signal"]
+    assert not landlock_only["fork"] and not landlock_only["udp"]
+    old_kernel = selftest.expected_denials(dict(MACHINE, landlock_abi=3), Layers(caps=True, landlock=True, seccomp=False))
+    assert old_kernel["read"] and not old_kernel["connect"] and not old_kernel["signal"]
+    nothing = selftest.expected_denials(MACHINE, Layers(False, False, False))
+    assert not any(nothing.values())
+
+
+# -- the self-test for real, on every set of layers --------------------------
+
+
+@FULL
+@pytest.mark.parametrize("layers, tier", [
+    ("all", "A"), ("caps,seccomp", "B"), ("seccomp", "B"), ("caps,landlock", "C"), ("none", "C"),
+])
+def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.MonkeyPatch, layers: str,
+                                                           tier: str) -> None:
+    monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
+    with Zygote.start() as zygote:
+        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+        test = factory.self_test()
+        info = factory.info()
+    assert test.failures == [], test.probes
+    assert test.tier == tier == info.tier, test.probes
+    assert info.self_test == {name: test.probes[name] for name in selftest.PROBES}
+    if tier == "A":
+        assert test.probes == ALL_DENIED and info.warning is None and info.unprotected is None
+        assert info.landlock_abi >= 1 and info.seccomp and info.caps_dropped
+    else:
+        assert info.warning and info.warning.startswith(f"sandbox tier {tier}") and info.unprotected
+
+
+def test_grader_process_becomes_non_dumpable_when_it_starts_the_sandbox() -> None:
+    code = ("import ctypes\nfrom grader.sandbox.zygote_client import Zygote\n"
+            "libc = ctypes.CDLL(None)\nbefore = libc.prctl(3, 0, 0, 0, 0)\n"
+            "z = Zygote.start(); z.facts\nafter = libc.prctl(3, 0, 0, 0, 0)\n"
+            "print(before, after, z.facts['non_dumpable']); z.close()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.stdout.split() == ["1", "0", "True"], done.stderr
+
+
+# -- refusing hidden checks on a weak sandbox (the API; the CLI is in test_hostile) -------
+
+
+def test_weak_sandbox_error_is_a_usage_error() -> None:
+    assert issubclass(WeakSandboxError, UsageError) and WeakSandboxError.exit_code == 2
+
+
+@pytest.mark.slow
+def test_session_refuses_hidden_checks_at_tier_c_unless_allowed(tmp_path: Path) -> None:
+    learner = tmp_path / "mine.py"
+    learner.write_text((ROOT / "solutions" / "stable-softmax" / "reference.py").read_text())
+    weak = Layers(False, False, False)
+    with GradingSession(exercises_dir=ROOT / "exercises", layers=weak, allow_weak_sandbox=False) as session:
+        with pytest.raises(WeakSandboxError, match="--allow-weak-sandbox"):
+            session.grade(learner, exercise_ids=["stable-softmax"])
+        public = session.grade(learner, exercise_ids=["stable-softmax"], public_only=True)
+        assert public.sandbox is not None and public.sandbox.tier == "C" and public.sandbox.warning
+    with GradingSession(exercises_dir=ROOT / "exercises", layers=weak, allow_weak_sandbox=True) as session:
+        report = session.grade(learner, exercise_ids=["stable-softmax"])
+    assert report.exercises[0].status == "passed"
+    assert report.sandbox is not None and "--allow-weak-sandbox" in (report.sandbox.warning or "")
+
+
+def test_allow_weak_sandbox_reads_the_environment_only_without_a_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_ALLOW_WEAK_SANDBOX", "1")
+    assert weak_sandbox_allowed(None) is True and weak_sandbox_allowed(False) is False
+    monkeypatch.delenv("GRADER_ALLOW_WEAK_SANDBOX")
+    assert weak_sandbox_allowed(None) is False
+
+
+@FULL
+def test_preflight_refuses_tier_b_and_passes_tier_a(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert preflight_sandbox().tier == "A"
+    monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "seccomp")
+    with pytest.raises(WeakSandboxError, match="tier B"):
+        preflight_sandbox()
+    assert preflight_sandbox(allow_weak_sandbox=True).tier == "B"
+
+
+# -- nothing survives, even with seccomp off ----------------------------------
+
+
+def _marked(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker.encode() in Path("/proc", entry, "comm").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layers", [Layers(caps=True, landlock=True, seccomp=False), Layers(False, False, False)],
+                         ids=["landlock-only", "no-layers"])
+def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers) -> None:
+    marker = f"hxd{os.getpid() % 100000}"
+    source = (HOSTILE / "setsid_daemon.py").read_text().replace("__MARKER__", marker)
+    with Zygote.start() as zygote:
+        process = LearnerProcess(zygote, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+        assert process.start().status == "ok"
+        calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
+        assert [o.status for o in process.call_many(calls, blobs)] == ["bad_value"] * 3
+        deadline = time.monotonic() + 5
+        while len(_marked(marker)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        daemons = _marked(marker)
+        assert len(daemons) == 3  # they really ran: forked, setsid, forked again, ignoring SIGTERM
+        for pid in daemons:
+            os.kill(pid, signal.SIGTERM)  # ignored, as promised
+        time.sleep(0.1)
+        assert sorted(_marked(marker)) == sorted(daemons)
+        process.close()
+        assert _marked(marker) == []
+
+
+# -- wording: one place for what the sandbox did -------------------------------
+
+
+def test_reasons_name_the_limit_and_wall_clock_or_cpu() -> None:
+    assert reasons.timeout_detail(2, 1.9) == "no answer within 2 s (wall-clock limit), busy computing all along"
+    assert reasons.timeout_detail(2, 0.01).endswith("waiting rather than computing (sleeping or blocked)")
+    assert reasons.timeout_detail(2, None, "while importing your file").endswith("limit) while importing your file")
+    sigxcpu = {"signal": 24, "signal_name": "SIGXCPU", "cpu": 20.0}
+    assert reasons.crash_detail(sigxcpu, cpu_seconds=20, file_bytes=1 << 20) == \
+        "stopped after 20 s of CPU time (limit 20 s)"
+    assert reasons.hit_cpu_limit(sigxcpu, 20)
+    ignored = {"signal": 9, "signal_name": "SIGKILL", "cpu": 21.0}
+    assert "limit 21 s, after ignoring the warning signal SIGXCPU" in reasons.crash_detail(
+        ignored, cpu_seconds=20, file_bytes=1 << 20)
+    oom = {"signal": 9, "signal_name": "SIGKILL", "cpu": 0.2}
+    assert not reasons.hit_cpu_limit(oom, 20) and "SIGKILL" in reasons.crash_detail(oom, cpu_seconds=20, file_bytes=1)
+    segv = {"signal": 11, "signal_name": "SIGSEGV"}
+    assert reasons.crash_detail(segv, cpu_seconds=20, file_bytes=1).startswith("crashed (SIGSEGV")
+    assert reasons.crash_detail({"exit": 0}, cpu_seconds=20, file_bytes=1) == \
+        "exited with status 0 before returning a value"
+    assert reasons.output_limit_detail(1 << 20) == "printed more than 1 MiB; stopped"
+    assert reasons.size_text(512 << 20) == "512 MiB" and reasons.size_text(1 << 30) == "1 GiB"
+
+
+@pytest.mark.parametrize("kind, phrase", [
+    ("process", "tried to start a process (not allowed)"), ("network", "network access is not allowed"),
+    ("file", "file access denied"), ("signal", "tried to signal another process"),
+    ("limits", "raise its own resource limits"), ("import", "not available here"),
+])
+def test_describe_error_says_what_the_sandbox_refused(kind: str, phrase: str) -> None:
+    error = {"type": "PermissionError", "message": "[Errno 1] Operation not permitted", "frames": [], "kind": kind}
+    text = reasons.describe_error(CallOutcome(status="raised", error=error), "softmax")
+    assert text.startswith("softmax ") and phrase in text and "PermissionError" in text
+
+
+def test_describe_error_memory_names_the_limit() -> None:
+    error = {"type": "MemoryError", "message": "", "frames": [], "kind": "memory", "limit": 512 << 20}
+    assert "ran out of memory (limit 512 MiB)" in reasons.describe_error(CallOutcome("raised", error=error), "softmax")
+
+
+def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
+    child._last_action[0] = "process"
+    assert child._classify(PermissionError(1, "Operation not permitted")) == "process"
+    assert child._classify(ValueError("not allowed to raise maximum limit")) == "limits"
+    assert child._classify(MemoryError()) == "memory"
+    assert child._classify(ValueError("bad")) is None
+    child._last_action[0] = None
+    assert child._classify(PermissionError(13, "Permission denied")) == "forbidden"
+
+
+def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
+    error = _as_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
+                       "errno": "1", "frames": [{"file": "a.py", "line": 3, "function": "f\x00", "text": "x\ny"}]})
+    assert error["type"] == "\\x1b[2JPASS"
+    assert "\n" not in error["message"] and "\x1b" not in error["message"] and "\\u202e" in error["message"]
+    assert "kind" not in error and "errno" not in error
+    assert error["frames"][0]["function"] == "f\\x00" and error["frames"][0]["text"] == "x y"
+
+
+def test_trusted_source_travels_only_with_calls_that_need_it() -> None:
+    assert not hasattr(child, "TRUSTED_SOURCE")
+    assert not _needs_trusted([{"fn": "softmax", "args": [{"t": "array", "i": 0}]}])
+    assert _needs_trusted([{"fn": "numerical_jacobian", "args": [{"t": "callable", "name": "softmax"}]}])
+
+
+# -- test-only limits ----------------------------------------------------------
+
+
+def test_limits_read_hidden_test_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_CALL_SECONDS", "0.5")
+    monkeypatch.setenv("GRADER_IMPORT_SECONDS", "1.5")
+    monkeypatch.setenv("GRADER_CPU_SECONDS", "3")
+    limits = Limits()
+    assert (limits.call_seconds, limits.import_seconds, limits.cpu_seconds) == (0.5, 1.5, 3.0)
+    assert Limits.call_seconds_for(2.0) == 0.5
+    monkeypatch.setenv("GRADER_CALL_SECONDS", "nonsense")
+    assert Limits().call_seconds == 2.0 and Limits.call_seconds_for(4.0) == 4.0
+    monkeypatch.setenv("GRADER_CALL_SECONDS", "-1")
+    assert Limits().call_seconds == 2.0
+
+
+# -- answers files parsed in the grader's own process ----------------------------
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("laughs.yaml", (HOSTILE / "billion_laughs.answers.yaml").read_text(), "YAML aliases"),
+    ("deep.yaml", "why-softmax-quiz: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested more than 64 levels"),
+    ("deep-map.yaml", "why-softmax-quiz: " + "{a: " * 5_000 + "1" + "}" * 5_000 + "\n", "nested more than 64 levels"),
+    ("deep.json", '{"why-softmax-quiz": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+], ids=["billion-laughs", "deep-yaml", "deep-yaml-mapping", "deep-json"])
+def test_answers_bombs_are_refused_at_once(tmp_path: Path, name: str, content: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    started = time.monotonic()
+    with pytest.raises(AnswersProblem, match=message):
+        load_answers(path)
+    assert time.monotonic() - started < 2
+
+
+def test_billion_laughs_file_is_small() -> None:
+    assert (HOSTILE / "billion_laughs.answers.yaml").stat().st_size < 500
+
+
+def test_answers_file_of_50_mb_is_refused_after_reading_256_kib(tmp_path: Path) -> None:
+    path = tmp_path / "answers.yaml"
+    with open(path, "w") as handle:
+        handle.write("why-softmax-quiz:\n  divide-by-sum-fails: A\n# " + "x" * (50 << 20) + "\n")
+    started = time.monotonic()
+    with pytest.raises(AnswersProblem, match="larger than 256 KiB"):
+        load_answers(path)
+    assert time.monotonic() - started < 2
+
+
+def test_json_result_carries_learner_output_only_as_a_string(tmp_path: Path) -> None:
+    learner = tmp_path / "mine.py"
+    learner.write_text((HOSTILE / "fake_results_output.py").read_text())
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(learner), "--exercise", "stable-softmax",
+                           "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)  # exactly one document: json.loads refuses trailing data
+    assert report["score"] == 0
+    assert '"score": 100' in report["exercises"][0]["output"] and "\x1b" not in done.stdout
+
+
+def test_scratch_of_a_killed_grader_is_swept_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.sandbox.zygote_client import sweep_stale_scratch
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (tmp_path / f"grader-{gone}-abc").mkdir()
+    (tmp_path / f"grader-{os.getpid()}-mine").mkdir()
+    (tmp_path / "grader-oldstyle").mkdir()
+    assert sweep_stale_scratch() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"grader-{os.getpid()}-mine", "grader-oldstyle"]
