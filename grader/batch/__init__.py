@@ -1,0 +1,21 @@
+"""Batch grading: a whole class, in parallel, resumable, with a gradebook and a class picture.
+
+``run_batch(directory, *, assignment, out, ...)`` is the API; ``grader batch``
+is a thin layer over it. Modules::
+
+    learners.py   who is in the class, and a safe file name for each learner
+    cache.py      result keys, the commit marker, atomic writes
+    worker.py     grading one learner inside a worker process
+    executors.py  the local process pool and the Dask executor (one small interface)
+    progress.py   a bar on a terminal, plain lines in a log
+    gradebook.py  gradebook.csv
+    summary.py    class statistics, summary.md and the terminal summary
+    html.py       report.html with its two charts
+    run.py        run_batch, tying them together
+"""
+
+from __future__ import annotations
+
+from grader.batch.run import BatchSummary, run_batch
+
+__all__ = ["BatchSummary", "run_batch"]

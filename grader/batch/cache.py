@@ -1,0 +1,166 @@
+"""Result keys and atomic writes: nothing lost, nothing graded twice.
+
+A learner's result is stored as three files, written in this order, each
+through a temporary file in the same folder and ``os.replace``:
+
+``results/STEM.json``   the contract's JSON result
+``feedback/STEM.md``    the learner's feedback
+``results/STEM.key``    the *commit marker*: the key the result was graded under
+
+A result counts as finished only when its ``.key`` file names the key the
+learner has now, so a run stopped between two of the writes simply grades
+that learner again. The key hashes everything the result depends on: the
+learner's files (names and bytes), every file of the exercises folder, the
+solution files the specs name, the assignment id, the grader's version and
+a digest of its own source code.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grader
+from grader import __version__
+from grader.spec.loader import Catalog
+from grader.spec.models import ImplementationExercise
+
+__all__ = ["KeyRecord", "learner_digest", "read_key", "result_key", "spec_digest", "write_atomically"]
+
+_KEY_FORMAT = "grader-batch-key/1"
+_CHUNK = 1 << 20
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """What a ``.key`` file holds: the key, who it belongs to, and whether grading itself failed."""
+
+    key: str
+    learner: str
+    entry: str
+    grader_error: str | None = None
+
+    def dumps(self) -> str:
+        return json.dumps({"key": self.key, "learner": self.learner, "entry": self.entry,
+                           "grader_error": self.grader_error}, ensure_ascii=False, indent=2) + "\n"
+
+
+def read_key(path: Path) -> KeyRecord | None:
+    """The record in ``path``, or ``None`` when it is missing or unreadable (then the learner is graded again)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return KeyRecord(key=str(data["key"]), learner=str(data["learner"]), entry=str(data["entry"]),
+                         grader_error=data.get("grader_error"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _hash_file(digest: Any, path: Path) -> None:
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+
+
+def _files_under(root: Path) -> list[tuple[str, Path]]:
+    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed."""
+    if not root.is_dir() or root.is_symlink():
+        return [(root.name, root)]
+    found = []
+    for folder, subfolders, names in os.walk(root, followlinks=False):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for name in names:
+            path = Path(folder, name)
+            found.append((path.relative_to(root).as_posix(), path))
+    return sorted(found, key=lambda item: item[0].encode("utf-8", "surrogateescape"))
+
+
+def _hash_tree(digest: Any, root: Path, *, label: str) -> None:
+    """Names and bytes of every regular file under ``root`` (or ``root`` itself), in a fixed order."""
+    files = _files_under(root)
+    digest.update(f"{label}\0{len(files)}\0".encode())
+    for name, path in files:
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        if path.is_symlink():
+            digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
+        elif path.is_file():
+            digest.update(str(path.stat().st_size).encode() + b"\0")
+            _hash_file(digest, path)
+        else:
+            digest.update(b"special\0")
+
+
+def learner_digest(path: Path) -> str:
+    """A hash of a learner's entry: the file, or every file under the folder (names and bytes)."""
+    digest = hashlib.sha256()
+    _hash_tree(digest, path, label="entry")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def grader_source_digest() -> str:
+    """A hash of the grader's own code: a fix without a version bump still invalidates old results."""
+    package = Path(grader.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py"), key=lambda p: p.relative_to(package).as_posix()):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        _hash_file(digest, path)
+    return digest.hexdigest()
+
+
+def spec_digest(catalog: Catalog, exercises_dir: Path) -> str:
+    """A hash of the specs a worker grades with: exercise files, named solutions, grader version, sandbox layers.
+
+    Workers compare it with the batch's, so a worker with other files never stores results under its key.
+    """
+    digest = hashlib.sha256()
+    digest.update(f"{_KEY_FORMAT}\0{__version__}\0".encode())
+    digest.update(f"layers={os.environ.get('GRADER_SANDBOX_LAYERS', 'all')}\0".encode())
+    _hash_tree(digest, exercises_dir, label="exercises")
+    named: set[str] = set()
+    for exercise in catalog.exercises.values():
+        if isinstance(exercise, ImplementationExercise):
+            named.update(p for p in [exercise.reference_solution, *(w.path for w in exercise.known_wrong)] if p)
+    for relative in sorted(named):
+        digest.update(f"solution\0{relative}\0".encode())
+        _hash_file(digest, catalog.resolve(relative))
+    return digest.hexdigest()
+
+
+def result_key(learner_hash: str, specs_hash: str, assignment: str) -> str:
+    """The key of one learner's result: its files, the specs, the assignment, the grader's code."""
+    text = f"{_KEY_FORMAT}\0{assignment}\0{specs_hash}\0{grader_source_digest()}\0{learner_hash}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(handle, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are ordinary files
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def remove_stale_temporaries(folder: Path) -> int:
+    """Delete temporary files a killed run left behind (``.NAME.XXXX.tmp``); return how many."""
+    removed = 0
+    for path in folder.glob(".*.tmp"):
+        if path.is_file():
+            path.unlink()
+            removed += 1
+    return removed

@@ -1,0 +1,242 @@
+"""Executors: who grades the learners of a batch, and where.
+
+The contract of an executor is one method::
+
+    map(tasks) -> iterator of (task, Outcome)
+
+It yields one pair for every task, in the order they finish, and never
+raises for a single learner: a learner whose grading crashed or hung comes
+back as ``Outcome(grader_error=...)``. Closing the iterator (the consumer
+stopped, or Ctrl-C) stops the work and every process it started.
+
+``LocalPool`` runs a pool of worker processes on this machine; ``DaskExecutor``
+sends the tasks to a Dask distributed cluster (the optional ``dask`` extra).
+Tests can pass any object with the same ``map``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any, Protocol
+
+from grader.batch.worker import Outcome, Task, WorkerConfig, grade_task, start_worker, task_id
+from grader.errors import SandboxError, UsageError
+
+__all__ = ["DaskExecutor", "Executor", "LocalPool"]
+
+
+class Executor(Protocol):
+    """Runs grading tasks; see the module docstring for the contract."""
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]: ...
+
+
+def _worker_main(config: WorkerConfig, connection: Connection) -> None:
+    """A pool process: start one grading session, then grade what the parent sends until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        worker = start_worker(config)
+    except BaseException:  # noqa: BLE001 - reported to the parent, which decides
+        connection.send(("failed", traceback.format_exc()))
+        return
+    connection.send(("ready", None))
+    try:
+        while True:
+            try:
+                task = connection.recv()
+            except EOFError:
+                break
+            if task is None:
+                break
+            connection.send(("done", worker.grade(task)))
+    finally:
+        worker.close()
+
+
+@dataclass
+class _Slot:
+    process: Any
+    connection: Connection
+    ready: bool = False
+    task: Task | None = None
+    started: float = 0.0
+
+
+@dataclass
+class LocalPool:
+    """Worker processes on this machine, each with its own warm sandbox parent.
+
+    ``jobs`` processes are started from a ``forkserver`` (a clean, preloaded
+    parent: no threads or sockets of ours are inherited). The parent knows
+    which learner each process holds, so a process that dies is blamed on
+    that learner's grading alone and replaced; ``watchdog`` seconds bound the
+    grading of one learner, as a backstop for a grader bug (learner code has
+    its own, much shorter, limits in the sandbox).
+    """
+
+    config: WorkerConfig
+    jobs: int
+    watchdog: float = 600.0
+    context: str = "forkserver"
+    worker_main: Callable[[WorkerConfig, Connection], None] = _worker_main
+    _slots: list[_Slot] = field(default_factory=list, init=False)
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
+        pending = list(tasks)
+        pending.reverse()  # pop() from the end keeps the given order
+        if not pending:
+            return
+        context = multiprocessing.get_context(self.context)
+        if self.context == "forkserver":
+            context.set_forkserver_preload(["grader.batch.worker", "grader.grading", "grader.report"])
+        wanted = max(1, min(self.jobs, len(pending)))
+        failures: list[str] = []
+        try:
+            for _ in range(wanted):
+                self._start(context)
+            while pending or any(slot.task for slot in self._slots):
+                for slot in self._slots:
+                    if slot.ready and slot.task is None and pending:
+                        slot.task, slot.started = pending.pop(), time.monotonic()
+                        slot.connection.send(slot.task)
+                if not self._slots:
+                    raise SandboxError("no grading process could start: " + (failures[-1] if failures else "unknown"))
+                yield from self._collect(context, failures, bool(pending))
+        finally:
+            self._stop()
+
+    def _start(self, context: Any) -> None:
+        ours, theirs = context.Pipe()
+        process = context.Process(target=self.worker_main, args=(self.config, theirs), daemon=True,
+                                  name="grader-batch-worker")
+        process.start()
+        theirs.close()
+        self._slots.append(_Slot(process, ours))
+
+    def _collect(self, context: Any, failures: list[str], more: bool) -> Iterator[tuple[Task, Outcome]]:
+        """Wait for one event (a message, a death, a deadline) and handle what happened."""
+        waits: dict[Any, _Slot] = {slot.connection: slot for slot in self._slots}
+        waits.update({slot.process.sentinel: slot for slot in self._slots})
+        busy = [slot.started + self.watchdog for slot in self._slots if slot.task is not None]
+        timeout = max(0.0, min(busy) - time.monotonic()) if busy else None
+        for ready in wait(list(waits), timeout=timeout):
+            slot = waits[ready]
+            if slot not in self._slots:
+                continue
+            if ready is slot.connection:
+                try:
+                    kind, payload = slot.connection.recv()
+                except (EOFError, OSError):
+                    continue  # it died: its sentinel says so
+                if kind == "ready":
+                    slot.ready = True
+                elif kind == "failed":
+                    failures.append(str(payload).strip().splitlines()[-1])
+                    self._drop(slot)
+                elif kind == "done" and slot.task is not None:
+                    done, slot.task = slot.task, None
+                    yield done, payload
+            elif not slot.process.is_alive():
+                lost = slot.task
+                self._drop(slot)
+                if lost is not None:
+                    code = slot.process.exitcode
+                    how = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                    yield lost, Outcome(grader_error=f"the grading process stopped unexpectedly ({how}) "
+                                                     "while grading this learner")
+                    if more:
+                        self._start(context)
+        now = time.monotonic()
+        for slot in list(self._slots):
+            if slot.task is not None and now - slot.started > self.watchdog:
+                task = slot.task
+                self._drop(slot)
+                yield task, Outcome(grader_error=f"grading this learner took longer than {self.watchdog:g} s, "
+                                                 "so the grader stopped it (learner code has far shorter limits: "
+                                                 "this points at a grader or machine problem)")
+                if more:
+                    self._start(context)
+
+    def _drop(self, slot: _Slot) -> None:
+        self._slots.remove(slot)
+        if slot.process.is_alive():
+            slot.process.kill()
+        slot.process.join(5)
+        slot.connection.close()
+
+    def _stop(self) -> None:
+        """Idle processes are asked to stop; busy ones (we were interrupted) are killed at once."""
+        for slot in self._slots:
+            if slot.task is not None:
+                slot.process.kill()
+                continue
+            try:
+                slot.connection.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 5
+        for slot in self._slots:
+            slot.process.join(max(0.0, deadline - time.monotonic()))
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join(5)
+            slot.connection.close()
+        self._slots.clear()
+
+
+@dataclass
+class DaskExecutor:
+    """Grade on a Dask distributed cluster (``pip install 'grader[dask]'``).
+
+    Every Dask worker must see the class folder and the exercises at the same
+    paths as this machine (a shared file system): tasks carry paths, results
+    come back as JSON text. Each worker process keeps one grading session
+    per thread. A worker that dies has its task retried by Dask, then reported
+    as a grader error for that learner.
+    """
+
+    config: WorkerConfig
+    scheduler: str
+    connect_timeout: float = 30.0
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
+        try:
+            from distributed import Client, as_completed
+        except ImportError:
+            raise UsageError("--scheduler needs Dask: pip install 'grader[dask]' (dask[distributed])") from None
+        tasks = list(tasks)
+        if not tasks:
+            return
+        try:
+            client = Client(self.scheduler, timeout=self.connect_timeout)
+        except OSError as exc:
+            raise UsageError(f"cannot reach the Dask scheduler at {self.scheduler!r} ({exc})") from None
+        try:
+            run = uuid.uuid4().hex[:8]  # a scheduler may still hold an earlier run's keys
+            futures = {client.submit(grade_task, self.config, task, key=f"{task_id(task)}-{run}", pure=False): task
+                       for task in tasks}
+            for future in as_completed(futures):
+                task = futures.pop(future)
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # noqa: BLE001 - the worker died or Dask gave up on it
+                    outcome = Outcome(grader_error=f"the Dask cluster could not grade this learner: "
+                                                   f"{type(exc).__name__}: {exc}")
+                yield task, outcome
+        finally:
+            for future in list(futures):
+                future.cancel()
+            client.close()
+
+
+def default_jobs() -> int:
+    """One worker per core."""
+    return os.cpu_count() or 1

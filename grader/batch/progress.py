@@ -1,0 +1,163 @@
+"""Progress of a batch: a live bar on a terminal, plain periodic lines in a CI log.
+
+A ``Progress`` is told three things: ``start(total, reused)`` once, ``update(...)``
+after every learner graded in this run, ``finish()`` once. ``auto_progress``
+picks the bar when the stream is a terminal and rich is installed, plain
+lines otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+__all__ = ["PlainProgress", "Progress", "RichProgress", "auto_progress"]
+
+
+class Progress(Protocol):
+    def start(self, total: int, reused: int) -> None: ...
+    def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None: ...
+    def finish(self) -> None: ...
+
+
+class _Counts:
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.total = self.todo = self.done = self.below = self.errors = 0
+        self.began = clock()
+
+    def start(self, total: int, reused: int) -> None:
+        self.total, self.todo, self.began = total, total - reused, self.clock()
+
+    def update(self, below_full: bool, grader_error: bool) -> None:
+        self.done += 1
+        self.below += below_full
+        self.errors += grader_error
+
+    def seconds_left(self) -> float | None:
+        if not self.done:
+            return None
+        return (self.clock() - self.began) / self.done * (self.todo - self.done)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class PlainProgress:
+    """Lines like ``graded 120/300, 14 below full marks, ~9 s left``, at most one per ``interval`` seconds."""
+
+    def __init__(self, stream: TextIO | None = None, *, interval: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream: TextIO | None = stream or sys.stdout
+        self.interval = interval
+        self.counts = _Counts(clock)
+        self._last = 0.0
+
+    def start(self, total: int, reused: int) -> None:
+        self.counts.start(total, reused)
+        self._last = self.counts.clock()
+        unchanged = f", {reused} unchanged since the last run" if reused else ""
+        self._say(f"{total} learner{'s' if total != 1 else ''}{unchanged}; grading {total - reused}")
+
+    def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
+        self.counts.update(below_full, grader_error)
+        now = self.counts.clock()
+        if now - self._last >= self.interval and self.counts.done < self.counts.todo:
+            self._last = now
+            self._say(self._line())
+
+    def finish(self) -> None:
+        if self.counts.todo:
+            self._say(self._line())
+
+    def _line(self) -> str:
+        counts = self.counts
+        line = f"graded {counts.done}/{counts.todo}, {counts.below} below full marks"
+        if counts.errors:
+            line += f", {counts.errors} grader error{'s' if counts.errors != 1 else ''}"
+        left = counts.seconds_left()
+        if left is not None and counts.done < counts.todo:
+            line += f", ~{_duration(left)} left"
+        return line
+
+    def _say(self, line: str) -> None:
+        if self.stream is None:
+            return
+        try:
+            print(line, file=self.stream, flush=True)
+        except (OSError, ValueError):  # a closed pipe (``| head``) must not stop the grading
+            self.stream = None
+
+
+class RichProgress:
+    """A live bar: done/total, learners below full marks so far, grader errors, time left."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        from rich.console import Console
+
+        self.console = Console(file=stream or sys.stdout)
+        self.counts = _Counts(time.monotonic)
+        self._bar: Any = None
+        self._task: Any = None
+
+    def start(self, total: int, reused: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.counts.start(total, reused)
+        if reused:
+            self.console.print(f"{reused} of {total} learners unchanged since the last run")
+        if total == reused:
+            return
+        self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
+                             TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
+                             TimeRemainingColumn(), TextColumn("left"), console=self.console, transient=False)
+        self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="")
+        self._bar.start()
+
+    def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
+        self.counts.update(below_full, grader_error)
+        count = self.counts.errors
+        errors = f", {count} grader error{'s' if count != 1 else ''}" if count else ""
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors)
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class NoProgress:
+    """Says nothing (the API's default)."""
+
+    def start(self, total: int, reused: int) -> None:
+        pass
+
+    def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+def auto_progress(stream: TextIO | None = None) -> Progress:
+    """A bar on a terminal (with rich), plain lines elsewhere."""
+    stream = stream or sys.stdout
+    if stream.isatty():
+        try:
+            return RichProgress(stream)
+        except ImportError:
+            pass
+    return PlainProgress(stream)

@@ -1,0 +1,289 @@
+"""``run_batch``: grade a class folder into a gradebook, feedback and the class picture.
+
+The run, in order: load the specs, find the learners, skip every learner
+whose stored result has the key it would have now, hand the others to the
+executor, store each result atomically the moment it arrives, then rebuild
+``gradebook.csv``, ``summary.md`` and ``report.html`` from all stored results.
+An interrupted run keeps every result it stored; the next run grades the rest.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.batch.cache import (
+    KeyRecord,
+    learner_digest,
+    read_key,
+    remove_stale_temporaries,
+    result_key,
+    spec_digest,
+    write_atomically,
+)
+from grader.batch.executors import DaskExecutor, Executor, LocalPool, default_jobs
+from grader.batch.gradebook import GradebookRow, format_gradebook
+from grader.batch.html import format_report_html
+from grader.batch.learners import Learner, discover_learners
+from grader.batch.progress import NoProgress, Progress
+from grader.batch.summary import (
+    ClassStats,
+    class_stats,
+    format_summary_markdown,
+    format_summary_text,
+)
+from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report
+from grader.errors import UsageError
+from grader.results import Report
+from grader.spec.loader import load_catalog
+from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
+
+__all__ = ["BatchSummary", "run_batch"]
+
+ExecutorFactory = Callable[[WorkerConfig], Executor]
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did and what the class looks like."""
+
+    out: Path
+    learners: int
+    graded: int
+    reused: int
+    stats: ClassStats
+    grader_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The summary for a terminal."""
+        head = (f"{self.learners} learners: {self.graded} graded now, {self.reused} unchanged since the last run.\n")
+        tail = f"Wrote {self.out}/gradebook.csv, summary.md, report.html, results/ and feedback/.\n"
+        notes = "".join(f"note: {note}\n" for note in self.notes)
+        return head + notes + format_summary_text(self.stats) + tail
+
+
+def run_batch(
+    directory: str | os.PathLike[str],
+    *,
+    assignment: str,
+    out: str | os.PathLike[str],
+    jobs: int | None = None,
+    force: bool = False,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    exercises_dir: str | os.PathLike[str] | None = None,
+    executor: ExecutorFactory | None = None,
+) -> BatchSummary:
+    """Grade every learner under ``directory`` for ``assignment`` into ``out``.
+
+    ``jobs`` worker processes (default: one per core) grade in parallel on
+    this machine, or a Dask cluster does when ``scheduler`` is its address.
+    ``force`` grades every learner again. ``executor`` replaces the executor
+    (a factory given the worker configuration), for tests. Raises
+    ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
+    after the finished results are stored.
+    """
+    from grader.spec.loader import find_exercises_dir
+
+    folder, out_dir = Path(directory), Path(out)
+    if not folder.is_dir():
+        raise UsageError(f"{directory}: not a folder (expected one entry per learner in it)")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    exercises_path = find_exercises_dir(exercises_dir).resolve()
+    catalog = load_catalog(exercises_path)
+    exercises = catalog.assignment(assignment)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"{out}: exists and is not a folder")
+    _check_apart(folder, out_dir)
+    learners, notes = discover_learners(folder, exclude=out_dir)
+    if not learners:
+        raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
+    results, feedback = out_dir / "results", out_dir / "feedback"
+    results.mkdir(parents=True, exist_ok=True)
+    feedback.mkdir(exist_ok=True)
+    with _locked(out_dir):
+        for where in (results, feedback, out_dir):
+            remove_stale_temporaries(where)
+        specs = spec_digest(catalog, exercises_path)
+        keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
+        todo = [learner for learner in learners if force or not _finished(out_dir, learner, keys[learner.name])]
+        config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs)
+        if executor is not None:
+            runner = executor(config)
+        elif scheduler:
+            runner = DaskExecutor(config, scheduler)
+        else:
+            runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises))
+        shown = progress or NoProgress()
+        by_name = {learner.name: learner for learner in learners}
+        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry) for l in todo]
+        shown.start(len(learners), len(learners) - len(todo))
+        try:
+            for task, outcome in _each(runner.map(tasks)):
+                learner = by_name[task.learner]
+                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises)
+                shown.update(learner.name, below_full=report.score < report.max_score - 1e-9,
+                             grader_error=error is not None)
+        finally:
+            shown.finish()
+        title = _title(catalog, assignment)
+        stats, errors, more_notes = _rebuild(out_dir, learners, exercises, title, notes)
+    return BatchSummary(out=out_dir, learners=len(learners), graded=len(todo), reused=len(learners) - len(todo),
+                        stats=stats, grader_errors=errors, notes=notes + more_notes)
+
+
+def _check_apart(folder: Path, out_dir: Path) -> None:
+    """The output folder may sit directly in the class folder (it is then skipped), but not be it or a learner's."""
+    try:
+        inside = out_dir.resolve().relative_to(folder.resolve()).parts
+    except ValueError:
+        return
+    if not inside:
+        raise UsageError(f"{out_dir}: the output folder cannot be the class folder itself; "
+                         "every entry there is taken for a learner")
+    if len(inside) > 1:
+        raise UsageError(f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; "
+                         "put it beside the class folder")
+
+
+def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome]]:
+    """Iterate, and close the executor's iterator however the loop ends (its processes stop)."""
+    try:
+        yield from pairs
+    finally:
+        close = getattr(pairs, "close", None)
+        if close is not None:
+            close()
+
+
+class _locked:
+    """One batch at a time per output folder: two would race on the same files."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / ".batch.lock"
+        self.handle: int | None = None
+
+    def __enter__(self) -> None:
+        self.handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.handle)
+            raise UsageError(f"{self.path.parent}: another 'grader batch' is writing there; "
+                             "wait for it to finish") from None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+
+
+def _paths(out_dir: Path, learner: Learner) -> tuple[Path, Path, Path]:
+    results = out_dir / "results"
+    stem = learner.stem
+    return results / f"{stem}.json", out_dir / "feedback" / f"{stem}.md", results / f"{stem}.key"
+
+
+def _finished(out_dir: Path, learner: Learner, key: str) -> bool:
+    """Stored under the key the learner has now, fully written, and not a grader failure."""
+    result, feedback, key_path = _paths(out_dir, learner)
+    record = read_key(key_path)
+    return (record is not None and record.key == key and record.learner == learner.name
+            and record.grader_error is None and result.is_file() and feedback.is_file())
+
+
+def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,
+           exercises: list[Exercise]) -> tuple[Report, str | None]:
+    """Write result, feedback, then the key (the commit marker); each atomically."""
+    error = outcome.grader_error
+    report: Report | None = None
+    text = outcome.result_json
+    if text is not None:
+        try:
+            report = Report.model_validate_json(text)
+        except ValueError as exc:
+            error = f"the worker sent a result that is not a valid report ({exc})"
+    if report is None or text is None:
+        report = grader_error_report(learner.entry, exercises)
+        from grader.report import render
+
+        text = render(report, "json")
+        error = error or "no result came back"
+    result, feedback, key_path = _paths(out_dir, learner)
+    write_atomically(result, text)
+    write_atomically(feedback, _feedback(report))
+    write_atomically(key_path, KeyRecord(key=key, learner=learner.name, entry=learner.entry,
+                                         grader_error=error).dumps())
+    return report, error
+
+
+def _feedback(report: Report) -> str:
+    """Markdown feedback when that format exists, else the text report in a fence."""
+    from grader.report import FORMATS, render
+
+    if "markdown" in FORMATS:
+        return render(report, "markdown")
+    text = render(report, "text")
+    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"# Feedback on {report.submission}\n\n{fence}text\n{text}{fence}\n"
+
+
+def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], title: str,
+             notes: list[str]) -> tuple[ClassStats, list[str], list[str]]:
+    """Gradebook, summary and report from every stored result of the learners now in the class."""
+    rows: list[GradebookRow] = []
+    reports: dict[str, Report] = {}
+    errors: list[str] = []
+    more: list[str] = []
+    for learner in learners:
+        result, _, key_path = _paths(out_dir, learner)
+        record = read_key(key_path)
+        try:
+            report = Report.model_validate_json(result.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            more.append(f"no stored result for {learner.name!r}; run the batch again")
+            continue
+        failed = record is None or record.grader_error is not None
+        if failed:
+            errors.append(learner.name)
+        rows.append(GradebookRow(learner=learner.name, report=report, grader_error=failed))
+        reports[learner.name] = report
+    stems = {learner.stem for learner in learners}
+    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in stems)
+    if stale:
+        more.append(f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
+                    "no longer in the class folder; they are kept but left out of the gradebook")
+    ids = [exercise.id for exercise in exercises]
+    checks = [(e.id, c.id) for e in exercises for c in
+              (e.questions if isinstance(e, QuizExercise) else e.checks if isinstance(e, ImplementationExercise)
+               else [])]
+    max_score = float(sum(exercise.max_score for exercise in exercises))
+    stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
+    write_atomically(out_dir / "gradebook.csv", format_gradebook(rows, ids))
+    write_atomically(out_dir / "summary.md", format_summary_markdown(stats, title=title))
+    write_atomically(out_dir / "report.html", format_report_html(stats, title=title))
+    return stats, errors, more
+
+
+def _title(catalog: object, assignment: str) -> str:
+    found = getattr(catalog, "assignments", {}).get(assignment)
+    return f"{assignment}: {found.title}" if found is not None and found.title else f"Assignment {assignment}"
+
+
+def _watchdog(exercises: list[Exercise]) -> float:
+    """A generous bound on grading one learner: every check restarting a process that then times out."""
+    from grader.sandbox.runner import Limits
+
+    limits = Limits()
+    total = 0.0
+    for exercise in exercises:
+        if isinstance(exercise, ImplementationExercise):
+            total += (len(exercise.checks) + 3) * (limits.import_seconds + exercise.time_limit)
+        else:
+            total += 5.0
+    return 2 * total + 120.0

@@ -1,0 +1,142 @@
+"""What a grading worker does with one learner, whatever executor runs it.
+
+A worker process holds one ``GradingSession`` (so one warm sandbox parent)
+for its whole life and grades one learner at a time. Only paths go in and
+only the contract's JSON text comes out: learner data never crosses between
+processes as a pickle. Anything the learner did becomes a graded result; only
+a fault of the grader itself becomes ``Outcome.grader_error``, which the
+batch turns into an "ask your instructor" result and does not cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.results import ExerciseResult, Report
+
+__all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report"]
+
+GRADER_ERROR_REASON = ("The grader itself failed while grading this submission, so it has not been graded yet; "
+                       "this is not a fault of your work. Your instructor has the details.")
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What every worker needs to know: where the specs are, what to grade, and the specs' digest."""
+
+    exercises_dir: str
+    assignment: str
+    spec_digest: str
+
+
+@dataclass(frozen=True)
+class Task:
+    """One learner to grade: the exact name, the entry's absolute path and the label shown in the result."""
+
+    learner: str
+    path: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The JSON result, or (for a grader fault) a message for the instructor."""
+
+    result_json: str | None = None
+    grader_error: str | None = None
+
+
+class _Worker:
+    """A grading session, its chosen exercises, and the digest of the specs it loaded."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        from grader.batch.cache import spec_digest
+        from grader.grading import GradingSession
+
+        self.session = GradingSession(exercises_dir=config.exercises_dir)
+        self.selected = self.session.select(assignment=config.assignment) or []
+        self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
+        self.expected = config.spec_digest
+
+    def grade(self, task: Task) -> Outcome:
+        if self.digest != self.expected:
+            return Outcome(grader_error="the exercise specs, solutions or grader code this worker loaded differ from "
+                                        "those the batch started with: they changed during the run, or a remote "
+                                        "worker has other files; run the batch again once every worker has the "
+                                        f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})")
+        try:
+            report = grade_entry(self.session, self.selected, Path(task.path), task.label)
+        except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
+            return Outcome(grader_error=traceback.format_exc())
+        from grader.report import render
+
+        return Outcome(result_json=render(report, "json"))
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Report:
+    """Grade one learner's entry; an entry with nothing gradable still gets a result that says why."""
+    from grader.errors import SubmissionError
+    from grader.submission import Submission, read_submission
+
+    if path.is_symlink():
+        submission = Submission(label=label, notes=[
+            (f"{label} is a symbolic link; the grader does not follow links, so nothing was graded. "
+             "Hand in the files themselves.")])
+    else:
+        try:
+            submission = read_submission(path)
+        except SubmissionError as error:
+            message = str(error)
+            prefix = f"{path}: "
+            message = message.removeprefix(prefix)
+            submission = Submission(label=label, notes=[f"{label}: {message}"])
+    submission.label = label
+    # The sandbox facts in a report say which layers held for *this* submission, as in a fresh session:
+    # forget what earlier learners of this worker showed, so a result never depends on who came before.
+    session.factory.held = {}
+    return session.grade_loaded(submission, selected)
+
+
+def grader_error_report(label: str, exercises: list[Any]) -> Report:
+    """The result of a learner the grader failed on: every exercise in error, nothing scored, nothing blamed."""
+    results = [ExerciseResult(id=e.id, title=e.title, kind=e.kind, status="error", score=0.0,
+                              max_score=e.max_score, reason=GRADER_ERROR_REASON, checks=[]) for e in exercises]
+    return Report(grader_version=__version__, submission=label, score=0.0,
+                  max_score=float(sum(e.max_score for e in exercises)), exercises=results,
+                  problems=[GRADER_ERROR_REASON])
+
+
+# One worker per process and thread: a Dask worker may run tasks on several threads,
+# and one sandbox client serves one thread at a time.
+_local = threading.local()
+
+
+def grade_task(config: WorkerConfig, task: Task) -> Outcome:
+    """Grade ``task`` with this process's (and thread's) worker, starting it on first use."""
+    workers: dict[WorkerConfig, _Worker] = _local.__dict__.setdefault("workers", {})
+    worker = workers.get(config)
+    if worker is None:
+        try:
+            worker = workers[config] = _Worker(config)
+        except Exception:  # noqa: BLE001 - becomes a grader-error outcome
+            return Outcome(grader_error="the grading worker could not start:\n" + traceback.format_exc())
+    return worker.grade(task)
+
+
+def start_worker(config: WorkerConfig) -> _Worker:
+    """A worker for a long-lived process of the local pool."""
+    return _Worker(config)
+
+
+def task_id(task: Task) -> str:
+    """A stable, printable id for a task (Dask keys, logs)."""
+    return "grade-" + hashlib.sha256(task.learner.encode("utf-8", "surrogateescape")).hexdigest()[:16]

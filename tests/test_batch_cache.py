@@ -1,0 +1,104 @@
+"""Result keys change exactly when what a result depends on changes; writes are atomic."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.batch.cache import (
+    KeyRecord,
+    learner_digest,
+    read_key,
+    remove_stale_temporaries,
+    result_key,
+    spec_digest,
+    write_atomically,
+)
+from grader.spec.loader import load_catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_learner_digest_follows_names_and_bytes(tmp_path: Path) -> None:
+    folder = tmp_path / "ann"
+    folder.mkdir()
+    (folder / "a.py").write_text("x = 1\n")
+    first = learner_digest(folder)
+    assert learner_digest(folder) == first
+    (folder / "a.py").write_text("x = 2\n")
+    second = learner_digest(folder)
+    assert second != first
+    (folder / "a.py").rename(folder / "b.py")
+    assert learner_digest(folder) != second
+    os.utime(folder / "b.py", (0, 0))  # times do not count
+    assert learner_digest(folder) == learner_digest(folder)
+
+
+def test_learner_digest_does_not_follow_links_or_open_fifos(tmp_path: Path) -> None:
+    folder = tmp_path / "ann"
+    folder.mkdir()
+    (folder / "link").symlink_to("/etc/hostname")
+    os.mkfifo(folder / "pipe")
+    assert len(learner_digest(folder)) == 64
+
+
+def test_spec_digest_changes_with_any_spec_or_solution(tmp_path: Path) -> None:
+    from batch_helpers import make_exercises
+
+    exercises = make_exercises(tmp_path)
+    first = spec_digest(load_catalog(exercises), exercises)
+    (exercises / "README.txt").write_text("notes")
+    second = spec_digest(load_catalog(exercises), exercises)
+    assert second != first
+    solution = tmp_path / "solutions" / "stable-softmax" / "wrong_global_max.py"
+    solution.write_text(solution.read_text() + "\n# changed\n")
+    assert spec_digest(load_catalog(exercises), exercises) != second
+
+
+def test_result_key_depends_on_each_part() -> None:
+    keys = {result_key("l", "s", "a"), result_key("l2", "s", "a"), result_key("l", "s2", "a"),
+            result_key("l", "s", "a2")}
+    assert len(keys) == 4
+
+
+def test_write_atomically_replaces_whole_files_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    write_atomically(target, "one")
+    write_atomically(target, "two")
+    assert target.read_text() == "two"
+    assert os.listdir(tmp_path) == ["r.json"]
+    assert target.stat().st_mode & 0o644 == 0o644
+
+
+def test_write_atomically_keeps_the_old_file_when_writing_fails(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "r.json"
+    write_atomically(target, "old")
+
+    def broken(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError):
+        write_atomically(target, "new")
+    assert target.read_text() == "old" and os.listdir(tmp_path) == ["r.json"]
+
+
+def test_remove_stale_temporaries_only_removes_ours(tmp_path: Path) -> None:
+    (tmp_path / ".ann.json.x1y2.tmp").write_text("half")
+    (tmp_path / "ann.json").write_text("{}")
+    assert remove_stale_temporaries(tmp_path) == 1
+    assert os.listdir(tmp_path) == ["ann.json"]
+
+
+def test_key_record_round_trips_and_rejects_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "a.key"
+    record = KeyRecord(key="k", learner="Éloïse", entry="Éloïse.py", grader_error=None)
+    path.write_text(record.dumps(), encoding="utf-8")
+    assert read_key(path) == record
+    path.write_text("{not json")
+    assert read_key(path) is None
+    assert read_key(tmp_path / "missing.key") is None
+    shutil.rmtree(tmp_path)

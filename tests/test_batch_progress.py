@@ -1,0 +1,60 @@
+"""Progress lines for logs, at most one per interval, with counts and time left."""
+
+from __future__ import annotations
+
+import io
+
+from grader.batch.progress import PlainProgress, auto_progress
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_plain_progress_prints_periodic_lines_with_time_left() -> None:
+    stream, clock = io.StringIO(), _Clock()
+    progress = PlainProgress(stream, interval=10, clock=clock)
+    progress.start(300, 0)
+    for index in range(120):
+        clock.now += 0.5
+        progress.update(f"l{index}", below_full=index < 14, grader_error=False)
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "300 learners; grading 300"
+    assert "graded 20/300, 14 below full marks, ~2 min left" in lines
+    assert len(lines) == 1 + 6 + 1
+    assert lines[-1] == "graded 120/300, 14 below full marks, ~90 s left"
+
+
+def test_plain_progress_mentions_reused_and_grader_errors() -> None:
+    stream = io.StringIO()
+    progress = PlainProgress(stream, interval=0)
+    progress.start(5, 3)
+    progress.update("a", below_full=True, grader_error=True)
+    progress.update("b", below_full=False, grader_error=False)
+    progress.finish()
+    assert stream.getvalue().splitlines() == ["5 learners, 3 unchanged since the last run; grading 2",
+                                              "graded 1/2, 1 below full marks, 1 grader error, ~0 s left",
+                                              "graded 2/2, 1 below full marks, 1 grader error"]
+
+
+def test_auto_progress_is_plain_when_not_a_terminal() -> None:
+    assert isinstance(auto_progress(io.StringIO()), PlainProgress)
+
+
+def test_rich_progress_shows_counts_below_full_marks() -> None:
+    from grader.batch.progress import RichProgress
+
+    stream = io.StringIO()
+    progress = RichProgress(stream)
+    progress.start(3, 1)
+    progress.update("a", below_full=True, grader_error=False)
+    progress.update("b", below_full=False, grader_error=True)
+    progress.finish()
+    text = stream.getvalue()
+    assert "1 of 3 learners unchanged" in text
+    assert "2/2" in text and "1 below full marks, 1 grader error " in text
