@@ -128,6 +128,33 @@ def schema_command() -> None:
     click.echo(json.dumps(TypeAdapter(Spec).json_schema(), indent=2, sort_keys=True))
 
 
+@main.command("validate")
+@click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
+@click.pass_context
+@_guard
+def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
+    """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
+    from grader.validate import validate_catalog
+
+    report = validate_catalog(_catalog(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
+    click.echo(report.summary())
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command("release")
+@click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
+@click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
+@click.pass_context
+@_guard
+def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
+    """Write the learner handout: pages, stubs, answers template, public checks; nothing secret."""
+    from grader.release import release_handout
+
+    written = release_handout(_catalog(ctx), out=out_dir, replace=replace)
+    click.echo(f"wrote {len(written)} files to {out_dir}")
+    click.echo(f"learners check their work with: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public")
+
+
 @main.command("grade")
 @click.argument("path", type=click.Path())
 @click.option("--exercise", "exercise_ids", multiple=True, help="Grade this exercise (repeatable).")
@@ -137,10 +164,14 @@ def schema_command() -> None:
 @click.option("--min-score", type=click.FloatRange(0, 1), default=None,
               help="Exit 0 when the score reaches this fraction of the maximum.")
 @click.option("--public", "public_only", is_flag=True, help="Run only the public checks (a learner's self-check).")
+@click.option("--allow-weak-sandbox", is_flag=True,
+              help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
+                   "(every result then carries a warning).")
 @click.pass_context
 @_guard
 def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
-                  format_name: str, output: str | None, min_score: float | None, public_only: bool) -> None:
+                  format_name: str, output: str | None, min_score: float | None, public_only: bool,
+                  allow_weak_sandbox: bool = False) -> None:
     """Grade one submission: a .py file, an answers file, or a directory of them."""
     from grader.errors import SubmissionError
 
@@ -153,7 +184,9 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
         from grader.grading import GradingSession
         from grader.report import render
 
-        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote) as session:
+        only = exercise_ids if exercise_ids and not assignment else ()
+        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, only=only,
+                            allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name)
     finally:
@@ -167,6 +200,48 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
     else:
         passed = report.all_passed
     sys.exit(0 if passed else 1)
+
+
+@main.command("batch")
+@click.argument("directory", type=click.Path())
+@click.option("--assignment", required=True, help="Grade every learner for this assignment ('all' for everything).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for gradebook.csv, results/, feedback/, summary.md and report.html.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
+@click.option("--force", is_flag=True, help="Grade every learner again, even those unchanged since the last run.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Grade on a Dask cluster (tcp://HOST:8786) instead of this machine; needs the 'dask' extra.")
+@click.option("--allow-weak-sandbox", is_flag=True,
+              help="Grade even where the sandbox is below tier A or failed its self-test "
+                   "(every result then carries a warning).")
+@click.pass_context
+@_guard
+def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
+                  force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
+    """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
+    from grader.batch import run_batch
+    from grader.batch.progress import auto_progress
+    from grader.grading import preflight_sandbox
+
+    if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
+        os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
+    preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None)  # refuse before any learner runs
+
+    try:
+        summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
+                            scheduler=scheduler, progress=auto_progress(), exercises_dir=ctx.obj["exercises_dir"])
+    except KeyboardInterrupt:
+        click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
+                   "Run the same command again to grade the rest.", err=True)
+        sys.exit(130)
+    try:
+        click.echo(summary.text(), nl=False)
+    except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if summary.grader_errors:
+        _fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s); the details are in their "
+              f"{Path(out_dir) / 'results'}/*.key files. Please report it; the next run grades them again.", 3)
+    sys.exit(0)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -16,42 +16,91 @@ from typing import Any, Iterable
 from grader import __version__
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.quiz import grade_quiz
-from grader.errors import UsageError
+from grader.errors import UsageError, WeakSandboxError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
+from grader.sandbox.selftest import SelfTest, run_self_test, summarise
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 from grader.submission import Submission, read_submission
 
-__all__ = ["GradingSession", "SandboxFactory", "grade_submission"]
+__all__ = ["GradingSession", "SandboxFactory", "grade_submission", "preflight_sandbox", "weak_sandbox_allowed"]
 
 
 class SandboxFactory:
-    """Opens confined learner processes from one warm parent; remembers which layers held."""
+    """Opens confined learner processes from one warm parent; proves and describes the sandbox.
 
-    def __init__(self, zygote: Zygote, limits: Limits, layers: Layers) -> None:
+    Before the first learner process, :meth:`self_test` runs the start-up
+    self-test (once per warm parent and set of layers); :meth:`info` turns it
+    into the ``sandbox`` block of every result.
+    """
+
+    def __init__(self, zygote: Zygote, limits: Limits, layers: Layers, *, allow_weak: bool = False) -> None:
         self.zygote, self.limits, self.layers = zygote, limits, layers
+        self.allow_weak = allow_weak
         self.held: dict[str, Any] = {}
 
     def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> "_Recording":
-        limits = replace(self.limits, call_seconds=call_seconds)
+        limits = replace(self.limits, call_seconds=Limits.call_seconds_for(call_seconds))
         return _Recording(self, LearnerProcess(self.zygote, files, module, entries, limits, self.layers))
 
+    def self_test(self) -> SelfTest:
+        """The start-up self-test's outcome, run now if this warm parent has not run it with these layers."""
+        cache: dict[Any, SelfTest] = self.zygote.__dict__.setdefault("self_tests", {})
+        if self.layers not in cache:
+            cache[self.layers] = run_self_test(
+                lambda spec: LearnerProcess(self.zygote, {}, "selftest.py", [], self.limits, self.layers).self_test(spec),
+                self.zygote.facts, self.layers)
+        return cache[self.layers]
+
+    def require_strong(self, why: str = "") -> None:
+        """Raise ``WeakSandboxError`` when the sandbox is weak here and weakness was not allowed."""
+        test = self.self_test()
+        if test.weak and not self.allow_weak:
+            raise WeakSandboxError(test.refusal(self.zygote.facts, self.layers))
+
     def info(self) -> SandboxInfo:
+        test = self.self_test()
         facts = self.zygote.facts
-        held = self.held
-        abi = int(held.get("landlock_abi") or 0) if held else 0
-        seccomp = bool(held.get("seccomp")) if held else False
-        caps = bool(held.get("caps_dropped")) if held else False
-        tier = "A" if abi and seccomp else "B" if seccomp else "C"
+        held = test.layers
+        reads = test.protected("reads")
+        abi = int(held.get("landlock_abi") or 0) if reads else 0
+        seccomp = bool(held.get("seccomp")) and test.protected("processes")
+        caps = bool(held.get("caps_dropped")) or not facts.get("root")
         warning = None
-        missing = [name for name, on in (("landlock", abi), ("seccomp", seccomp)) if not on]
-        if held and missing:
-            weaker = {"landlock": "file reads are not confined", "seccomp": "processes, sockets and signals are not blocked"}
-            warning = "sandbox tier {}: {}".format(tier, "; ".join(weaker[m] for m in missing))
-        return SandboxInfo(tier=tier, landlock_abi=abi, seccomp=seccomp,
-                           caps_dropped=caps or not facts.get("root"), warning=warning)
+        if test.weak:
+            parts = []
+            if test.failures:
+                parts.append("the start-up self-test found layers that did not hold (" + ", ".join(test.failures) + ")")
+            if test.unprotected:
+                parts.append(f"sandbox tier {test.tier}: " + "; ".join(test.unprotected))
+            warning = "; ".join(parts) or f"sandbox tier {test.tier}"
+            if self.allow_weak:
+                warning += " (graded anyway: --allow-weak-sandbox)"
+        return SandboxInfo(tier=test.tier, landlock_abi=abi, seccomp=seccomp, caps_dropped=caps, warning=warning,
+                           self_test=summarise(test), unprotected=test.unprotected or None)
+
+
+def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None) -> SandboxInfo:
+    """Run the start-up self-test in a warm parent of its own; refuse a weak sandbox unless allowed.
+
+    For commands that hand grading to other processes (``grader batch``):
+    they learn before any learner runs whether hidden checks may be graded.
+    Raises ``WeakSandboxError``; returns the ``sandbox`` block otherwise.
+    """
+    with Zygote.start() as zygote:
+        factory = SandboxFactory(zygote, Limits(), layers or Layers.from_environment(),
+                                 allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
+        factory.require_strong()
+        return factory.info()
+
+
+def weak_sandbox_allowed(flag: bool | None = None) -> bool:
+    """``--allow-weak-sandbox``, or ``GRADER_ALLOW_WEAK_SANDBOX=1`` when no flag was given (batch workers)."""
+    if flag is not None:
+        return flag
+    return os.environ.get("GRADER_ALLOW_WEAK_SANDBOX", "").strip().lower() in ("1", "yes", "true")
 
 
 class _Recording:
@@ -93,11 +142,14 @@ class GradingSession:
         zygote: Zygote | None = None,
         limits: Limits | None = None,
         layers: Layers | None = None,
+        only: Iterable[str] = (),
+        allow_weak_sandbox: bool | None = None,
     ) -> None:
         self._own_zygote = zygote is None
         self.zygote = zygote or Zygote.start()
-        self.catalog = catalog or load_catalog(exercises_dir)
-        self.factory = SandboxFactory(self.zygote, limits or Limits(), layers or Layers.from_environment())
+        self.catalog = catalog or load_catalog(exercises_dir, only=only)
+        self.factory = SandboxFactory(self.zygote, limits or Limits(), layers or Layers.from_environment(),
+                                      allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
         self.diagnosis_cache: dict[str, list[CallOutcome]] = {}
 
     def close(self) -> None:
@@ -138,7 +190,13 @@ class GradingSession:
         return self.grade_loaded(submission, selected, public_only=public_only)
 
     def grade_loaded(self, submission: Submission, selected: list[Exercise] | None, *, public_only: bool = False) -> Report:
-        """Grade an already-read submission against ``selected`` (or what it attempts)."""
+        """Grade an already-read submission against ``selected`` (or what it attempts).
+
+        Raises ``WeakSandboxError`` (before any learner code runs) when hidden
+        checks would run on a machine whose sandbox is weaker than tier A or
+        failed its self-test, unless the session allows a weak sandbox.
+        """
+        self._require_sandbox(submission, selected, public_only)
         problems = list(submission.notes)
         modules = self._locate(submission, selected)
         if selected is None:
@@ -164,8 +222,17 @@ class GradingSession:
             grader_version=__version__, submission=submission.label,
             score=float(sum(r.score for r in results)), max_score=float(sum(r.max_score for r in results)),
             exercises=results, public_only=public_only, hidden_not_run=hidden, problems=problems,
-            sandbox=self.factory.info() if self.factory.held else None,
+            sandbox=self.factory.info(),
         )
+
+    def _require_sandbox(self, submission: Submission, selected: list[Exercise] | None, public_only: bool) -> None:
+        """Refuse hidden checks on a weak sandbox: learner code could read them (quiz keys stay in this process)."""
+        if public_only or not submission.python:
+            return
+        candidates = selected if selected is not None else list(self.catalog.exercises.values())
+        if any(isinstance(exercise, ImplementationExercise) and any(check.visibility != "public" for check in exercise.checks)
+               for exercise in candidates):
+            self.factory.require_strong()
 
     def _grade_implementation(self, exercise: ImplementationExercise, modules: dict[str, SourceModule],
                               public_only: bool) -> ExerciseResult:
@@ -232,6 +299,7 @@ def grade_submission(
     zygote: Zygote | None = None,
     limits: Limits | None = None,
     layers: Layers | None = None,
+    allow_weak_sandbox: bool | None = None,
 ) -> Report:
     """Grade one submission and return the result model.
 
@@ -241,5 +309,8 @@ def grade_submission(
     """
     if not Path(path).exists():
         raise UsageError(f"{path}: no such file or directory")
-    with GradingSession(catalog, exercises_dir=exercises_dir, zygote=zygote, limits=limits, layers=layers) as session:
+    exercises = list(exercises)
+    only = exercises if exercises and not assignment else ()
+    with GradingSession(catalog, exercises_dir=exercises_dir, zygote=zygote, limits=limits, layers=layers,
+                        only=only, allow_weak_sandbox=allow_weak_sandbox) as session:
         return session.grade(path, exercise_ids=exercises, assignment=assignment, public_only=public_only)

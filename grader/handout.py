@@ -14,7 +14,8 @@ __all__ = ["describe_exercise"]
 
 def describe_exercise(exercise: Exercise) -> str:
     """The learner-facing text of one exercise."""
-    lines = [f"{exercise.id}: {exercise.title}  ({exercise.kind}, {exercise.max_score:g} points)", ""]
+    total = f"{exercise.max_score:g} point{'' if exercise.max_score == 1 else 's'}"
+    lines = [f"{exercise.id}: {exercise.title}  ({exercise.kind}, {total})", ""]
     if exercise.prompt:
         lines += [exercise.prompt.rstrip(), ""]
     if isinstance(exercise, ImplementationExercise):
@@ -32,7 +33,8 @@ def describe_exercise(exercise: Exercise) -> str:
         hidden = len(exercise.checks) - len(public)
         lines += ["", "Checks you can run now (grader grade FILE --public):"]
         for check in public:
-            lines.append(f"  {check.id}: {check.describe(exercise.entry_of(check))} ({check.points:g} points)")
+            points = f"{check.points:g} point{'' if check.points == 1 else 's'}"
+            lines.append(f"  {check.id}: {check.describe(exercise.entry_of(check))} ({points})")
         if hidden:
             lines.append(f"  ... and {hidden} hidden check{'s' if hidden != 1 else ''} that run when your work is graded.")
     else:

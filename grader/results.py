@@ -34,6 +34,7 @@ class CheckResult(_Model):
     expected: str | None = None
     got: str | None = None
     hint: str | None = None
+    note: str | None = Field(default=None, description="what the failing input shows, beyond got and expected")
     diagnosis: str | None = Field(default=None, description="the known mistake the learner's output matches")
     more_failures: int = 0
 
@@ -52,11 +53,17 @@ class ExerciseResult(_Model):
 
 
 class SandboxInfo(_Model):
-    tier: str
+    """Which sandbox layers held on this machine, proved by the start-up self-test."""
+
+    tier: str = Field(description="A: reads, writes, processes, network and signals confined; "
+                                  "B: all but file reads; C: less")
     landlock_abi: int = 0
     seccomp: bool = False
     caps_dropped: bool = False
     warning: str | None = None
+    self_test: dict[str, str] | None = Field(
+        default=None, description="each self-test probe (read, write, connect, fork, signal...): denied or allowed")
+    unprotected: list[str] | None = Field(default=None, description="what this tier does not protect")
 
 
 class Report(_Model):

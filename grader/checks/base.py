@@ -69,7 +69,7 @@ class Finding:
 class Check(BaseModel):
     """Base of every property; subclasses set ``property`` to a Literal tag and implement ``judge``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", description="stable kebab-case id stating the property")
     entry: str | None = Field(default=None, description="entry function checked; default: the exercise's first")

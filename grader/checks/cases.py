@@ -21,7 +21,7 @@ __all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGen
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ArrayDraw(_Strict):

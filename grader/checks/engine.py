@@ -195,8 +195,8 @@ def grade_implementation(
                                                       f"run, because {why}.")
                 break
             if not process_alive(process):
+                process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process.close()
                 process = factory.open(source.files, source.module, entries, exercise.time_limit)
                 restart = process.start()
                 if restart.status != "ok":
@@ -207,9 +207,9 @@ def grade_implementation(
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
                     timeouts += outcome.status == "timeout" or _out_of_memory(outcome)
-        outputs.append(process.output.excerpt())
     finally:
         process.close()
+    outputs.append(process.output.excerpt())
     results = [fixed.get(check.id) for check in checks]
     by_run = {run.check.id: _judge_run(run, table) for run in runs if run.check.id not in fixed}
     results = [r if r is not None else by_run[c.id] for r, c in zip(results, checks)]
@@ -378,7 +378,7 @@ def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hid
         if status == "error":  # no value was wrong: say what stopped the code (a limit, a refusal, a crash)
             first = next((r.got for r in results if r.status != "passed" and r.got), None)
             if first:
-                reason += f" {first[0].upper()}{first[1:]}{'' if first.endswith('.') else '.'}"
+                reason += f" What stopped it: {first}{'' if first.endswith('.') else '.'}"
         if hidden:
             reason += f" {hidden} hidden check{'s' if hidden != 1 else ''} will also run when your work is graded."
     return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]

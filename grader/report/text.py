@@ -31,7 +31,7 @@ def format_text(report: Report) -> str:
 def _exercise(exercise: ExerciseResult) -> list[str]:
     head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {exercise.status}"
     lines = [head]
-    lines += _wrap(exercise.reason, "  ", "  ")
+    lines += _wrap(exercise.reason, "  ", "    ")  # deeper than check lines: wrapped text never passes for one
     for check in exercise.checks:
         lines += _check(check)
     if exercise.output:

@@ -8,21 +8,28 @@ misspelt keys and property names.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from pydantic import TypeAdapter, ValidationError
 
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
+from grader.spec import cache
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
 __all__ = ["Catalog", "find_exercises_dir", "load_catalog", "load_spec_file"]
 
-_SPEC = TypeAdapter(Spec)
+
+
+@functools.lru_cache(maxsize=1)
+def _spec_adapter() -> TypeAdapter[Any]:
+    """Built on first use: building every model's validator costs a noticeable share of a cold start."""
+    return TypeAdapter(Spec)
 ALL = "all"
 
 
@@ -68,13 +75,24 @@ def find_exercises_dir(option: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_spec_file(path: Path) -> Exercise | Assignment:
-    """Parse and validate one spec file."""
+    """Parse and validate one spec file (or take it from the cache of validated specs)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise SpecError("the file is not UTF-8 text", path=str(path)) from None
     except OSError as exc:
         raise SpecError(f"cannot read the file ({exc.strerror})", path=str(path)) from None
+    key = cache.spec_key(raw)
+    cached = cache.load(key)
+    if isinstance(cached, (ImplementationExercise, QuizExercise, Assignment)):
+        return cached
+    spec = _validate(path, text)
+    cache.store(key, spec)
+    return spec
+
+
+def _validate(path: Path, text: str) -> Exercise | Assignment:
     try:
         data, lines = load_yaml(text)
     except YamlProblem as problem:
@@ -82,7 +100,7 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
     if not isinstance(data, dict):
         raise SpecError("a spec must be a mapping with at least 'id' and 'kind'", path=str(path), line=1)
     try:
-        return _SPEC.validate_python(data)
+        return _spec_adapter().validate_python(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         loc = tuple(error["loc"])
@@ -92,11 +110,21 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
         raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
 
 
-def load_catalog(directory: str | os.PathLike[str] | None = None) -> Catalog:
-    """Load every ``*.yaml``/``*.yml`` spec of the exercises directory and check cross references."""
+def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Iterable[str] = ()) -> Catalog:
+    """Load every ``*.yaml``/``*.yml`` spec of the exercises directory and check cross references.
+
+    ``only`` is a shortcut for grading a few exercises: when every id names a
+    file ``ID.yaml`` (or ``.yml``), only those files are read. Otherwise, and
+    always for ``grader validate``, the whole directory is.
+    """
     exercises_dir = find_exercises_dir(directory)
     catalog = Catalog(root=exercises_dir.resolve().parent)
     files = sorted(p for p in exercises_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    wanted = set(only)
+    if wanted:
+        chosen = [p for p in files if p.stem in wanted]
+        if {p.stem for p in chosen} == wanted:
+            files = chosen
     for path in files:
         spec = load_spec_file(path)
         if spec.id in catalog.sources:

@@ -31,7 +31,7 @@ ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "boo
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class EntrySpec(_Strict):
