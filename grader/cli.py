@@ -229,7 +229,7 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
 
     try:
         summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
-                            scheduler=scheduler, progress=auto_progress(), exercises_dir=ctx.obj["exercises_dir"])
+                            scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(), exercises_dir=ctx.obj["exercises_dir"])
     except KeyboardInterrupt:
         click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
                    "Run the same command again to grade the rest.", err=True)

@@ -254,12 +254,27 @@ class GradingSession:
         if not submission.python or not implementations:
             return {}
         names = sorted({name for e in implementations for name in e.entries})
+        sources = {module: SourceModule(dict(submission.python), module) for module in submission.python}
         if len(submission.python) == 1 and selected is not None:
-            (module,) = submission.python
-            return {"*": SourceModule(dict(submission.python), module)}
+            return {"*": next(iter(sources.values()))}
+        texts = {module: data.decode("utf-8", "replace") for module, data in submission.python.items()}
         located: dict[str, SourceModule] = {}
-        for module in submission.python:
-            source = SourceModule(dict(submission.python), module)
+        unsure: list[str] = []
+        for name in names:  # reading the source finds the defining file without starting a process
+            binders = [module for module, text in texts.items() if _binds(text, name)]
+            mentioned = [module for module, text in texts.items() if re.search(rf"\b{re.escape(name)}\b", text)]
+            if len(binders) == 1:
+                located[name] = sources[binders[0]]
+            elif binders or mentioned:
+                unsure.append(name)
+        if unsure:
+            located.update(self._probe(submission, sources, unsure))
+        return located
+
+    def _probe(self, submission: Submission, sources: dict[str, SourceModule], names: list[str]) -> dict[str, SourceModule]:
+        """Import each file in a learner process to see which defines the names reading could not place."""
+        located: dict[str, SourceModule] = {}
+        for module, source in sources.items():
             process = self.factory.open(submission.python, module, names, 2.0)
             try:
                 start = process.start()
@@ -286,6 +301,14 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def _binds(text: str, name: str) -> bool:
+    """Whether the source visibly binds ``name`` at module level: def, class, assignment or import."""
+    word = re.escape(name)
+    pattern = (rf"(?m)^(?:def|class)\s+{word}\b|^{word}\s*(?::[^=\n]*)?=|^(?:from\s+\S+\s+)?import\s+[^\n]*\b{word}\b"
+               rf"|^{word}\s*,|,\s*{word}\s*(?:,[^=\n]*)?=")
+    return re.search(pattern, text) is not None
 
 
 def grade_submission(

@@ -130,6 +130,8 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
                        **check.model_dump(mode="python", exclude_defaults=True)} for check in public]
     if exercise.time_limit != ImplementationExercise.model_fields["time_limit"].default:
         spec["time_limit"] = exercise.time_limit
+    if exercise.gate is not None and any(check.id == exercise.gate for check in public):
+        spec["gate"] = exercise.gate
     return spec
 
 

@@ -22,7 +22,7 @@ def run(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.Complet
 def test_grade_reference_passes_with_exit_0() -> None:
     done = run("grade", REFERENCE, "--exercise", "stable-softmax")
     assert done.returncode == 0, done.stderr
-    assert "Total: 12/12" in done.stdout
+    assert "Total: 13/13" in done.stdout
     assert "PASS finite-for-large-inputs" in done.stdout
 
 
@@ -46,7 +46,7 @@ def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Pat
     assert first.stdout == (tmp_path / "out.json").read_text()
     report = json.loads(first.stdout)
     assert report["submission"] == GLOBAL_MAX
-    assert (report["score"], report["max_score"]) == (7.0, 12.0)
+    assert (report["score"], report["max_score"]) == (8.0, 13.0)
     (exercise,) = report["exercises"]
     assert set(exercise) >= {"id", "status", "score", "max_score", "reason", "checks"}
     for check in exercise["checks"]:

@@ -171,8 +171,8 @@ def test_release_public_checks_load_with_only_public_checks(project: Catalog, tm
     public = load_catalog(tmp_path / "handout/public-checks")
     exercise = public.exercises["stable-softmax"]
     assert isinstance(exercise, ImplementationExercise)
-    assert [c.id for c in exercise.checks] == ["matches-reference", "rows-sum-to-one"]
-    assert set(exercise.cases) == {"basic", "non-square", "float32", "extreme"}
+    assert [c.id for c in exercise.checks] == ["computes-the-right-values", "matches-reference", "rows-sum-to-one"]
+    assert set(exercise.cases) == {"simple", "basic", "non-square", "float32", "extreme"}
     assert exercise.reference_solution is None and exercise.known_wrong == []
     assert public.assignments["why-softmax"].exercises == ["stable-softmax"]
 
@@ -190,7 +190,7 @@ def test_release_public_checks_grade_the_reference_with_exit_0(project: Catalog,
     result = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
                                        "solutions/stable-softmax/reference.py", "--public"])
     assert result.exit_code == 0, result.output
-    assert "PASS matches-reference" in result.output and "Total: 3/3" in result.output
+    assert "PASS matches-reference" in result.output and "Total: 4/4" in result.output
     stub = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
                                      str(out / "stable-softmax.py"), "--public"])
     assert stub.exit_code == 1 and "NotImplementedError" in stub.output

@@ -35,7 +35,7 @@ def test_load_catalog_reads_the_real_exercises(catalog) -> None:
     ("old", "new", "marker", "expected"),
     [
         ("    points: 2\n    visibility: public\n", "    points: 0\n    visibility: public\n", "points: 0",
-         "checks[0].points: must be greater than 0"),
+         "checks[1].points: must be greater than 0"),
         ("    property: sums-to-one\n", "    property: sums-to-on\n", "sums-to-on",
          "unknown property 'sums-to-on'; did you mean 'sums-to-one'?"),
         ("    visibility: public\n    hint: divide", "    visibilty: public\n    hint: divide", "visibilty",

@@ -77,12 +77,15 @@ def run_batch(
     progress: Progress | None = None,
     exercises_dir: str | os.PathLike[str] | None = None,
     executor: ExecutorFactory | None = None,
+    allow_weak_sandbox: bool = False,
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
     ``jobs`` worker processes (default: one per core) grade in parallel on
     this machine, or a Dask cluster does when ``scheduler`` is its address.
-    ``force`` grades every learner again. ``executor`` replaces the executor
+    ``force`` grades every learner again. ``allow_weak_sandbox`` lets every
+    worker (remote ones included) grade hidden checks below sandbox tier A.
+    ``executor`` replaces the executor
     (a factory given the worker configuration), for tests. Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
@@ -112,7 +115,8 @@ def run_batch(
         specs = spec_digest(catalog, exercises_path)
         keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
         todo = [learner for learner in learners if force or not _finished(out_dir, learner, keys[learner.name])]
-        config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs)
+        config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs,
+                              allow_weak_sandbox=allow_weak_sandbox)
         if executor is not None:
             runner = executor(config)
         elif scheduler:

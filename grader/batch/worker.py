@@ -33,6 +33,7 @@ class WorkerConfig:
     exercises_dir: str
     assignment: str
     spec_digest: str
+    allow_weak_sandbox: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class _Worker:
         from grader.batch.cache import spec_digest
         from grader.grading import GradingSession
 
-        self.session = GradingSession(exercises_dir=config.exercises_dir)
+        self.session = GradingSession(exercises_dir=config.exercises_dir,
+                                      allow_weak_sandbox=True if config.allow_weak_sandbox else None)
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
         self.expected = config.spec_digest

@@ -65,7 +65,10 @@ class Case:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def size(self) -> tuple[int, float]:
-        """Simplicity key: total number of elements, then largest magnitude."""
+        """Simplicity key: total number of elements, then largest magnitude (computed once)."""
+        cached = self.extra.get("_size")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         total, magnitude = 0, 0.0
         for value in self.args.values():
             if isinstance(value, np.ndarray):
@@ -73,6 +76,7 @@ class Case:
                 finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
                 if finite.size:
                     magnitude = max(magnitude, float(np.max(np.abs(finite.astype(float)))))
+        self.extra["_size"] = (total, magnitude)
         return total, magnitude
 
 

@@ -166,20 +166,16 @@ def grade_implementation(
             names = ", ".join(f"{name}()" for name in entries)
             return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
                           hidden_not_run)
-        signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
+        plan = _plan_for(exercise, checks)
         fixed: dict[str, CheckResult] = {}
         runs: list[_CheckRun] = []
-        table = _CallTable()
-        for check in checks:
-            entry = exercise.entry_of(check)
+        table = plan.table.fresh()
+        for check, entry, cases, plans, keys in plan.checks:
             if not start.entries.get(entry):
                 fixed[check.id] = _result(check, "error", f"{check.describe(entry)}: not checked, because your file "
                                                           f"does not define {entry}().")
                 continue
-            run = _CheckRun(check, entry, _Cases.get(exercise, entry, check.cases))
-            run.plans = [check.plan(case, entry) for case in run.cases]
-            run.keys = [[table.add(call, merge=check.merge_calls) for call in plan] for plan in run.plans]
-            runs.append(run)
+            runs.append(_CheckRun(check, entry, cases, plans=plans, keys=keys))
         timeouts = 0
         deadline = time.monotonic() + BUDGET_SECONDS
         while True:
@@ -202,7 +198,7 @@ def grade_implementation(
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
                     continue
-            encoded, blobs = encode_calls([table.calls[key] for key in needed], signatures)
+            encoded, blobs = plan.encode(needed)
             for key, outcome in zip(needed, process.call_many(encoded, blobs, deadline)):
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
@@ -222,6 +218,69 @@ def grade_implementation(
     return _summarise(exercise, results, hidden_not_run, output or None)
 
 
+@dataclass
+class _Plan:
+    """What an exercise asks of every submission: its cases, calls and their encodings, built once."""
+
+    exercise: ImplementationExercise
+    table: "_CallTable"
+    checks: list[tuple[Check, str, list[Case], list[list[Call]], list[list[int]]]]
+    signatures: dict[str, list[str]]
+    encoded: dict[int, tuple[dict[str, Any], list[bytes]]] = field(default_factory=dict)
+
+    def encode(self, keys: list[int]) -> tuple[list[dict[str, Any]], list[bytes]]:
+        """The calls numbered ``keys`` as one message, reusing each call's encoding."""
+        items: list[dict[str, Any]] = []
+        blobs: list[bytes] = []
+        for key in keys:
+            if key not in self.encoded:
+                encoded, payload = encode_calls([self.table.calls[key]], self.signatures)
+                self.encoded[key] = (encoded[0], payload)
+            item, payload = self.encoded[key]
+            items.append(_shift(item, len(blobs)))
+            blobs.extend(payload)
+        return items, blobs
+
+
+def _shift(item: dict[str, Any], offset: int) -> dict[str, Any]:
+    """A call's encoding with its payload indices moved by ``offset``."""
+    if not offset:
+        return item
+
+    def move(spec: dict[str, Any]) -> dict[str, Any]:
+        if spec["t"] == "array":
+            return {"t": "array", "i": spec["i"] + offset}
+        if spec["t"] == "callable":
+            return dict(spec, arrays=[i + offset for i in spec["arrays"]])
+        return spec
+
+    moved = dict(item, args=[move(spec) for spec in item["args"]])
+    if "kwargs" in item:
+        moved["kwargs"] = {name: move(spec) for name, spec in item["kwargs"].items()}
+    return moved
+
+
+_PLANS: dict[tuple[int, tuple[str, ...]], _Plan] = {}
+
+
+def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
+    """The exercise's plan for these checks, from the per-process cache (specs are immutable)."""
+    key = (id(exercise), tuple(check.id for check in checks))
+    plan = _PLANS.get(key)
+    if plan is None or plan.exercise is not exercise:
+        table = _CallTable()
+        planned = []
+        for check in checks:
+            entry = exercise.entry_of(check)
+            cases = _Cases.get(exercise, entry, check.cases)
+            plans = [check.plan(case, entry) for case in cases]
+            keys = [[table.add(call, merge=check.merge_calls) for call in calls] for calls in plans]
+            planned.append((check, entry, cases, plans, keys))
+        signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
+        plan = _PLANS[key] = _Plan(exercise, table, planned, signatures)
+    return plan
+
+
 class _CallTable:
     """Unique calls across an exercise's checks, and what each returned once answered."""
 
@@ -229,6 +288,12 @@ class _CallTable:
         self.index: dict[str, int] = {}
         self.calls: list[Call] = []
         self.outcomes: dict[int, CallOutcome] = {}
+
+    def fresh(self) -> "_CallTable":
+        """The same calls with no answers yet: one submission's view of a shared plan."""
+        view = _CallTable()
+        view.index, view.calls = self.index, self.calls
+        return view
 
     def add(self, call: Call, merge: bool = True) -> int:
         """The call's number; an identical earlier call's number when ``merge``."""
@@ -361,8 +426,26 @@ def _whole(exercise: ImplementationExercise, checks: list[Check], status: str, c
     )
 
 
+def _apply_gate(exercise: ImplementationExercise, results: list[CheckResult]) -> None:
+    """Withhold the points of passing checks while the exercise's gate check does not pass."""
+    gate = next((r for r in results if r.id == exercise.gate), None)
+    if gate is None or gate.status == "passed":
+        return
+    check = next(c for c in exercise.checks if c.id == gate.id)
+    entry = exercise.entry_of(check)
+    what = check.describe(entry)
+    same_entry = {c.id for c in exercise.checks if exercise.entry_of(c) == entry}
+    for result in results:
+        if result.status == "passed" and result.id != gate.id and result.id in same_entry:
+            result.status = "skipped"
+            result.score = 0.0
+            result.reason = (f"Not credited yet: this property held, but it counts only once {what} "
+                             f"(check {gate.id}). {result.reason}")
+
+
 def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hidden: int,
                output: str | None) -> ExerciseResult:
+    _apply_gate(exercise, results)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):

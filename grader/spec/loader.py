@@ -168,7 +168,8 @@ def _explain(error: dict[str, Any], data: Any) -> str:
     kind = error["type"]
     context = error.get("ctx") or {}
     if kind in _MESSAGES:
-        return _MESSAGES[kind].format(**context)
+        shown = {key: f"{value:g}" if isinstance(value, float) else value for key, value in context.items()}
+        return _MESSAGES[kind].format(**shown)
     if kind == "extra_forbidden":
         name = str(error["loc"][-1])
         return f"unknown key {name!r}{_did_you_mean(name, _FIELD_NAMES)}"

@@ -72,6 +72,12 @@ class ImplementationExercise(_Strict):
     reference_solution: str | None = Field(default=None, description="path of a solution that passes every check")
     known_wrong: list[KnownWrong] = Field(default_factory=list)
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
+    gate: str | None = Field(
+        default=None,
+        description="id of a check that must pass before any other check earns points: properties such as "
+        "'non-negative' or 'leaves-input-unchanged' hold for code that computes nothing (return zeros), so they "
+        "count only once the function computes the right values on simple inputs",
+    )
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ImplementationExercise":
@@ -86,6 +92,8 @@ class ImplementationExercise(_Strict):
             for name in check.cases:
                 if name not in self.cases:
                     raise ValueError(f"check {check.id!r} names case set {name!r}, which is not in cases")
+        if self.gate is not None and self.gate not in ids:
+            raise ValueError(f"gate names check {self.gate!r}, which does not exist")
         for wrong in self.known_wrong:
             for check_id in wrong.must_fail:
                 if check_id not in ids:
