@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
+from grader.checks.properties import zero_where
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["EntropyGrows", "ExpSumsToOne", "MaskedGetsZero", "MeanOverBatch", "TemperatureLimit"]
@@ -209,20 +210,7 @@ class MaskedGetsZero(Check):
         mask = case.args.get(self.mask_arg)
         if mask is None:
             return None
-        mask = np.asarray(mask, dtype=bool)
-        if got.shape != mask.shape:
-            return Finding(
-                got=f"an array of shape {got.shape}",
-                expected=f"shape {mask.shape}, that of {self.mask_arg}",
-            )
-        hidden = got[~mask]
-        if np.all(hidden == 0):
-            return None
-        return Finding(
-            got=format_value(got),
-            expected=f"0 exactly where {self.mask_arg} is False",
-            note=f"weights {format_value(hidden[hidden != 0][:3])} where the mask is False",
-        )
+        return zero_where(got, ~np.asarray(mask, dtype=bool), f"{self.mask_arg} is False")
 
 
 class MeanOverBatch(Check):

@@ -30,6 +30,7 @@ __all__ = [
     "ShapeAndDtype",
     "SumsToOne",
     "TranslationInvariant",
+    "zero_where",
 ]
 
 
@@ -308,6 +309,17 @@ class Raises(Check):
         return None  # timeouts and crashes are reported by the engine
 
 
+def zero_where(got: np.ndarray, where: np.ndarray, what: str) -> Finding | None:
+    """A finding unless ``got`` is exactly 0 wherever ``where`` is True (``what`` names those places)."""
+    if got.shape != where.shape:
+        return Finding(got=f"an array of shape {got.shape}", expected=f"shape {where.shape}")
+    selected = got[where]
+    if np.all(selected == 0):
+        return None
+    return Finding(got=format_value(got), expected=f"0 exactly where {what}",
+                   note=f"weights {format_value(selected[selected != 0][:3])} where {what}")
+
+
 class NegInfGetsZero(Check):
     """Entries whose score is -inf get weight exactly 0; the rest still sum to one."""
 
@@ -323,11 +335,9 @@ class NegInfGetsZero(Check):
             return problem
         assert got is not None
         scores = np.asarray(case.args[self.arg], dtype=float)
-        if got.shape != scores.shape:
-            return _shape_finding(got, scores.shape)
-        masked = np.isneginf(scores)
-        if not np.all(got[masked] == 0):
-            return Finding(got=f"{format_value(got)}", expected="0 exactly where the score is -inf")
+        problem = zero_where(got, np.isneginf(scores), "the score is -inf")
+        if problem:
+            return problem
         if not np.all(np.isfinite(got)):
             return Finding(got=f"{format_value(got)}", expected="finite weights elsewhere")
         return None

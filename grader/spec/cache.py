@@ -67,7 +67,7 @@ def load(key: str) -> Any | None:
         if not stat.S_ISREG(info.st_mode):
             return None
         with open(path, "rb") as handle:
-            return pickle.load(handle)  # noqa: S301 - our own file, checked above
+            return pickle.load(handle)
     except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
         return None
 
