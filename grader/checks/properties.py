@@ -16,7 +16,7 @@ from pydantic import Field
 from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
-from grader.checks.references import REFERENCES, reference
+from grader.checks.references import REFERENCES, close, reference
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
@@ -71,12 +71,12 @@ class MatchesReference(Check):
         if problem:
             return problem
         assert got is not None
-        expected = reference(self.reference, case.args)
+        expected = reference(self.reference, case.args, case.extra)
         shape = _shape_finding(got, expected.shape)
         if shape:
             return shape
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
-        if np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=False):
+        if close(got, expected, rtol, atol):
             return None
         return Finding(got=format_value(got), expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
 
@@ -222,7 +222,7 @@ class TranslationInvariant(Check):
                 reach = abs(shift) + float(np.max(np.abs(scores[np.isfinite(scores)]), initial=0.0))
                 rtol = max(rtol, 4 * float(np.finfo(np.float32).eps) * reach + 1e-5)
                 atol = max(atol, rtol * 1e-3)
-            if moved.shape != base.shape or not np.allclose(moved, base, rtol=rtol, atol=atol):
+            if moved.shape != base.shape or not close(moved, base, rtol, atol):
                 return Finding(
                     got=f"{format_value(moved)} after adding {format_number(shift)}",
                     expected=f"the same as without the shift, {format_value(base)}",
@@ -274,7 +274,7 @@ class ShapeAndDtype(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
-        expected = reference(self.reference, case.args)
+        expected = reference(self.reference, case.args, case.extra)
         if outcome.kind == "tuple":
             return Finding(got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}")
         got = outcome.values[0]

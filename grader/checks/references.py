@@ -131,7 +131,23 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
-def reference(name: str, args: dict[str, Any]) -> np.ndarray:
-    """Call the named reference on a case's arguments (by name)."""
+def reference(name: str, args: dict[str, Any], memo: dict[Any, Any] | None = None) -> np.ndarray:
+    """Call the named reference on a case's arguments (by name).
+
+    ``memo`` (a case's ``extra`` dict) keeps the result: cases are built once
+    per process and every submission is compared with the same values.
+    """
+    if memo is not None and ("reference", name) in memo:
+        return memo[("reference", name)]  # type: ignore[no-any-return]
     with np.errstate(all="ignore"):
-        return np.asarray(REFERENCES[name](**args), dtype=float)
+        value = np.asarray(REFERENCES[name](**args), dtype=float)
+    value.setflags(write=False)
+    if memo is not None:
+        memo[("reference", name)] = value
+    return value
+
+
+def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    """``np.allclose`` for arrays of one shape (NaN never close), without its per-call overhead."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.all((a == b) | (np.abs(a - b) <= atol + rtol * np.abs(b))))
