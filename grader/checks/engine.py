@@ -120,17 +120,18 @@ def encode_calls(
 class _Cases:
     """Cases per (exercise, case set), built once per process: specs are immutable."""
 
-    cache: dict[tuple[str, str, str], list[Case]] = {}
+    cache: dict[tuple[int, str], tuple[ImplementationExercise, list[Case]]] = {}
 
     @classmethod
     def get(cls, exercise: ImplementationExercise, entry: str, names: list[str]) -> list[Case]:
         cases: list[Case] = []
         kinds = dict(exercise.entries[entry].args)
         for name in names:
-            key = (exercise.id, name, repr(exercise.cases[name]))
-            if key not in cls.cache:
-                cls.cache[key] = build_cases(list(exercise.cases[name]), kinds, (exercise.id, name))
-            cases.extend(cls.cache[key])
+            key = (id(exercise), name)
+            hit = cls.cache.get(key)
+            if hit is None or hit[0] is not exercise:  # keyed by identity: two catalogs never share cases
+                hit = cls.cache[key] = (exercise, build_cases(list(exercise.cases[name]), kinds, (exercise.id, name)))
+            cases.extend(hit[1])
         return cases or [Case(args={})]
 
 
