@@ -30,7 +30,7 @@ from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
+__all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
 
 Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
 
@@ -104,6 +104,25 @@ class Check(BaseModel):
     def verified(self, cases: list[Case]) -> str:
         """What a pass verified, e.g. ``on 40 inputs, including entries of magnitude 1e+300``."""
         return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}{extremes(cases)}"
+
+
+class ArrayCheck(Check):
+    """A check of one call that must return a single array of real numbers.
+
+    ``judge`` turns anything else (a tuple, a non-numeric dtype) into a
+    finding; subclasses implement ``judge_array`` on the float array.
+    """
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        got, problem = array_result(outcomes[0])
+        if problem:
+            return problem
+        assert got is not None
+        return self.judge_array(case, got, outcomes)
+
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
+        """A finding when ``got`` (the first call's array, as floats) breaks the property, else ``None``."""
+        raise NotImplementedError
 
 
 def extremes(cases: list[Case]) -> str:

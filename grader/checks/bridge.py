@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator
 
-from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.properties import zero_where
@@ -41,7 +41,7 @@ def _entropy(weights: np.ndarray) -> float:
     return float(-np.sum(positive * np.log(positive)))
 
 
-class ExpSumsToOne(Check):
+class ExpSumsToOne(ArrayCheck):
     """The result holds log-probabilities: its exponentials sum to one along the normalised axis."""
 
     property: Literal["exp-sums-to-one"]
@@ -54,11 +54,7 @@ class ExpSumsToOne(Check):
     def default_description(self, entry: str) -> str:
         return f"the exponentials of what {entry} returns sum to 1 along the normalised axis"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         axis = self.axis
         if self.axis_arg and case.args.get(self.axis_arg) is not None:
             axis = int(case.args[self.axis_arg])
@@ -83,7 +79,7 @@ class ExpSumsToOne(Check):
         )
 
 
-class TemperatureLimit(Check):
+class TemperatureLimit(ArrayCheck):
     """softmax(z / T) at an extreme temperature is at its limit: one-hot on the largest score, or uniform.
 
     For ``one-hot`` the cases must use a T far below every gap between the
@@ -102,11 +98,7 @@ class TemperatureLimit(Check):
             return f"at a tiny temperature {entry} puts all the weight on the largest score"
         return f"at a huge temperature {entry} gives every score the same weight"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
         if got.shape != scores.shape:
             return Finding(got=f"an array of shape {got.shape}", expected=f"shape {scores.shape}")
@@ -193,7 +185,7 @@ class EntropyGrows(Check):
         )
 
 
-class MaskedGetsZero(Check):
+class MaskedGetsZero(ArrayCheck):
     """Where the boolean mask is False the weight is exactly 0; cases without a mask pass trivially."""
 
     property: Literal["masked-gets-zero"]
@@ -202,11 +194,7 @@ class MaskedGetsZero(Check):
     def default_description(self, entry: str) -> str:
         return f"{entry} gives every entry whose {self.mask_arg} is False a weight of exactly 0"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         mask = case.args.get(self.mask_arg)
         if mask is None:
             return None

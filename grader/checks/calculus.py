@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from grader.checks.base import Check, Finding, array_result
+from grader.checks.base import ArrayCheck, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.references import (
@@ -63,7 +63,7 @@ def _where(index: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
-class MatchesJacobian(Check):
+class MatchesJacobian(ArrayCheck):
     """A numerical Jacobian of a grader function equals the true Jacobian, or the central differences with step h.
 
     ``expect: exact`` compares with the analytic Jacobian (softmax:
@@ -91,11 +91,7 @@ class MatchesJacobian(Check):
             return f"{entry}(f, z) equals the true Jacobian of f at z"
         return f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h for the step h it is given"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         fn, z, h = self._arguments(case)
         expected = trusted_function_jacobian(fn, z) if self.expect == "exact" else numerical_jacobian(fn, z, h)
         if got.shape != expected.shape:
@@ -164,7 +160,7 @@ def _shape_finding(got: tuple[int, ...], expected: tuple[int, ...]) -> Finding:
     return Finding(got=f"an array of shape {got}", expected=f"shape {expected}", note=note)
 
 
-class JacobianShape(Check):
+class JacobianShape(ArrayCheck):
     """The Jacobian of a function from R^n to R^m is an (m, n) float array."""
 
     property: Literal["jacobian-shape"]
@@ -174,11 +170,7 @@ class JacobianShape(Check):
     def default_description(self, entry: str) -> str:
         return f"{entry}(f, z) returns a float array with one row per output of f and one column per entry of z"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         z = np.asarray(case.args[self.point_arg], dtype=float)
         outputs = trusted_function_value(case.args[self.function_arg], z).size
         if got.shape != (outputs, z.size):
@@ -193,7 +185,7 @@ class JacobianShape(Check):
         return None
 
 
-class SumsToZero(Check):
+class SumsToZero(ArrayCheck):
     """Every row (and column) of the result sums to zero, as for the Jacobian of weights that always sum to one."""
 
     property: Literal["sums-to-zero"]
@@ -205,11 +197,7 @@ class SumsToZero(Check):
         parts = " and every ".join(names.get(axis, f"slice along axis {axis}") for axis in self.axes)
         return f"every {parts} of the matrix {entry} returns sums to 0"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         if got.ndim != 2:
             return Finding(got=f"an array of shape {got.shape}", expected="a 2-D matrix")
         _, atol = _tolerances(outcomes[0].values[0], case, 0.0, self.atol)
@@ -226,7 +214,7 @@ class SumsToZero(Check):
         return None
 
 
-class Symmetric(Check):
+class Symmetric(ArrayCheck):
     """The result is a square matrix equal to its own transpose."""
 
     property: Literal["symmetric"]
@@ -236,11 +224,7 @@ class Symmetric(Check):
     def default_description(self, entry: str) -> str:
         return f"the matrix {entry} returns is symmetric"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         if got.ndim != 2 or got.shape[0] != got.shape[1]:
             return Finding(got=f"an array of shape {got.shape}", expected="a square matrix")
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)

@@ -10,8 +10,8 @@ endless loop costs seconds, not minutes.
 from __future__ import annotations
 
 import hashlib
-import time
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.references import REFERENCES, close, reference
@@ -55,7 +55,7 @@ def _shape_finding(got: np.ndarray, expected_shape: tuple[int, ...]) -> Finding 
     return None
 
 
-class MatchesReference(Check):
+class MatchesReference(ArrayCheck):
     """The result equals the grader's own implementation, within tolerance."""
 
     property: Literal["matches-reference"]
@@ -66,11 +66,7 @@ class MatchesReference(Check):
     def default_description(self, entry: str) -> str:
         return f"{entry} returns the same values as a trusted implementation"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         expected = reference(self.reference, case.args, case.extra)
         shape = _shape_finding(got, expected.shape)
         if shape:
@@ -81,7 +77,7 @@ class MatchesReference(Check):
         return Finding(got=format_value(got), expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
 
 
-class SumsToOne(Check):
+class SumsToOne(ArrayCheck):
     """Every slice along the normalised axis sums to one."""
 
     property: Literal["sums-to-one"]
@@ -92,11 +88,7 @@ class SumsToOne(Check):
     def default_description(self, entry: str) -> str:
         return f"the weights {entry} returns sum to 1 along the normalised axis"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         axis = _axis(case, self.axis_arg, self.axis)
         if got.ndim == 0 or not -got.ndim <= axis < got.ndim:
             return Finding(got=f"an array of shape {got.shape}", expected=f"an array with an axis {axis}")
@@ -107,7 +99,7 @@ class SumsToOne(Check):
         return Finding(got=f"sums {format_value(sums)}", expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})")
 
 
-class NonNegative(Check):
+class NonNegative(ArrayCheck):
     """No weight is negative (and none is NaN)."""
 
     property: Literal["non-negative"]
@@ -116,11 +108,7 @@ class NonNegative(Check):
     def default_description(self, entry: str) -> str:
         return f"every weight {entry} returns is non-negative"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         if got.size and np.all(got >= 0):
             return None
         if got.size == 0:
@@ -147,7 +135,7 @@ class Finite(Check):
         return None
 
 
-class OrderPreserving(Check):
+class OrderPreserving(ArrayCheck):
     """A larger score never gets a smaller weight, and distinct weights keep their order."""
 
     property: Literal["order-preserving"]
@@ -158,11 +146,7 @@ class OrderPreserving(Check):
     def default_description(self, entry: str) -> str:
         return f"a higher score gets a higher weight from {entry}"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
         if got.shape != scores.shape:
             return _shape_finding(got, scores.shape)
@@ -320,7 +304,7 @@ def zero_where(got: np.ndarray, where: np.ndarray, what: str) -> Finding | None:
                    note=f"weights {format_value(selected[selected != 0][:3])} where {what}")
 
 
-class NegInfGetsZero(Check):
+class NegInfGetsZero(ArrayCheck):
     """Entries whose score is -inf get weight exactly 0; the rest still sum to one."""
 
     property: Literal["neg-inf-gets-zero"]
@@ -329,11 +313,7 @@ class NegInfGetsZero(Check):
     def default_description(self, entry: str) -> str:
         return f"{entry} gives a -inf score a weight of exactly 0"
 
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
-        if problem:
-            return problem
-        assert got is not None
+    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
         problem = zero_where(got, np.isneginf(scores), "the score is -inf")
         if problem:
