@@ -19,6 +19,7 @@ from grader.checks.quiz import grade_quiz
 from grader.errors import UsageError, WeakSandboxError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.reuse import ReusedProcesses, SharedHandle
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
 from grader.sandbox.selftest import SelfTest, run_self_test, summarise
 from grader.spec.loader import Catalog, load_catalog
@@ -40,10 +41,21 @@ class SandboxFactory:
         self.zygote, self.limits, self.layers = zygote, limits, layers
         self.allow_weak = allow_weak
         self.held: dict[str, Any] = {}
+        self._processes = ReusedProcesses(
+            lambda files, module, entries, limits: LearnerProcess(self.zygote, files, module, entries, limits, self.layers))
 
-    def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> "_Recording":
+    def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> SharedHandle:
+        """A learner process for one exercise: the submission's shared process when it is fresh, else a new one."""
         limits = replace(self.limits, call_seconds=Limits.call_seconds_for(call_seconds))
-        return _Recording(self, LearnerProcess(self.zygote, files, module, entries, limits, self.layers))
+        return self._processes.open(files, module, entries, limits, self._record)
+
+    def release(self) -> None:
+        """End the process the submission's exercises shared: nothing of one submission meets the next."""
+        self._processes.release()
+
+    def _record(self, start: Any) -> None:
+        if start.layers and not self.held:
+            self.held = {k: v for k, v in start.layers.items() if k != "errors"}
 
     def self_test(self) -> SelfTest:
         """The start-up self-test's outcome, run now if this warm parent has not run it with these layers."""
@@ -101,34 +113,6 @@ def weak_sandbox_allowed(flag: bool | None = None) -> bool:
     if flag is not None:
         return flag
     return os.environ.get("GRADER_ALLOW_WEAK_SANDBOX", "").strip().lower() in ("1", "yes", "true")
-
-
-class _Recording:
-    """A learner process that reports the layers it confirmed to its factory."""
-
-    def __init__(self, factory: SandboxFactory, process: LearnerProcess) -> None:
-        self._factory, self._process = factory, process
-
-    @property
-    def output(self) -> Any:
-        return self._process.output
-
-    @property
-    def alive(self) -> bool:
-        return self._process.alive
-
-    def start(self) -> Any:
-        start = self._process.start()
-        if start.layers and not self._factory.held:
-            self._factory.held = {k: v for k, v in start.layers.items() if k != "errors"}
-        return start
-
-    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes],
-                  deadline: float | None = None) -> list[CallOutcome]:
-        return self._process.call_many(calls, blobs, deadline)
-
-    def close(self) -> None:
-        self._process.close()
 
 
 class GradingSession:
@@ -197,26 +181,29 @@ class GradingSession:
         failed its self-test, unless the session allows a weak sandbox.
         """
         self._require_sandbox(submission, selected, public_only)
-        problems = list(submission.notes)
-        modules = self._locate(submission, selected)
-        if selected is None:
-            selected = self._attempted(submission, modules)
-            if submission.answers_problem:
-                problems.append(f"Your answers could not be read: {submission.answers_problem}")
-            unknown = [key for key in submission.answers if key not in self.catalog.exercises]
-            for key in unknown:
-                problems.append(f"The answers file names {key!r}, which is not a quiz here; known quizzes: "
-                                + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)))
-            if not selected and not problems:
-                problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
-                                "Run 'grader list' to see the exercises and their entry functions.")
-        results: list[ExerciseResult] = []
-        for exercise in selected:
-            if isinstance(exercise, QuizExercise):
-                problem = submission.answers_problem if submission.has_answers_file else None
-                results.append(grade_quiz(exercise, submission.answers.get(exercise.id), problem))
-            else:
-                results.append(self._grade_implementation(exercise, modules, public_only))
+        try:
+            problems = list(submission.notes)
+            modules = self._locate(submission, selected)
+            if selected is None:
+                selected = self._attempted(submission, modules)
+                if submission.answers_problem:
+                    problems.append(f"Your answers could not be read: {submission.answers_problem}")
+                unknown = [key for key in submission.answers if key not in self.catalog.exercises]
+                for key in unknown:
+                    problems.append(f"The answers file names {key!r}, which is not a quiz here; known quizzes: "
+                                    + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)))
+                if not selected and not problems:
+                    problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
+                                    "Run 'grader list' to see the exercises and their entry functions.")
+            results: list[ExerciseResult] = []
+            for exercise in selected:
+                if isinstance(exercise, QuizExercise):
+                    problem = submission.answers_problem if submission.has_answers_file else None
+                    results.append(grade_quiz(exercise, submission.answers.get(exercise.id), problem))
+                else:
+                    results.append(self._grade_implementation(exercise, modules, public_only))
+        finally:
+            self.factory.release()  # the exercises shared one process; it ends with the submission
         hidden = sum(r.hidden_not_run for r in results)
         return Report(
             grader_version=__version__, submission=submission.label,

@@ -101,7 +101,7 @@ ATTACKS: dict[str, Attack] = {
     "raise_systemexit": Attack(("raised SystemExit",), tier_c=True),
     "raise_keyboardinterrupt": Attack(("raised KeyboardInterrupt",), tier_c=True),
     "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True, env=WALL),
-    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit)",), slow=True, env=WALL),
+    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True, env=WALL),
     "cpu_limit": Attack(("stopped after 1 s of CPU time (limit 1 s)",), slow=True, env=CPU),
     "sleep_forever": Attack(("no answer within 1.5 s (wall-clock limit), waiting rather than computing",), slow=True,
                             env=WALL),

@@ -39,22 +39,49 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         channel.send({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])})
         return
     _watch_actions()
-    module, failure = _import_submission(config["module"], config["scratch"])
-    if failure is not None:
-        channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
-        return
-    entries = {name: callable(_lookup(module, name)) for name in config.get("entries", [])}
-    channel.send({"op": "ready", "ok": True, "layers": layers, "entries": entries})
+    fresh_state = _numeric_state()
+    request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
+    module = None
     while True:
+        op = request.get("op")
+        if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
+            _restore_numeric_state(fresh_state)
+            module, failure = _import_submission(str(request["module"]), config["scratch"])
+            if failure is not None:
+                channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
+                return  # whatever a failed import left behind never serves another exercise
+            entries = {str(name): callable(_lookup(module, name)) for name in request.get("entries", [])}
+            channel.send({"op": "ready", "ok": True, "layers": layers, "entries": entries})
+        elif op == "call_many" and module is not None:
+            _set_trusted_source(request.get("trusted_source"))
+            for index, call in enumerate(request["calls"]):
+                channel.send(*_run_call(module, index, call, blobs, config["scratch"]))
+        else:
+            return
         message = channel.receive()
         if message is None:
             return
-        header, blobs = message
-        if header.get("op") != "call_many":
-            return
-        _set_trusted_source(header.get("trusted_source"))
-        for index, call in enumerate(header["calls"]):
-            channel.send(*_run_call(module, index, call, blobs, config["scratch"]))
+        request, blobs = message
+
+
+def _numeric_state() -> tuple[dict[str, str], list[Any]]:
+    """NumPy's floating-point error modes and the warning filters, as they are before any learner code runs."""
+    import warnings
+
+    return np.geterr(), list(warnings.filters)
+
+
+def _restore_numeric_state(state: tuple[dict[str, str], list[Any]]) -> None:
+    """Undo what an earlier exercise's module set (``np.seterr(all="raise")``, warning filters) before the next."""
+    import warnings
+
+    errors, filters = state
+    try:
+        np.seterr(**errors)
+        warnings.filters[:] = filters
+        warnings._filters_mutated()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - the learner replaced these; their own code bears the consequences
+        pass
 
 
 class _Channel:
@@ -325,9 +352,15 @@ def _decode_value(spec: dict[str, Any], blobs: list[bytes]) -> Any:
 
 def _trusted_callable(name: str, arrays: list[np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Build one of the grader's own functions here, so no callable crosses the boundary."""
+    code = _trusted_code.get(_trusted_source())
+    if code is None:  # compiled once per process: many calls of an exercise carry a callable
+        code = _trusted_code[_trusted_source()] = compile(_trusted_source(), "<grader trusted functions>", "exec")
     namespace: dict[str, Any] = {"__name__": "grader_trusted"}
-    exec(compile(_trusted_source(), "<grader trusted functions>", "exec"), namespace)  # noqa: S102
+    exec(code, namespace)  # noqa: S102 - a fresh namespace per call: no state is shared with the learner's code
     return namespace["build"](name, arrays)
+
+
+_trusted_code: dict[str, Any] = {}
 
 
 # The text of ``trusted.py`` reaches a learner process only with the calls that

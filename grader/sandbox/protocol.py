@@ -132,35 +132,37 @@ class MessageParser:
         """Add received bytes; return every message now complete, in order."""
         self._buffer += data
         messages = []
-        while True:
-            frame = self._next_frame()
-            if frame is None:
-                return messages
-            if self._header is None:
-                self._header = self._parse_header(frame)
-            else:
-                self._blobs.append(frame)
-            if len(self._blobs) == self._header["blobs"]:
-                messages.append((self._header, self._blobs))
-                self._header, self._blobs = None, []
+        start = 0
+        try:
+            while True:
+                frame, start = self._next_frame(start)
+                if frame is None:
+                    return messages
+                if self._header is None:
+                    self._header = self._parse_header(frame)
+                else:
+                    self._blobs.append(frame)
+                if len(self._blobs) == self._header["blobs"]:
+                    messages.append((self._header, self._blobs))
+                    self._header, self._blobs = None, []
+        finally:
+            del self._buffer[:start]  # once per feed: many small frames in one read cost no quadratic copying
 
     @property
     def pending(self) -> bool:
         """Whether part of a message has been received but not all of it."""
         return bool(self._buffer) or self._header is not None
 
-    def _next_frame(self) -> bytes | None:
-        if len(self._buffer) < _LEN.size:
-            return None
-        (length,) = _LEN.unpack_from(self._buffer)
+    def _next_frame(self, start: int) -> tuple[bytes | None, int]:
+        if len(self._buffer) - start < _LEN.size:
+            return None, start
+        (length,) = _LEN.unpack_from(self._buffer, start)
         if length > self._max_frame:
             raise ProtocolError(f"frame of {length} bytes is larger than allowed")
-        end = _LEN.size + length
+        end = start + _LEN.size + length
         if len(self._buffer) < end:
-            return None
-        frame = bytes(self._buffer[_LEN.size : end])
-        del self._buffer[:end]
-        return frame
+            return None, start
+        return bytes(self._buffer[start + _LEN.size : end]), end
 
     @staticmethod
     def _parse_header(frame: bytes) -> dict[str, Any]:

@@ -148,8 +148,11 @@ class LearnerProcess:
         self._scratch: str | None = None
         self._parser = MessageParser()
         self._inbox: list[tuple[dict[str, Any], list[bytes]]] = []
+        self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
         self.end: dict[str, Any] | None = None
+        self.call_seconds = limits.call_seconds
+        self.holds_trusted = False
 
     @property
     def alive(self) -> bool:
@@ -158,7 +161,44 @@ class LearnerProcess:
     def start(self) -> StartOutcome:
         """Fork, confine, import the submission; report how that went."""
         self._spawn({})
-        message, failure = self._receive(self._limits.import_seconds, "while importing your file")
+        return self._ready()
+
+    def load(self, module: str, entries: list[str]) -> StartOutcome:
+        """Import another of the submission's files, as a fresh module, in this live process.
+
+        One process can then serve every exercise of a submission: confinement
+        and process start are paid once. A failed import ends the process.
+        """
+        if not self.alive:
+            return StartOutcome(status="crashed", detail="the process had already ended")
+        assert self._scratch is not None
+        self._module, self._entries = module, entries
+        request = {"op": "import", "module": os.path.join(self._scratch, module), "entries": entries}
+        return self._ready(memoryview(encode_message(request)))
+
+    def fresh_output(self) -> OutputCapture:
+        """Start a new capture of what the learner prints (each exercise shows only its own output)."""
+        if self._pipes is not None:  # what was printed before now belongs to the previous capture
+            while (data := _read(self._pipes.output_r)) and self.output.total <= self.output.cap:
+                self.output.add(data)
+        self.output = OutputCapture(self._limits.output_keep, self._limits.output_cap)
+        if self._scratch:
+            self.output.hide.append(self._scratch)
+        return self.output
+
+    def usage(self) -> tuple[float, int, int] | None:
+        """CPU seconds used, resident bytes and threads of the live process (from ``/proc``), or ``None``."""
+        fields = self._stat_fields()
+        if fields is None:
+            return None
+        try:
+            return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES,
+                    int(fields[17]))
+        except (IndexError, ValueError):
+            return None
+
+    def _ready(self, outgoing: memoryview = memoryview(b"")) -> StartOutcome:
+        message, failure = self._receive(self._limits.import_seconds, "while importing your file", outgoing)
         if failure is not None:
             return StartOutcome(status=failure.status, detail=failure.detail)  # type: ignore[arg-type]
         header, _ = message  # type: ignore[misc]
@@ -236,17 +276,18 @@ class LearnerProcess:
         request: dict[str, Any] = {"op": "call_many", "calls": calls}
         if _needs_trusted(calls):  # only a process handed the grader's functions ever holds their source
             request["trusted_source"] = _trusted_source()
+            self.holds_trusted = True  # so it never serves another exercise, whose code could call them
         pending = memoryview(encode_message(request, blobs))
         out_of_memory = 0
         for index, call in enumerate(calls):
-            wait = self._limits.call_seconds
+            wait = self.call_seconds
             budget_left = None if deadline is None else deadline - time.monotonic()
             if budget_left is not None and budget_left < wait:
                 wait = max(budget_left, 0.0)
             message, failure = self._receive(wait, "", pending)
             pending = memoryview(b"")
             if failure is not None:
-                if failure.status == "timeout" and wait < self._limits.call_seconds:
+                if failure.status == "timeout" and wait < self.call_seconds:
                     failure.detail = "the exercise's time budget ran out before this call answered"
                 outcomes.append(failure)
                 break
@@ -277,6 +318,9 @@ class LearnerProcess:
                 except OSError:
                     pass
             self._pipes = None
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
@@ -312,63 +356,96 @@ class LearnerProcess:
     def _receive(
         self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
     ) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
-        """Wait for one message, writing ``outgoing`` and draining output meanwhile."""
+        """Wait for one message, writing ``outgoing`` and draining output meanwhile.
+
+        Everything that has arrived is read and parsed at once, so a child
+        that answers faster than we judge costs one wake-up per pipe buffer,
+        not one per answer.
+        """
         assert self._pipes is not None
         if self._inbox:
             return self._inbox.pop(0), None
-        deadline = time.monotonic() + seconds
-        cpu_before = self._cpu_seconds()
         pipes = self._pipes
-        with selectors.DefaultSelector() as selector:
+        selector = self._selector
+        if selector is None:
+            selector = self._selector = selectors.DefaultSelector()
             selector.register(pipes.response_r, selectors.EVENT_READ, "response")
             selector.register(pipes.output_r, selectors.EVENT_READ, "output")
-            if outgoing:
-                selector.register(pipes.request_w, selectors.EVENT_WRITE, "request")
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    cpu_after = self._cpu_seconds()
-                    end = self._end()
-                    if not end.get("killed"):  # it died by itself just before the deadline
-                        return None, self._crash(end, during)
-                    used = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-                    return None, CallOutcome(status="timeout", detail=_reasons().timeout_detail(seconds, used, during))
-                for key, _ in selector.select(remaining):
-                    if key.data == "request":
-                        try:
-                            written = os.write(pipes.request_w, outgoing)
-                        except (BlockingIOError, InterruptedError):
-                            continue
-                        except OSError:  # the child closed its end: it will be seen as a crash
-                            selector.unregister(pipes.request_w)
-                            outgoing = memoryview(b"")
-                            continue
-                        outgoing = outgoing[written:]
-                        if not outgoing:
-                            selector.unregister(pipes.request_w)
+        writing = bool(outgoing)
+        if writing:
+            selector.register(pipes.request_w, selectors.EVENT_WRITE, "request")
+        try:
+            return self._wait(selector, seconds, during, outgoing)
+        finally:
+            if writing and pipes.request_w in selector.get_map():
+                selector.unregister(pipes.request_w)
+
+    def _wait(self, selector: selectors.BaseSelector, seconds: float, during: str,
+              outgoing: memoryview) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
+        assert self._pipes is not None
+        pipes = self._pipes
+        started = time.monotonic()
+        deadline = started + seconds
+        # The CPU clock is read only once a wait has lasted a while: nearly every answer comes well before.
+        cpu_mark: tuple[float, float | None] | None = None
+        while True:
+            now = time.monotonic()
+            remaining = deadline - now
+            if cpu_mark is None and now - started >= min(_CPU_MARK_SECONDS, seconds / 4):
+                cpu_mark = (now, self._cpu_seconds())
+            if remaining <= 0:
+                cpu_after = self._cpu_seconds()
+                end = self._end()
+                if not end.get("killed"):  # it died by itself just before the deadline
+                    return None, self._crash(end, during)
+                used = None
+                if cpu_mark is not None and cpu_mark[1] is not None and cpu_after is not None and now > cpu_mark[0]:
+                    used = (cpu_after - cpu_mark[1]) * seconds / (now - cpu_mark[0])  # the share, over the whole wait
+                return None, CallOutcome(status="timeout", detail=_reasons().timeout_detail(seconds, used, during))
+            wait = remaining if cpu_mark is not None else min(remaining, max(started + _CPU_MARK_SECONDS - now, 0.0))
+            for key, _ in selector.select(wait):
+                if key.data == "request":
+                    try:
+                        written = os.write(pipes.request_w, outgoing)
+                    except (BlockingIOError, InterruptedError):
                         continue
-                    data = _read(key.fd)
-                    if data is None:
+                    except OSError:  # the child closed its end: it will be seen as a crash
+                        selector.unregister(pipes.request_w)
+                        outgoing = memoryview(b"")
                         continue
-                    if key.data == "output":
-                        if data:
-                            self.output.add(data)
-                            if self.output.flooded:
-                                self._end()
-                                return None, CallOutcome(
-                                    status="output_limit", detail=_reasons().output_limit_detail(self._limits.output_cap))
-                        else:
+                    outgoing = outgoing[written:]
+                    if not outgoing:
+                        selector.unregister(pipes.request_w)
+                    continue
+                if key.data == "output":
+                    while (data := _read(key.fd)) is not None:
+                        if not data:
                             selector.unregister(key.fd)
-                        continue
+                            break
+                        self.output.add(data)
+                        if self.output.flooded:
+                            self._end()
+                            return None, CallOutcome(
+                                status="output_limit", detail=_reasons().output_limit_detail(self._limits.output_cap))
+                        if len(data) < _READ_SIZE:
+                            break
+                    continue
+                closed = False
+                while (data := _read(key.fd)) is not None:
                     if not data:
-                        return None, self._crash(self._end(grace=0.5), during)
+                        closed = True
+                        break
                     try:
                         self._inbox.extend(self._parser.feed(data))
                     except ProtocolError as exc:
                         self._end()
                         return None, CallOutcome(status="protocol", detail=f"{exc}")
-                    if self._inbox:
-                        return self._inbox.pop(0), None
+                    if len(data) < _READ_SIZE:
+                        break
+                if self._inbox:
+                    return self._inbox.pop(0), None
+                if closed:
+                    return None, self._crash(self._end(grace=0.5), during)
 
     def _crash(self, end: dict[str, Any], during: str) -> CallOutcome:
         if end.get("killed"):
@@ -401,13 +478,16 @@ class LearnerProcess:
 
     def _cpu_seconds(self) -> float | None:
         """CPU time the learner process has used so far, from ``/proc/<pid>/stat``."""
+        usage = self.usage()
+        return None if usage is None else usage[0]
+
+    def _stat_fields(self) -> list[bytes] | None:
         if self._pid is None or self.end is not None:
             return None
         try:
             with open(f"/proc/{self._pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-        except (OSError, IndexError, ValueError):
+                return handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
             return None
 
     def _end(self, grace: float = 0.0) -> dict[str, Any]:
@@ -429,10 +509,14 @@ def _reasons() -> Any:
     return reasons
 
 
+_READ_SIZE = 1 << 18
+_CPU_MARK_SECONDS = 0.25
+
+
 def _read(fd: int) -> bytes | None:
     """Read what is there: bytes, ``b""`` at end of file, ``None`` when nothing is ready yet."""
     try:
-        return os.read(fd, 1 << 16)
+        return os.read(fd, _READ_SIZE)
     except (BlockingIOError, InterruptedError):
         return None
     except OSError:
@@ -445,6 +529,7 @@ def _suffix(during: str) -> str:
 
 _KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def _clean(value: Any, limit: int) -> str:

@@ -1,0 +1,124 @@
+"""The exercises of one submission share a learner process, without sharing what they should not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import zygote_client
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference(exercise: str) -> str:
+    return (ROOT / "solutions" / exercise / "reference.py").read_text()
+
+
+def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the pid of every learner process the warm parent forks."""
+    pids: list[int] = []
+    original = zygote_client.Zygote.spawn
+
+    def spawn(self, config, fds):  # type: ignore[no-untyped-def]
+        pid = original(self, config, fds)
+        if not config.get("selftest"):
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(zygote_client.Zygote, "spawn", spawn)
+    return pids
+
+
+def _by_id(report) -> dict:  # type: ignore[no-untyped-def]
+    return {exercise.id: exercise for exercise in report.exercises}
+
+
+def test_exercises_of_one_submission_share_one_process(session, tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    for exercise in ("stable-softmax", "log-softmax", "temperature"):
+        (folder / f"{exercise.replace('-', '_')}.py").write_text(_reference(exercise))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    report = session.grade(folder, exercise_ids=["stable-softmax", "log-softmax", "temperature"])
+    assert all(e.score == e.max_score for e in report.exercises), [e.reason for e in report.exercises]
+    assert len(pids) == 1
+    second = session.grade(folder, exercise_ids=["stable-softmax"])  # the next submission: a process of its own
+    assert second.score == second.max_score and len(pids) == 2
+
+
+def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path) -> None:
+    """``np.seterr(all="raise")`` and an ``error`` warning filter in one file change nothing for another file."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "aaa_first.py").write_text("import warnings\nimport numpy as np\nnp.seterr(all='raise')\n"
+                                         "warnings.simplefilter('error')\n" + _reference("stable-softmax"))
+    naive = "import numpy as np\n\ndef log_softmax(z, axis=-1):\n    z = np.asarray(z, float)\n" \
+            "    return np.log(np.exp(z) / np.exp(z).sum(axis=axis, keepdims=True))\n"
+    (folder / "zzz_second.py").write_text(naive)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "zzz_second.py").write_text(naive)
+    shared = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))["log-softmax"]
+    fresh = _by_id(session.grade(alone, exercise_ids=["log-softmax"]))["log-softmax"]
+    assert [(c.id, c.status, c.reason) for c in shared.checks] == [(c.id, c.status, c.reason) for c in fresh.checks]
+    assert "FloatingPointError" not in " ".join(c.reason for c in shared.checks)
+
+
+def test_each_exercise_shows_only_what_it_printed(session, tmp_path: Path) -> None:
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "one.py").write_text("print('from the first file')\n" + _reference("stable-softmax"))
+    (folder / "two.py").write_text("print('from the second file')\n" + _reference("log-softmax"))
+    exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
+    assert "from the first file" in (exercises["stable-softmax"].output or "")
+    assert "second" not in (exercises["stable-softmax"].output or "")
+    assert "from the second file" in (exercises["log-softmax"].output or "")
+    assert "first" not in (exercises["log-softmax"].output or "")
+
+
+def test_a_crash_in_one_exercise_costs_the_next_nothing(session, tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "one.py").write_text("import os\n\ndef softmax(z, axis=-1):\n    os._exit(3)\n")
+    (folder / "two.py").write_text(_reference("log-softmax"))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
+    assert exercises["stable-softmax"].score == 0
+    assert "exited with status 3" in " ".join(c.reason for c in exercises["stable-softmax"].checks)
+    assert exercises["log-softmax"].score == exercises["log-softmax"].max_score
+    assert len(set(pids)) == len(pids) >= 2  # the dead process was replaced, never reused
+
+
+def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeypatch) -> None:
+    """A file that starts a thread gets the process to itself: the next exercise starts a new one."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "one.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), "
+                                   "daemon=True).start()\n" + _reference("stable-softmax"))
+    (folder / "two.py").write_text(_reference("log-softmax"))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    report = session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"])
+    assert report.score == report.max_score
+    assert len(pids) == 2
+
+
+def test_the_graders_own_functions_never_reach_a_later_exercise(session, tmp_path: Path, monkeypatch) -> None:
+    """Some checks hand the learner process the grader's functions; that process serves no other exercise."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "a_gradient.py").write_text(_reference("argmax-zero-gradient"))
+    # Full marks only if the grader's source is nowhere in this process when the file is imported.
+    (folder / "b_softmax.py").write_text(
+        "import sys\nchild = sys.modules.get('grader.sandbox.child')\n"
+        "assert child is None or child._trusted[0] is None, 'found the grader source'\n"
+        + _reference("stable-softmax"))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    exercises = _by_id(session.grade(folder, exercise_ids=["argmax-zero-gradient", "stable-softmax"]))
+    assert exercises["argmax-zero-gradient"].score == exercises["argmax-zero-gradient"].max_score
+    assert exercises["stable-softmax"].score == exercises["stable-softmax"].max_score, exercises["stable-softmax"].reason
+    assert len(pids) == 2
