@@ -15,6 +15,7 @@ Standard library and numpy only.
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
 import select
@@ -253,12 +254,17 @@ def main(argv: list[str]) -> None:
     _die_with_parent()
     sys.path.insert(0, argv[1])
     import numpy  # noqa: F401  - the whole point: import once, fork many times
+    import numpy.random  # noqa: F401  - loaded lazily by numpy, and most exercises draw random numbers
 
     from grader.sandbox import child, protocol, selftest  # noqa: F401 - nothing of ours is readable once confined
     from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
 
     control = socket.socket(fileno=int(argv[2]))
-    _Server(control).run()
+    server = _Server(control)
+    # Everything imported so far is shared with every learner process, copy-on-write: keep the garbage
+    # collector from walking (and so copying) those pages in each child.
+    gc.freeze()
+    server.run()
 
 
 if __name__ == "__main__":
