@@ -35,7 +35,8 @@ class InProcessProcess:
         self.module = module
         return StartOutcome(status="ok", entries={n: callable(getattr(module, n, None)) for n in self._entries})
 
-    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None) -> list[CallOutcome]:
+    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None, *,
+                  batch: bool = False) -> list[CallOutcome]:
         outcomes = []
         for index, call in enumerate(calls):
             self.calls_received += 1

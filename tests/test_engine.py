@@ -92,3 +92,25 @@ def test_grade_implementation_exception_is_an_error_quoting_it(exercise) -> None
     check = _check(result, "matches-reference")
     assert check.status == "error"
     assert "ZeroDivisionError: division by zero" in check.reason
+
+
+def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None:
+    """A second submission that returns the very same bytes is not judged again, and gets the same result."""
+    from grader.checks import engine
+
+    judged: list[str] = []
+    original = engine._judge
+
+    def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
+        judged.append(check.id)
+        return original(check, entry, case, outcomes)
+
+    monkeypatch.setattr(engine, "_judge", counting)
+    monkeypatch.setattr(engine, "_PLANS", {})  # nothing remembered from earlier tests
+    first, _ = _grade(exercise, OVERFLOWS)
+    once = len(judged)
+    again, _ = _grade(exercise, OVERFLOWS.replace(b"e = np.exp(z)", b"e = np.exp(z)  # same maths"))
+    assert once > 50 and len(judged) == once
+    assert again.model_dump() == first.model_dump()
+    different, _ = _grade(exercise, CORRECT)  # other bytes: judged afresh, and nothing of the first leaks in
+    assert len(judged) > once and different.score == different.max_score

@@ -38,7 +38,7 @@ class LearnerProcessLike(Protocol):
 
     def start(self) -> StartOutcome: ...
     def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes],
-                  deadline: float | None = None) -> list[CallOutcome]: ...
+                  deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]: ...
     def close(self) -> None: ...
 
 
@@ -67,6 +67,45 @@ class _CheckRun:
     plans: list[list[Call]] = field(default_factory=list)
     keys: list[list[int]] = field(default_factory=list)
     findings: dict[int, Finding | None] = field(default_factory=dict)
+    memo: "_Findings | None" = None
+
+    def find(self, index: int, outcomes: list[CallOutcome]) -> Finding | None:
+        """The finding of case ``index`` (``None``: the property holds), judged once per distinct output."""
+        if index not in self.findings:
+            if self.memo is None:
+                self.findings[index] = _judge(self.check, self.entry, self.cases[index], outcomes)
+            else:
+                self.findings[index] = self.memo.judge(self, index, outcomes)
+        return self.findings[index]
+
+
+class _Findings:
+    """What a check concluded on each case for each exact output seen: a class mostly returns the same bytes.
+
+    A finding depends only on the check, the case and what the calls
+    returned, so a second submission whose calls returned the very same
+    bytes (same digests) gets the same finding without judging again.
+    Only answered calls are remembered, and only a few outputs per case.
+    """
+
+    def __init__(self, cases: int) -> None:
+        self.limit = _MEMO_PER_CASE * max(cases, 1)
+        self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
+
+    def judge(self, run: "_CheckRun", index: int, outcomes: list[CallOutcome]) -> Finding | None:
+        digests = tuple(outcome.digest for outcome in outcomes)
+        if not digests or None in digests:
+            return _judge(run.check, run.entry, run.cases[index], outcomes)
+        key = (index, digests)  # type: ignore[arg-type]
+        if key in self.seen:
+            return self.seen[key]
+        finding = _judge(run.check, run.entry, run.cases[index], outcomes)
+        if len(self.seen) < self.limit:
+            self.seen[key] = finding
+        return finding
+
+
+_MEMO_PER_CASE = 4
 
 
 def encode_calls(
@@ -176,8 +215,9 @@ def grade_implementation(
                 fixed[check.id] = _result(check, "error", f"{check.describe(entry)}: not checked, because your file "
                                                           f"does not define {entry}().")
                 continue
-            runs.append(_CheckRun(check, entry, cases, plans=plans, keys=keys))
+            runs.append(_CheckRun(check, entry, cases, plans=plans, keys=keys, memo=plan.memo(check, len(cases))))
         timeouts = 0
+        batch = True
         deadline = time.monotonic() + BUDGET_SECONDS
         while True:
             needed = table.needed([run for run in runs if not _decided(run, table)])
@@ -200,10 +240,12 @@ def grade_implementation(
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
                     continue
             encoded, blobs = plan.encode(needed)
-            for key, outcome in zip(needed, process.call_many(encoded, blobs, deadline)):
+            # Answers come in batches until something goes wrong; then one by one, to know which call it was.
+            for key, outcome in zip(needed, process.call_many(encoded, blobs, deadline, batch=batch)):
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
                     timeouts += outcome.status == "timeout" or _out_of_memory(outcome)
+            batch = batch and process_alive(process)
     finally:
         process.close()
     outputs.append(process.output.excerpt())
@@ -228,6 +270,13 @@ class _Plan:
     checks: list[tuple[Check, str, list[Case], list[list[Call]], list[list[int]]]]
     signatures: dict[str, list[str]]
     encoded: dict[int, tuple[dict[str, Any], list[bytes]]] = field(default_factory=dict)
+    findings: dict[str, _Findings] = field(default_factory=dict)
+
+    def memo(self, check: Check, cases: int) -> _Findings:
+        """The check's remembered findings, shared by every submission this process grades."""
+        if check.id not in self.findings:
+            self.findings[check.id] = _Findings(cases)
+        return self.findings[check.id]
 
     def encode(self, keys: list[int]) -> tuple[list[dict[str, Any]], list[bytes]]:
         """The calls numbered ``keys`` as one message, reusing each call's encoding."""
@@ -343,10 +392,7 @@ def _decided(run: _CheckRun, table: _CallTable) -> bool:
     for index, keys in enumerate(run.keys):
         if any(key not in table.outcomes for key in keys):
             return False
-        if index not in run.findings:
-            outcomes = [table.outcomes[key] for key in keys]
-            run.findings[index] = _judge(run.check, run.entry, run.cases[index], outcomes)
-        if run.findings[index] is not None:
+        if run.find(index, [table.outcomes[key] for key in keys]) is not None:
             return True
     return True
 
@@ -372,9 +418,7 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         if any(key not in table.outcomes for key in keys):
             continue
         mine = [table.outcomes[key] for key in keys]
-        if index not in run.findings:
-            run.findings[index] = _judge(check, entry, case, mine)
-        finding = run.findings[index]
+        finding = run.find(index, mine)
         if finding is None:
             continue
         failures += 1
@@ -508,7 +552,7 @@ def _diagnose(
             process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
             try:
                 start = process.start()
-                outcomes = process.call_many(encoded, blobs) if start.status == "ok" else []
+                outcomes = process.call_many(encoded, blobs, batch=True) if start.status == "ok" else []
             finally:
                 process.close()
             if cache is not None:

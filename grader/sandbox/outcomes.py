@@ -18,6 +18,8 @@ class CallOutcome:
 
     ``detail`` is a short learner-facing phrase for the non-ok statuses
     ("no answer within 2.0 s", "the process exited with status 0").
+    ``digest`` identifies exactly what an ``ok`` call returned (types, bytes,
+    inputs after the call): two outcomes with the same digest are judged alike.
     """
 
     status: CallStatus
@@ -27,6 +29,7 @@ class CallOutcome:
     inputs_after: list[np.ndarray] = field(default_factory=list)
     error: dict[str, Any] | None = None
     detail: str = ""
+    digest: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def value(self) -> Any:

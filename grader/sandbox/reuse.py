@@ -112,10 +112,10 @@ class SharedHandle:
         return start
 
     def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes],
-                  deadline: float | None = None) -> list[CallOutcome]:
+                  deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
         if self._process is None:
             return [CallOutcome(status="not_run", detail="the process was never started")] * len(calls)
-        return self._process.call_many(calls, blobs, deadline)
+        return self._process.call_many(calls, blobs, deadline, batch=batch)
 
     def close(self) -> None:
         """Done with this exercise: keep what it printed; a one-off or ended process is closed for good."""

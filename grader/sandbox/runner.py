@@ -9,6 +9,7 @@ session with a ``CallOutcome`` that says which, never with an exception.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import selectors
 import shutil
@@ -259,7 +260,7 @@ class LearnerProcess:
                 os.close(fd)
 
     def call_many(
-        self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None
+        self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None, *, batch: bool = False
     ) -> list[CallOutcome]:
         """Send a whole batch of calls in one message; collect one outcome per call.
 
@@ -268,12 +269,18 @@ class LearnerProcess:
         ``not_run`` (the caller starts a new process for the next batch).
         So does running out of memory twice, and reaching ``deadline`` (a
         ``time.monotonic()`` value: the exercise's whole time budget).
+
+        With ``batch`` the process sends its answers in batches, which is
+        faster; but then a call that hangs or crashes cannot be told apart
+        from the calls answered before it and not yet sent. Such a failure
+        ends the process and marks every unanswered call ``not_run``: ask
+        again, without ``batch``, to learn which call it was.
         """
         if not self.alive:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
-        request: dict[str, Any] = {"op": "call_many", "calls": calls}
+        request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
         if _needs_trusted(calls):  # only a process handed the grader's functions ever holds their source
             request["trusted_source"] = _trusted_source()
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
@@ -286,6 +293,8 @@ class LearnerProcess:
                 wait = max(budget_left, 0.0)
             message, failure = self._receive(wait, "", pending)
             pending = memoryview(b"")
+            if failure is not None and batch:
+                break  # the process has ended; which call failed is unknown: every unanswered call is not_run
             if failure is not None:
                 if failure.status == "timeout" and wait < self.call_seconds:
                     failure.detail = "the exercise's time budget ran out before this call answered"
@@ -351,7 +360,7 @@ class LearnerProcess:
         kind = "tuple" if header.get("kind") == "tuple" else "single"
         types = [_clean(t, 40) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
         return CallOutcome(status="ok", values=arrays[:n_values], kind=kind, types=types,
-                           inputs_after=arrays[n_values:])
+                           inputs_after=arrays[n_values:], digest=_digest(kind, types, n_values, payload))
 
     def _receive(
         self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
@@ -500,6 +509,15 @@ class LearnerProcess:
                         break
                     self.output.add(data)
         return self.end or {}
+
+
+def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
+    """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes)."""
+    digest = hashlib.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
+    for blob in payload:
+        digest.update(len(blob).to_bytes(8, "little"))
+        digest.update(blob)
+    return digest.digest()
 
 
 def _reasons() -> Any:
