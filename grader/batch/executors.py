@@ -109,7 +109,7 @@ class LocalPool:
                         slot.connection.send(slot.task)
                 if not self._slots:
                     raise SandboxError("no grading process could start: " + (failures[-1] if failures else "unknown"))
-                yield from self._collect(context, failures, bool(pending))
+                yield from self._collect(context, failures, pending)
         finally:
             self._stop()
 
@@ -121,8 +121,13 @@ class LocalPool:
         theirs.close()
         self._slots.append(_Slot(process, ours))
 
-    def _collect(self, context: Any, failures: list[str], more: bool) -> Iterator[tuple[Task, Outcome]]:
-        """Wait for one event (a message, a death, a deadline) and handle what happened."""
+    def _collect(self, context: Any, failures: list[str], pending: list[Task]) -> Iterator[tuple[Task, Outcome]]:
+        """Wait for one event (a message, a death, a deadline) and handle what happened.
+
+        A process that finishes gets its next learner before the result is
+        handed on, so it grades while the caller stores what it sent.
+        """
+        more = bool(pending)
         waits: dict[Any, _Slot] = {slot.connection: slot for slot in self._slots}
         waits.update({slot.process.sentinel: slot for slot in self._slots})
         busy = [slot.started + self.watchdog for slot in self._slots if slot.task is not None]
@@ -143,6 +148,9 @@ class LocalPool:
                     self._drop(slot)
                 elif kind == "done" and slot.task is not None:
                     done, slot.task = slot.task, None
+                    if pending:
+                        slot.task, slot.started = pending.pop(), time.monotonic()
+                        slot.connection.send(slot.task)
                     yield done, payload
             elif not slot.process.is_alive():
                 lost = slot.task
