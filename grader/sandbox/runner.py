@@ -9,6 +9,7 @@ session with a ``CallOutcome`` that says which, never with an exception.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import selectors
@@ -244,6 +245,8 @@ class LearnerProcess:
         output_r, output_w = os.pipe()
         for fd in (request_w, response_r, output_r):
             os.set_blocking(fd, False)
+        for fd in (request_w, response_w):
+            _widen(fd)
         self._pipes = _Pipes(request_w, response_r, output_r)
         config = {
             "scratch": self._scratch,
@@ -358,7 +361,7 @@ class LearnerProcess:
         except (ProtocolError, TypeError, ValueError) as exc:
             return CallOutcome(status="protocol", detail=f"{exc}")
         kind = "tuple" if header.get("kind") == "tuple" else "single"
-        types = [_clean(t, 40) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
+        types = [_clean_type(t) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
         return CallOutcome(status="ok", values=arrays[:n_values], kind=kind, types=types,
                            inputs_after=arrays[n_values:], digest=_digest(kind, types, n_values, payload))
 
@@ -527,7 +530,16 @@ def _reasons() -> Any:
     return reasons
 
 
-_READ_SIZE = 1 << 18
+def _widen(fd: int) -> None:
+    """Give a pipe a 1 MiB buffer where the system allows: requests and answers then cross in a few writes."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (OSError, AttributeError):  # an unprivileged limit below 1 MiB: the default buffer works, more slowly
+        pass
+
+
+_PIPE_BYTES = 1 << 20
+_READ_SIZE = 1 << 20
 _CPU_MARK_SECONDS = 0.25
 
 
@@ -561,6 +573,21 @@ def _clean(value: Any, limit: int) -> str:
     text = "".join(ch if ch.isprintable() else (" " if ch in "\n\r\t" else f"\\x{ord(ch):02x}"
                                                   if ord(ch) < 0x100 else f"\\u{ord(ch):04x}") for ch in text)
     return text[:limit]
+
+
+_TYPE_NAMES: dict[str, str] = {}
+
+
+def _clean_type(value: Any) -> str:
+    """A returned value's type name, made safe (``_clean``); the few usual names are cleaned once."""
+    if type(value) is not str:
+        return _clean(value, 40)
+    cleaned = _TYPE_NAMES.get(value)
+    if cleaned is None:
+        cleaned = _clean(value, 40)
+        if len(_TYPE_NAMES) < 256:
+            _TYPE_NAMES[value] = cleaned
+    return cleaned
 
 
 def _as_error(error: Any) -> dict[str, Any]:
