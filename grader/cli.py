@@ -219,13 +219,16 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
                   force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
-    from grader.batch import run_batch
-    from grader.batch.progress import auto_progress
-    from grader.grading import preflight_sandbox
+    from grader.sandbox.zygote_client import Zygote
 
-    if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
-        os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
-    preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None)  # refuse before any learner runs
+    with Zygote.start() as zygote:  # boots on the other core while the grader loads
+        from grader.batch import run_batch
+        from grader.batch.progress import auto_progress
+        from grader.grading import preflight_sandbox
+
+        if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
+            os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
+        preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)  # refuse before any learner runs
 
     try:
         summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,

@@ -94,18 +94,25 @@ class SandboxFactory:
                            self_test=summarise(test), unprotected=test.unprotected or None)
 
 
-def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None) -> SandboxInfo:
+def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None,
+                      zygote: Zygote | None = None) -> SandboxInfo:
     """Run the start-up self-test in a warm parent of its own; refuse a weak sandbox unless allowed.
 
     For commands that hand grading to other processes (``grader batch``):
     they learn before any learner runs whether hidden checks may be graded.
-    Raises ``WeakSandboxError``; returns the ``sandbox`` block otherwise.
+    ``zygote``: a warm parent started earlier (it is left running). Raises
+    ``WeakSandboxError``; returns the ``sandbox`` block otherwise.
     """
-    with Zygote.start() as zygote:
+    own = zygote is None
+    zygote = zygote or Zygote.start()
+    try:
         factory = SandboxFactory(zygote, Limits(), layers or Layers.from_environment(),
                                  allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
         factory.require_strong()
         return factory.info()
+    finally:
+        if own:
+            zygote.close()
 
 
 def weak_sandbox_allowed(flag: bool | None = None) -> bool:
