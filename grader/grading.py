@@ -202,13 +202,17 @@ class GradingSession:
                 if not selected and not problems:
                     problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
                                     "Run 'grader list' to see the exercises and their entry functions.")
-            results: list[ExerciseResult] = []
-            for exercise in selected:
+            graded: dict[int, ExerciseResult] = {}
+            # Exercises that hand the learner process the grader's own functions go last: that process then
+            # serves no other exercise, so graded last it is the only one of the submission to need a new process.
+            for index in sorted(range(len(selected)), key=lambda i: _hands_over_functions(selected[i])):
+                exercise = selected[index]
                 if isinstance(exercise, QuizExercise):
                     problem = submission.answers_problem if submission.has_answers_file else None
-                    results.append(grade_quiz(exercise, submission.answers.get(exercise.id), problem))
+                    graded[index] = grade_quiz(exercise, submission.answers.get(exercise.id), problem)
                 else:
-                    results.append(self._grade_implementation(exercise, modules, public_only))
+                    graded[index] = self._grade_implementation(exercise, modules, public_only)
+            results = [graded[index] for index in range(len(selected))]
         finally:
             self.factory.release()  # the exercises shared one process; it ends with the submission
         hidden = sum(r.hidden_not_run for r in results)
@@ -295,6 +299,12 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def _hands_over_functions(exercise: Exercise) -> bool:
+    """Whether some entry of ``exercise`` takes a function (the grader's own, built in the learner process)."""
+    return isinstance(exercise, ImplementationExercise) and any(
+        kind == "callable" for entry in exercise.entries.values() for kind in entry.args.values())
 
 
 def _binds(text: str, name: str) -> bool:

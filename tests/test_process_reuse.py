@@ -106,19 +106,39 @@ def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeyp
     assert len(pids) == 2
 
 
-def test_the_graders_own_functions_never_reach_a_later_exercise(session, tmp_path: Path, monkeypatch) -> None:
+def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog, tmp_path: Path, monkeypatch) -> None:
     """Some checks hand the learner process the grader's functions; that process serves no other exercise."""
-    folder = tmp_path / "learner"
-    folder.mkdir()
-    (folder / "a_gradient.py").write_text(_reference("argmax-zero-gradient"))
-    # Full marks only if the grader's source is nowhere in this process when the file is imported.
-    (folder / "b_softmax.py").write_text(
-        "import sys\nchild = sys.modules.get('grader.sandbox.child')\n"
-        "assert child is None or child._trusted[0] is None, 'found the grader source'\n"
-        + _reference("stable-softmax"))
+    from grader.checks.engine import SourceModule, grade_implementation
+
+    files = {"a_gradient.py": _reference("argmax-zero-gradient").encode(),
+             # Full marks only if the grader's source is nowhere in this process when the file is imported.
+             "b_softmax.py": ("import sys\nchild = sys.modules.get('grader.sandbox.child')\n"
+                              "assert child is None or child._trusted[0] is None, 'found the grader source'\n"
+                              + _reference("stable-softmax")).encode()}
     session.factory.self_test()
     pids = _spawns(monkeypatch)
-    exercises = _by_id(session.grade(folder, exercise_ids=["argmax-zero-gradient", "stable-softmax"]))
-    assert exercises["argmax-zero-gradient"].score == exercises["argmax-zero-gradient"].max_score
-    assert exercises["stable-softmax"].score == exercises["stable-softmax"].max_score, exercises["stable-softmax"].reason
+    try:
+        gradient = grade_implementation(catalog.exercise("argmax-zero-gradient"), SourceModule(files, "a_gradient.py"),
+                                        session.factory)
+        softmax = grade_implementation(catalog.exercise("stable-softmax"), SourceModule(files, "b_softmax.py"),
+                                       session.factory)
+    finally:
+        session.factory.release()
+    assert gradient.score == gradient.max_score
+    assert softmax.score == softmax.max_score, softmax.reason
     assert len(pids) == 2
+
+
+def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(session, tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    for exercise in ("argmax-zero-gradient", "stable-softmax", "temperature"):
+        (folder / f"{exercise.replace('-', '_')}.py").write_text(_reference(exercise))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    wanted = ["argmax-zero-gradient", "stable-softmax", "temperature"]
+    report = session.grade(folder, exercise_ids=wanted)
+    assert [e.id for e in report.exercises] == wanted
+    assert report.score == report.max_score
+    assert len(pids) == 1
