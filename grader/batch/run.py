@@ -127,16 +127,18 @@ def run_batch(
         by_name = {learner.name: learner for learner in learners}
         tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry) for l in todo]
         shown.start(len(learners), len(learners) - len(todo))
+        stored: dict[str, Report] = {}
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
                 report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises)
+                stored[learner.name] = report
                 shown.update(learner.name, below_full=report.score < report.max_score - 1e-9,
                              grader_error=error is not None)
         finally:
             shown.finish()
         title = _title(catalog, assignment)
-        stats, errors, more_notes = _rebuild(out_dir, learners, exercises, title, notes)
+        stats, errors, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
     return BatchSummary(out=out_dir, learners=len(learners), graded=len(todo), reused=len(learners) - len(todo),
                         stats=stats, grader_errors=errors, notes=notes + more_notes)
 
@@ -238,8 +240,11 @@ def _feedback(report: Report) -> str:
 
 
 def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], title: str,
-             notes: list[str]) -> tuple[ClassStats, list[str], list[str]]:
-    """Gradebook, summary and report from every stored result of the learners now in the class."""
+             notes: list[str], stored: dict[str, Report] | None = None) -> tuple[ClassStats, list[str], list[str]]:
+    """Gradebook, summary and report from every stored result of the learners now in the class.
+
+    ``stored``: the results this run wrote, already parsed (the others are read back from disk).
+    """
     rows: list[GradebookRow] = []
     reports: dict[str, Report] = {}
     errors: list[str] = []
@@ -248,7 +253,7 @@ def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], 
         result, _, key_path = _paths(out_dir, learner)
         record = read_key(key_path)
         try:
-            report = Report.model_validate_json(result.read_text(encoding="utf-8"))
+            report = (stored or {}).get(learner.name) or Report.model_validate_json(result.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             more.append(f"no stored result for {learner.name!r}; run the batch again")
             continue

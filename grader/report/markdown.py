@@ -17,6 +17,7 @@ gives the same bytes.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from grader.report._common import check_rows, points, printable
@@ -30,6 +31,7 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MAX_OUTPUT_LINES = 60
 
 
+@functools.lru_cache(maxsize=4096)  # a class's feedback repeats the same sentences learner after learner
 def markdown_text(text: str) -> str:
     """Prose that renders as exactly these characters: one line, no markup, no HTML."""
     text = " ".join(printable(text).split())
@@ -37,6 +39,7 @@ def markdown_text(text: str) -> str:
     return re.sub(r"[&<>]", lambda m: _ENTITIES[m.group()], text)
 
 
+@functools.lru_cache(maxsize=4096)
 def markdown_code(text: str) -> str:
     """An inline code span that no backtick inside ``text`` can end."""
     text = " ".join(printable(text).split())
