@@ -75,10 +75,22 @@ def encode_array(value: Any) -> bytes:
 def decode_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> np.ndarray:
     """Decode an encoded array into a plain ndarray, refusing anything malformed.
 
-    The head is checked before any data is touched: unknown dtype codes,
-    shapes whose size disagrees with the payload, and absurd sizes are all
-    refused with ``ProtocolError``. Only numeric dtypes have codes, so an
-    object array cannot even be described.
+    The head is checked before any data is touched (``check_array``):
+    unknown dtype codes, shapes whose size disagrees with the payload, and
+    absurd sizes are all refused with ``ProtocolError``. Only numeric dtypes
+    have codes, so an object array cannot even be described.
+    """
+    dtype, shape, count, offset = check_array(blob, max_elements)
+    array = np.frombuffer(blob, dtype=dtype, count=count, offset=offset).reshape(shape).copy()
+    if type(array) is not np.ndarray:  # pragma: no cover - frombuffer never subclasses
+        raise ProtocolError("decoded value is not a plain ndarray")
+    return array
+
+
+def check_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> tuple[np.dtype, tuple[int, ...], int, int]:
+    """The dtype, shape, element count and data offset of an encoded array, every one checked.
+
+    A payload that passes decodes without error, so a caller may check now and decode later (or never).
     """
     if len(blob) < _ARRAY_HEAD.size:
         raise ProtocolError("array payload is too short")
@@ -97,10 +109,7 @@ def decode_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> np.ndarray:
     dtype = _DTYPES[code]
     if count * dtype.itemsize != len(blob) - offset:
         raise ProtocolError("array payload does not match its header")
-    array = np.frombuffer(blob, dtype=dtype, count=count, offset=offset).reshape(shape).copy()
-    if type(array) is not np.ndarray:  # pragma: no cover - frombuffer never subclasses
-        raise ProtocolError("decoded value is not a plain ndarray")
-    return array
+    return dtype, shape, count, offset
 
 
 def encode_message(header: dict[str, Any], blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]

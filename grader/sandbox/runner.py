@@ -22,7 +22,7 @@ from typing import Any
 
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
-from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array, encode_message
+from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
 from grader.sandbox.zygote_client import SCRATCH_PREFIX, Zygote
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
@@ -357,13 +357,13 @@ class LearnerProcess:
             n_inputs = int(header.get("inputs", 0))
             if n_values + n_inputs != len(payload) or n_values < 1:
                 raise ProtocolError("payload count mismatch")
-            arrays = [decode_array(blob) for blob in payload]
+            for blob in payload:
+                check_array(blob)
         except (ProtocolError, TypeError, ValueError) as exc:
             return CallOutcome(status="protocol", detail=f"{exc}")
         kind = "tuple" if header.get("kind") == "tuple" else "single"
         types = [_clean_type(t) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
-        return CallOutcome(status="ok", values=arrays[:n_values], kind=kind, types=types,
-                           inputs_after=arrays[n_values:], digest=_digest(kind, types, n_values, payload))
+        return _WireOutcome(payload, n_values, kind, types, _digest(kind, types, n_values, payload))
 
     def _receive(
         self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
@@ -512,6 +512,42 @@ class LearnerProcess:
                         break
                     self.output.add(data)
         return self.end or {}
+
+
+class _WireOutcome(CallOutcome):
+    """An ``ok`` outcome as it arrived: its payloads checked, its arrays decoded on first use.
+
+    Most outcomes are never looked at: their finding is remembered by digest
+    from an earlier submission that returned the same bytes.
+    """
+
+    def __init__(self, payload: list[bytes], n_values: int, kind: str, types: list[str], digest: bytes) -> None:
+        self._payload, self._n_values = payload, n_values
+        self._arrays: list[Any] | None = None
+        super().__init__(status="ok", kind=kind, types=types, digest=digest)
+
+    def _decoded(self) -> list[Any]:
+        if self._arrays is None:
+            self._arrays = [decode_array(blob) for blob in self._payload]  # checked on arrival: cannot fail
+        return self._arrays
+
+    @property  # type: ignore[override]
+    def values(self) -> list[Any]:
+        return self._decoded()[: self._n_values]
+
+    @values.setter
+    def values(self, arrays: list[Any]) -> None:
+        if arrays:  # only the dataclass's empty default ever arrives here
+            raise AttributeError("the arrays of a received outcome are what the process sent")
+
+    @property  # type: ignore[override]
+    def inputs_after(self) -> list[Any]:
+        return self._decoded()[self._n_values :]
+
+    @inputs_after.setter
+    def inputs_after(self, arrays: list[Any]) -> None:
+        if arrays:
+            raise AttributeError("the arrays of a received outcome are what the process sent")
 
 
 def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
