@@ -86,9 +86,11 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
     key = cache.spec_key(raw)
     cached = cache.load(key)
     if isinstance(cached, (ImplementationExercise, QuizExercise, Assignment)):
+        cache.remember(cached, key)
         return cached
     spec = _validate(path, text)
     cache.store(key, spec)
+    cache.remember(spec, key)
     return spec
 
 
