@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -21,7 +21,7 @@ from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.reuse import ReusedProcesses, SharedHandle
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
-from grader.sandbox.selftest import SelfTest, run_self_test, summarise
+from grader.sandbox.selftest import SelfTest, judge, run_self_test, summarise
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 from grader.submission import Submission, read_submission
@@ -60,6 +60,11 @@ class SandboxFactory:
     def self_test(self) -> SelfTest:
         """The start-up self-test's outcome, run now if this warm parent has not run it with these layers."""
         cache: dict[Any, SelfTest] = self.zygote.__dict__.setdefault("self_tests", {})
+        if self.layers not in cache:  # the warm parent may have run it already, while this process imported
+            early = getattr(self.zygote, "early_self_test", lambda _: None)(
+                {"limits": self.limits.child_limits(), "layers": asdict(self.layers)})
+            if early is not None:
+                cache[self.layers] = judge(early, self.zygote.facts, self.layers)
         if self.layers not in cache:
             cache[self.layers] = run_self_test(
                 lambda spec: LearnerProcess(self.zygote, {}, "selftest.py", [], self.limits, self.layers).self_test(spec),

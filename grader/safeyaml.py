@@ -4,14 +4,16 @@
 435-byte "billion laughs" document of nested aliases expands to hundreds of
 millions of nodes when walked. Aliases are refused outright, depth and size
 are capped, and every value's line is kept so errors can say where.
+
+PyYAML is imported on first use: a cold ``grader grade`` takes its specs
+from the cache and usually reads no YAML at all.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
-
-import yaml
 
 __all__ = ["YamlProblem", "line_of", "load_yaml"]
 
@@ -27,23 +29,6 @@ class YamlProblem(ValueError):
         self.line = line
 
 
-class _Loader(yaml.SafeLoader):
-    _depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
-        # PyYAML composes recursively: stop a deeply nested document before Python's stack does.
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
 _FLOAT = re.compile(
     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
     |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
@@ -52,17 +37,43 @@ _FLOAT = re.compile(
     |\.(?:nan|NaN|NAN))$""",
     re.X,
 )
-_Loader.yaml_implicit_resolvers = {key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-for _first, _resolvers in _Loader.yaml_implicit_resolvers.items():
-    _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
+
+
+@functools.lru_cache(maxsize=1)
+def _loader_class() -> Any:
+    """The alias-refusing, depth-capped loader (built once, when YAML is first read)."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
+            # PyYAML composes recursively: stop a deeply nested document before Python's stack does.
+            self._depth += 1
+            try:
+                if self._depth > MAX_DEPTH:
+                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    _Loader.yaml_implicit_resolvers = {key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for _resolvers in _Loader.yaml_implicit_resolvers.values():
+        _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
+    return _Loader
 
 
 def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any, ...], int]]:
     """Parse one YAML document; return the data and a map from each value's path to its line."""
     if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
         raise YamlProblem(f"the file is larger than {max_bytes // 1024} KiB")
-    loader = _Loader(text)
+    import yaml
+
+    loader = _loader_class()(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -85,6 +96,8 @@ def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any,
 
 
 def _walk(node: Any, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], depth: int) -> None:
+    import yaml
+
     if depth > MAX_DEPTH:
         raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", node.start_mark.line + 1)
     lines[path] = node.start_mark.line + 1

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from grader.sandbox import child, selftest
 from grader.sandbox.confine import abi_version, seccomp_available
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote, _as_error, _needs_trusted
+from grader.sandbox.zygote_client import default_self_test
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -103,6 +105,33 @@ def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.M
         assert info.landlock_abi >= 1 and info.seccomp and info.caps_dropped
     else:
         assert info.warning and info.warning.startswith(f"sandbox tier {tier}") and info.unprotected
+
+
+def test_the_default_early_self_test_confines_like_a_default_session() -> None:
+    assert default_self_test() == {"limits": Limits().child_limits(), "layers": asdict(Layers())}
+
+
+@FULL
+def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
+    monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
+    for _ in range(2):  # nothing carries over from one warm parent to the next
+        with Zygote.start() as zygote:
+            factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+            monkeypatch.setattr(zygote, "spawn", lambda *_: pytest.fail("the grader ran a self-test of its own"))
+            test = factory.self_test()
+            confinement = {"limits": Limits().child_limits(), "layers": asdict(Layers())}
+            assert zygote.early_self_test(confinement) is None  # handed over once
+        assert test.probes == ALL_DENIED and test.tier == "A" and test.failures == [] and not test.weak
+
+
+@FULL
+def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
+    monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
+    with Zygote.start() as zygote:
+        test = SandboxFactory(zygote, Limits(), Layers(caps=True, landlock=False, seccomp=True)).self_test()
+    assert test.tier == "B" and test.probes["read"] == "allowed" and test.failures == []
 
 
 def test_grader_process_becomes_non_dumpable_when_it_starts_the_sandbox() -> None:

@@ -21,6 +21,7 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
 from grader.checks.display import format_call
+from grader.checks.plan_cache import stored_plan
 from grader.reasons import describe_error, describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, ExerciseResult
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -318,17 +319,21 @@ def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
     key = (id(exercise), tuple(check.id for check in checks))
     plan = _PLANS.get(key)
     if plan is None or plan.exercise is not exercise:
-        table = _CallTable()
-        planned = []
-        for check in checks:
-            entry = exercise.entry_of(check)
-            cases = _Cases.get(exercise, entry, check.cases)
-            plans = [check.plan(case, entry) for case in cases]
-            keys = [[table.add(call, merge=check.merge_calls) for call in calls] for calls in plans]
-            planned.append((check, entry, cases, plans, keys))
-        signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
-        plan = _PLANS[key] = _Plan(exercise, table, planned, signatures)
+        plan = _PLANS[key] = stored_plan(exercise, checks, _build_plan)  # on disk between runs: plan_cache
     return plan
+
+
+def _build_plan(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
+    table = _CallTable()
+    planned = []
+    for check in checks:
+        entry = exercise.entry_of(check)
+        cases = _Cases.get(exercise, entry, check.cases)
+        plans = [check.plan(case, entry) for case in cases]
+        keys = [[table.add(call, merge=check.merge_calls) for call in calls] for calls in plans]
+        planned.append((check, entry, cases, plans, keys))
+    signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
+    return _Plan(exercise, table, planned, signatures)
 
 
 class _CallTable:

@@ -41,7 +41,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["PROBES", "SelfTest", "expected_denials", "probe", "run_self_test", "summarise"]
+__all__ = ["PROBES", "Bait", "SelfTest", "expected_denials", "judge", "probe", "run_self_test", "summarise"]
 
 PROBES = ("read", "list", "write", "proc_environ", "connect", "udp", "fork", "signal", "raise_limit")
 
@@ -248,31 +248,60 @@ def run_self_test(open_process: Callable[[dict[str, Any]], dict[str, Any]], fact
     returns its report (``{"layers": ..., "probes": ...}``); it raises
     ``SandboxError`` when no process could be started.
     """
-    folder = tempfile.mkdtemp(prefix=f"grader-{os.getpid()}-canary-")
-    canary = os.path.join(folder, "canary.txt")
-    with open(canary, "wb") as handle:
-        handle.write(_CANARY_TEXT)
-    tcp = _listener(socket.SOCK_STREAM)
-    udp = _listener(socket.SOCK_DGRAM)
-    facts = dict(facts, grader_non_dumpable=_non_dumpable())
+    bait = Bait(os.getpid())
     try:
-        spec = {"canary": canary, "grader_pid": os.getpid(),
-                "tcp_port": tcp.getsockname()[1] if tcp else 0, "udp_port": udp.getsockname()[1] if udp else 0}
-        report = open_process(spec)
-        probes = {name: str(report.get("probes", {}).get(name, "error: not reported"))[:80] for name in PROBES}
-        reached = _reached(tcp, udp)
-        with open(canary, "rb") as handle:
-            intact = handle.read() == _CANARY_TEXT
-        if not intact:
-            probes["write"] = "allowed"
-        return SelfTest(probes=probes, expected=expected_denials(facts, layers),
-                        layers={k: v for k, v in dict(report.get("layers", {})).items() if k != "errors"},
-                        reached=reached)
+        return judge(bait.outcome(open_process(bait.spec)), facts, layers)
     finally:
-        for sock in (tcp, udp):
+        bait.close()
+
+
+class Bait:
+    """What the probes aim at: a canary file in a folder of its own, a loopback TCP listener and UDP socket.
+
+    Made by the grader (:func:`run_self_test`), or by the warm parent when it
+    runs the self-test early (``grader.sandbox.zygote``) on the grader's behalf:
+    then ``grader_pid`` and ``temp_dir`` are the grader's, so the probes aim
+    at the grader's environment and its temporary folder, as they would from the grader.
+    """
+
+    def __init__(self, grader_pid: int, temp_dir: str | None = None) -> None:
+        self.folder = tempfile.mkdtemp(prefix=f"grader-{grader_pid}-canary-", dir=temp_dir)
+        self.canary = os.path.join(self.folder, "canary.txt")
+        with open(self.canary, "wb") as handle:
+            handle.write(_CANARY_TEXT)
+        self.tcp = _listener(socket.SOCK_STREAM)
+        self.udp = _listener(socket.SOCK_DGRAM)
+        self.spec = {"canary": self.canary, "grader_pid": grader_pid,
+                     "tcp_port": self.tcp.getsockname()[1] if self.tcp else 0,
+                     "udp_port": self.udp.getsockname()[1] if self.udp else 0}
+
+    def outcome(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The child's report and what the bait saw: probes, layers, sockets reached, canary intact (JSON-able)."""
+        probes = {name: str(report.get("probes", {}).get(name, "error: not reported"))[:80] for name in PROBES}
+        reached = _reached(self.tcp, self.udp)
+        with open(self.canary, "rb") as handle:
+            intact = handle.read() == _CANARY_TEXT
+        return {"probes": probes, "reached": list(reached), "intact": intact,
+                "layers": {k: v for k, v in dict(report.get("layers", {})).items() if k != "errors"}}
+
+    def close(self) -> None:
+        for sock in (self.tcp, self.udp):
             if sock is not None:
                 sock.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def judge(outcome: dict[str, Any], facts: dict[str, Any], layers: Any) -> SelfTest:
+    """The ``SelfTest`` of a :meth:`Bait.outcome`, given the machine's ``facts`` and the ``Layers`` asked for.
+
+    Runs in the grader: whether the grader itself is non-dumpable is checked here.
+    """
+    facts = dict(facts, grader_non_dumpable=_non_dumpable())
+    probes = {name: str(outcome["probes"].get(name, "error: not reported"))[:80] for name in PROBES}
+    if not outcome.get("intact", False):
+        probes["write"] = "allowed"
+    return SelfTest(probes=probes, expected=expected_denials(facts, layers), layers=dict(outcome.get("layers", {})),
+                    reached=tuple(str(name) for name in outcome.get("reached", ())))
 
 
 def _listener(kind: int) -> socket.socket | None:

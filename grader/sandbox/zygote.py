@@ -10,6 +10,12 @@ references, no answer keys, no environment of the grader's.
 Control messages are JSON datagrams on a SOCK_SEQPACKET socket; a spawn
 request carries the child's three pipe ends as SCM_RIGHTS file descriptors.
 Standard library and numpy only.
+
+Given an early self-test request (a third argument: JSON with the grader's
+pid, temporary folder, limits and layers), the warm parent runs the start-up
+self-test itself right after saying hello, while the grader is still
+importing, and holds the outcome until the grader asks for it (``selftest``).
+It runs in every fresh warm parent; nothing of it is kept anywhere else.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ import gc
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -37,10 +45,12 @@ def _die_with_parent() -> None:
 
 
 class _Server:
-    def __init__(self, control: socket.socket) -> None:
+    def __init__(self, control: socket.socket, early: dict[str, Any] | None = None) -> None:
         from grader.sandbox.confine import landlock, privileges, seccomp
 
         self.control = control
+        self.early = early
+        self.early_outcome: dict[str, Any] | None = None
         self.active: set[int] = set()
         self.exited: dict[int, dict[str, int]] = {}
         self.wake_r, self.wake_w = os.pipe()
@@ -69,6 +79,8 @@ class _Server:
 
     def run(self) -> None:
         self._send({"op": "hello", **self.facts})
+        if self.early is not None:
+            self.early_outcome = self._early_self_test(self.early)
         while True:
             ready, _, _ = select.select([self.control, self.wake_r], [], [])
             if self.wake_r in ready:
@@ -91,6 +103,9 @@ class _Server:
             self._send({"op": "spawned", "pid": pid})
         elif op == "finish":
             self._send({"op": "finished", **self._finish(int(request["pid"]), float(request.get("grace", 0)))})
+        elif op == "selftest":
+            outcome, self.early_outcome = self.early_outcome, None  # handed over once
+            self._send({"op": "selftest", **(outcome or {"error": "no early self-test was run"})})
         else:
             for fd in fds:
                 os.close(fd)
@@ -127,6 +142,47 @@ class _Server:
             os.close(fd)
         self.active.add(pid)
         return pid
+
+    def _early_self_test(self, early: dict[str, Any]) -> dict[str, Any]:
+        """Run the start-up self-test as the grader would (``selftest.run_self_test``), on its behalf.
+
+        The bait (canary, loopback sockets) and the scratch folder carry the
+        grader's pid and sit in its temporary folder; the probe process is
+        forked and confined exactly like a learner process the grader asks
+        for. Returns the bait's outcome for the grader to judge, or an
+        ``error`` (the grader then runs the self-test itself).
+        """
+        from grader.sandbox.selftest import Bait
+
+        try:
+            grader_pid, temp_dir = int(early["grader_pid"]), str(early["temp_dir"])
+            bait = Bait(grader_pid, temp_dir)
+        except Exception as exc:  # noqa: BLE001 - the grader runs the self-test itself
+            return {"error": f"could not lay the bait: {exc!r}"}
+        scratch = None
+        try:
+            scratch = tempfile.mkdtemp(prefix=f"grader-{grader_pid}-", dir=temp_dir)
+            request_r, request_w = os.pipe()
+            response_r, response_w = os.pipe()
+            output_r, output_w = os.pipe()
+            config = {"scratch": scratch, "module": os.path.join(scratch, "selftest.py"), "entries": [],
+                      "limits": early["limits"], "layers": early["layers"], "selftest": bait.spec}
+            pid = self._spawn(config, [request_r, response_w, output_w])
+            try:
+                report = _read_report(response_r, output_r, time.monotonic() + float(early.get("seconds", 10.0)))
+            finally:
+                self._finish(pid, 0.0)
+                for fd in (request_w, response_r, output_r):
+                    os.close(fd)
+            if report is None:
+                return {"error": "the self-test process did not report"}
+            return bait.outcome(report)
+        except Exception as exc:  # noqa: BLE001
+            return {"error": f"{exc!r}"}
+        finally:
+            bait.close()
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
 
     def _finish(self, pid: int, grace: float) -> dict[str, Any]:
         """Wait up to ``grace`` seconds for ``pid`` to exit, then kill it; report how it ended."""
@@ -207,6 +263,35 @@ class _Server:
         self._kill_orphans()
 
 
+def _read_report(response_fd: int, output_fd: int, deadline: float) -> dict[str, Any] | None:
+    """The self-test process's one message, or ``None`` when it ends, garbles or runs past ``deadline``.
+
+    What it prints is read and dropped, so a full output pipe cannot stall it.
+    """
+    from grader.sandbox.protocol import MessageParser, ProtocolError
+
+    parser = MessageParser()
+    open_fds = [response_fd, output_fd]
+    while response_fd in open_fds:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        ready, _, _ = select.select(open_fds, [], [], remaining)
+        for fd in ready:
+            data = os.read(fd, 1 << 16)
+            if not data:
+                open_fds.remove(fd)
+            elif fd == response_fd:
+                try:
+                    messages = parser.feed(data)
+                except ProtocolError:
+                    return None
+                if messages:
+                    header = messages[0][0]
+                    return header if header.get("op") == "selftest" else None
+    return None
+
+
 def _landlock_paths(landlock: Any) -> tuple[list[str], list[str]]:
     paths = landlock.python_read_paths()
     read = getattr(paths, "read", None)
@@ -250,7 +335,7 @@ def _status(status: int, usage: Any = None) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: ``zygote.py ROOT CONTROL_FD``."""
+    """Entry point: ``zygote.py ROOT CONTROL_FD [EARLY_SELF_TEST_JSON]``."""
     _die_with_parent()
     sys.path.insert(0, argv[1])
     import numpy  # noqa: F401  - the whole point: import once, fork many times
@@ -260,7 +345,7 @@ def main(argv: list[str]) -> None:
     from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
 
     control = socket.socket(fileno=int(argv[2]))
-    server = _Server(control)
+    server = _Server(control, json.loads(argv[3]) if len(argv) > 3 else None)
     # Everything imported so far is shared with every learner process, copy-on-write: keep the garbage
     # collector from walking (and so copying) those pages in each child.
     gc.freeze()

@@ -7,6 +7,10 @@ the grader's own objects, written by the grader into a private folder
 else could write, is ignored. Nothing a learner process produces is ever
 stored here. ``GRADER_NO_CACHE=1`` turns the cache off; ``GRADER_CACHE_DIR``
 moves it.
+
+Other derived objects (an exercise's built plan, :mod:`grader.checks.plan_cache`)
+are stored here too, each ``kind`` under its own file prefix. ``origin`` tells
+which cache key a loaded spec came from, so they can be keyed by it.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ import pickle
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["load", "spec_key", "store"]
+__all__ = ["enabled", "load", "origin", "remember", "spec_key", "store"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -33,6 +37,11 @@ def _directory() -> Path | None:
         return Path(chosen)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "grader"
+
+
+def enabled() -> bool:
+    """Whether the cache is in use (``GRADER_NO_CACHE`` is not set)."""
+    return _directory() is not None
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,12 +61,30 @@ def spec_key(raw: bytes) -> str:
     return hashlib.sha256(_code_fingerprint() + raw).hexdigest()
 
 
-def load(key: str) -> Any | None:
-    """The cached object, or ``None`` when absent, unsafe or unreadable."""
+_ORIGINS: dict[int, tuple[Any, str]] = {}
+
+
+def remember(spec: Any, key: str) -> None:
+    """Note that ``spec`` (a loaded spec object) was read from a file whose cache key is ``key``."""
+    _ORIGINS[id(spec)] = (spec, key)
+
+
+def origin(spec: Any) -> str | None:
+    """The cache key of the file ``spec`` was loaded from, or ``None`` (built some other way)."""
+    hit = _ORIGINS.get(id(spec))
+    return hit[1] if hit is not None and hit[0] is spec else None
+
+
+def load(key: str, *, kind: str = "spec", persistent_load: Callable[[Any], Any] | None = None) -> Any | None:
+    """The cached object, or ``None`` when absent, unsafe or unreadable.
+
+    ``persistent_load`` resolves the references :func:`store` was given
+    ``persistent_id`` for (objects the caller holds, not stored).
+    """
     directory = _directory()
     if directory is None:
         return None
-    path = directory / f"spec-{key}.pickle"
+    path = directory / f"{kind}-{key}.pickle"
     try:
         info = os.stat(path, follow_symlinks=False)
         folder = os.stat(directory, follow_symlinks=False)
@@ -67,21 +94,29 @@ def load(key: str) -> Any | None:
         if not stat.S_ISREG(info.st_mode):
             return None
         with open(path, "rb") as handle:
-            return pickle.load(handle)
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            unpickler = pickle.Unpickler(handle)
+            if persistent_load is not None:
+                unpickler.persistent_load = persistent_load  # type: ignore[method-assign]
+            return unpickler.load()
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError, KeyError):
         return None
 
 
-def store(key: str, value: Any) -> None:
-    """Save ``value`` atomically; a cache that cannot be written is simply not used."""
+def store(key: str, value: Any, *, kind: str = "spec", persistent_id: Callable[[Any], Any] | None = None) -> None:
+    """Save ``value`` atomically; a cache that cannot be written (or a value that cannot be pickled) is not used."""
     directory = _directory()
     if directory is None:
         return
+    temporary = None
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".spec-", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{kind}-", suffix=".tmp")
         with os.fdopen(handle, "wb") as stream:
-            pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, directory / f"spec-{key}.pickle")
-    except OSError:
-        return
+            pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+            if persistent_id is not None:
+                pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+            pickler.dump(value)
+        os.replace(temporary, directory / f"{kind}-{key}.pickle")
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)

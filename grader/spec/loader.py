@@ -86,9 +86,11 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
     key = cache.spec_key(raw)
     cached = cache.load(key)
     if isinstance(cached, (ImplementationExercise, QuizExercise, Assignment)):
+        cache.remember(cached, key)
         return cached
     spec = _validate(path, text)
     cache.store(key, spec)
+    cache.remember(spec, key)
     return spec
 
 
@@ -172,7 +174,7 @@ def _explain(error: dict[str, Any], data: Any) -> str:
         return _MESSAGES[kind].format(**shown)
     if kind == "extra_forbidden":
         name = str(error["loc"][-1])
-        return f"unknown key {name!r}{_did_you_mean(name, _FIELD_NAMES)}"
+        return f"unknown key {name!r}{_did_you_mean(name, _all_field_names())}"
     if kind == "union_tag_invalid":
         tag = str(context.get("tag", ""))
         discriminator = str(context.get("discriminator", "")).strip("'")
@@ -190,7 +192,9 @@ def _did_you_mean(word: str, choices: Any) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+@functools.lru_cache(maxsize=1)
 def _all_field_names() -> set[str]:
+    """Every key a spec may use, for "did you mean": gathered when a spec first has an unknown key."""
     from grader.checks.cases import ArrayDraw, ExamplesGenerator, RandomGenerator, RandomSpec
     from grader.checks.registry import CHECK_TYPES
     from grader.spec import models
@@ -201,6 +205,3 @@ def _all_field_names() -> set[str]:
                   models.PublicExample, ArrayDraw, RandomSpec, ExamplesGenerator, RandomGenerator, *CHECK_TYPES):
         names.update(model.model_fields)
     return names
-
-
-_FIELD_NAMES = _all_field_names()

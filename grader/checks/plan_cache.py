@@ -1,0 +1,70 @@
+"""Built plans on disk, so a cold ``grader grade`` skips drawing its cases and encoding their calls.
+
+An exercise's plan (its cases, every check's calls, the table of unique
+calls and their wire encodings) depends only on the spec, the grader's code
+and numpy, yet building it cost a cold run 25-80 ms. It is stored beside the
+validated specs (:mod:`grader.spec.cache`: the same private folder, safety
+rules and switches), keyed by the spec file's cache key (its bytes and the
+fingerprint of ``grader/spec`` and ``grader/checks``), the checks asked
+for, numpy's version and the wire format's code: any change to one of them
+misses. The exercise and its checks are not stored: the loaded plan refers
+to the live objects (pickle persistent ids), exactly as a fresh build does.
+Exercises that did not come from a spec file are always built.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from grader.spec import cache
+
+__all__ = ["plan_key", "stored_plan"]
+
+P = TypeVar("P")
+
+_PROTOCOL = Path(__file__).resolve().parents[1] / "sandbox" / "protocol.py"
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> bytes:
+    """What a plan depends on beyond the spec and ``grader/checks``: numpy's draws, the wire format, Python."""
+    import numpy
+
+    digest = hashlib.sha256(f"{numpy.__version__}\0{sys.version_info[:2]}\0".encode())
+    digest.update(_PROTOCOL.read_bytes())
+    return digest.digest()
+
+
+def plan_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
+    """The cache key of ``exercise``'s plan for these checks, or ``None`` when it came from no spec file."""
+    spec = cache.origin(exercise)
+    if spec is None:
+        return None
+    return hashlib.sha256(_environment() + spec.encode() + "\0".join(check_ids).encode()).hexdigest()
+
+
+def stored_plan(exercise: Any, checks: list[Any], build: Callable[[Any, list[Any]], P]) -> P:
+    """The plan from the cache when present, else ``build(exercise, checks)``, stored for the next run."""
+    key = plan_key(exercise, tuple(check.id for check in checks)) if cache.enabled() else None
+    if key is None:
+        return build(exercise, checks)
+    live: dict[Any, Any] = {"exercise": exercise, **{("check", i): check for i, check in enumerate(checks)}}
+    plan = cache.load(key, kind="plan", persistent_load=lambda pid: live[pid if isinstance(pid, str) else tuple(pid)])
+    if plan is not None and getattr(plan, "exercise", None) is exercise:
+        return plan  # type: ignore[no-any-return]
+    plan = build(exercise, checks)
+    names = {id(exercise): "exercise", **{id(check): ("check", i) for i, check in enumerate(checks)}}
+    cache.store(key, _encoded(plan), kind="plan", persistent_id=lambda obj: names.get(id(obj)))
+    return plan
+
+
+def _encoded(plan: P) -> P:
+    """The plan with every call's wire encoding made, so the next run reuses those too."""
+    calls = getattr(getattr(plan, "table", None), "calls", None)
+    if calls is not None:
+        plan.encode(list(range(len(calls))))  # type: ignore[attr-defined]
+    return plan

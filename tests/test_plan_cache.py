@@ -1,0 +1,91 @@
+"""The built-plan cache: a hit equals a fresh build and refers to the live spec; edits and unkeyed specs miss."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.checks import engine, plan_cache
+from grader.spec import cache
+from grader.spec.loader import load_spec_file
+
+SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
+
+
+@pytest.fixture()
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("GRADER_NO_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def _fresh(exercise):  # type: ignore[no-untyped-def]
+    return engine._build_plan(exercise, list(exercise.checks))
+
+
+def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert a.signatures == b.signatures
+    assert a.table.index == b.table.index
+    assert [(c.function, c.return_inputs) for c in a.table.calls] == [(c.function, c.return_inputs) for c in b.table.calls]
+    for x, y in zip(a.table.calls, b.table.calls):
+        assert x.args.keys() == y.args.keys()
+        for name in x.args:
+            assert np.array_equal(np.asarray(x.args[name]), np.asarray(y.args[name]))
+    assert [(entry, keys) for _, entry, _, _, keys in a.checks] == [(entry, keys) for _, entry, _, _, keys in b.checks]
+    everything = list(range(len(a.table.calls)))
+    assert a.encode(everything) == b.encode(everything)
+
+
+def test_a_stored_plan_equals_a_fresh_build_and_refers_to_the_live_spec(tmp_path: Path, cache_dir: Path) -> None:
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    checks = list(exercise.checks)
+    built = plan_cache.stored_plan(exercise, checks, engine._build_plan)
+    assert len(list(cache_dir.glob("plan-*.pickle"))) == 1
+
+    again = load_spec_file(copy)  # a new run: a new exercise object, from the same file
+    loaded = plan_cache.stored_plan(again, list(again.checks), lambda *_: pytest.fail("the plan was built again"))
+    assert loaded.exercise is again
+    assert all(stored is live for (stored, *_), live in zip(loaded.checks, again.checks))
+    _same_plan(loaded, built)
+    _same_plan(loaded, _fresh(again))
+
+
+def test_an_edited_spec_or_other_checks_miss_the_plan_cache(tmp_path: Path, cache_dir: Path) -> None:
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    plan_cache.stored_plan(exercise, list(exercise.checks), engine._build_plan)
+    public = [check for check in exercise.checks if check.visibility == "public"]
+    assert plan_cache.plan_key(exercise, tuple(c.id for c in public)) != plan_key_of(exercise)
+
+    copy.write_text(SPEC.read_text().replace("title: A softmax that never overflows", "title: Edited"))
+    edited = load_spec_file(copy)
+    assert plan_key_of(edited) != plan_key_of(exercise)
+    builds = []
+    plan_cache.stored_plan(edited, list(edited.checks), lambda *args: builds.append(1) or engine._build_plan(*args))
+    assert builds == [1]
+
+
+def plan_key_of(exercise) -> str | None:  # type: ignore[no-untyped-def]
+    return plan_cache.plan_key(exercise, tuple(check.id for check in exercise.checks))
+
+
+def test_a_spec_not_read_from_a_file_is_built_and_not_stored(cache_dir: Path) -> None:
+    exercise = load_spec_file(SPEC)
+    copy = exercise.model_copy()
+    assert cache.origin(copy) is None
+    plan = plan_cache.stored_plan(copy, list(copy.checks), engine._build_plan)
+    assert plan.exercise is copy
+    assert not list(cache_dir.glob("plan-*.pickle"))
+
+
+def test_no_plan_is_stored_with_grader_no_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = load_spec_file(SPEC)
+    monkeypatch.setenv("GRADER_NO_CACHE", "1")
+    plan_cache.stored_plan(exercise, list(exercise.checks), engine._build_plan)
+    assert not list(cache_dir.glob("plan-*.pickle"))
