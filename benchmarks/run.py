@@ -180,13 +180,13 @@ def baseline(directory: Path, names: list[str], jobs: int) -> float:
 
 
 def grader_peak_rss(command: list[str]) -> float:
-    """Peak RSS (MiB) of the grader process itself, measured from inside it."""
-    probe = ("import resource, runpy, sys; sys.argv = ['grader'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('grader.cli', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", probe, *command], cwd=ROOT, capture_output=True, text=True)
-    return int(done.stderr.strip().splitlines()[-1]) / 1024
+    """Peak RSS (MiB) of the largest process of one grader run: the grader itself (its warm parent and
+    learner processes are smaller). Read from a wrapper's RUSAGE_CHILDREN, which covers the whole tree."""
+    probe = ("import resource, subprocess, sys\n"
+             "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, *GRADER, *command], cwd=ROOT, capture_output=True, text=True)
+    return int(done.stdout.strip().splitlines()[-1]) / 1024
 
 
 def learner_peak_rss() -> float:
