@@ -372,7 +372,8 @@ def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
             raise TypeError(f"returned a value that is not an array of numbers ({name})")
         if isinstance(item, np.ndarray) and item.size > MAX_ELEMENTS:  # refuse before copying it
             raise ValueError(f"returned a value too large to hand back ({item.size} numbers; at most {MAX_ELEMENTS})")
-        array = np.array(item, copy=True, subok=False)
+        # A plain ndarray is encoded as it is (encoding copies its bytes); anything else becomes one first.
+        array = item if type(item) is np.ndarray else np.array(item, copy=True, subok=False)
         if array.dtype.hasobject or array.dtype.kind not in "biufc":
             raise TypeError(f"returned a value that is not an array of numbers ({name}, dtype {array.dtype})")
         encoded.append(encode_array(array))

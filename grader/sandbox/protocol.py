@@ -61,6 +61,10 @@ def encode_array(value: Any) -> bytes:
     A fixed binary head is read with ``struct`` alone, so decoding costs no
     parsing of text and can be checked completely before any allocation.
     """
+    if type(value) is np.ndarray and value.flags.c_contiguous:  # the usual case, with a head built once
+        head = _HEADS.get((value.dtype, value.shape))
+        if head is not None:
+            return head + value.tobytes()
     array = np.asarray(value)
     if array.dtype.hasobject or array.dtype.kind not in _NUMERIC_KINDS:
         raise TypeError(f"not an array of numbers (dtype {array.dtype})")
@@ -69,7 +73,13 @@ def encode_array(value: Any) -> bytes:
     dtype = _wire_dtype(array.dtype)
     array = np.asarray(array, dtype=dtype, order="C")
     head = _ARRAY_HEAD.pack(_CODES[dtype], array.ndim) + b"".join(_DIM.pack(n) for n in array.shape)
+    if array.dtype is dtype and len(_HEADS) < _MAX_HEADS:
+        _HEADS[(dtype, array.shape)] = head  # only for dtypes that travel as themselves
     return head + array.tobytes()
+
+
+_HEADS: dict[tuple[np.dtype, tuple[int, ...]], bytes] = {}
+_MAX_HEADS = 4096
 
 
 def decode_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> np.ndarray:
@@ -115,12 +125,15 @@ def check_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> tuple[np.dtype
 def encode_message(header: dict[str, Any], blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
     """Frame a header and its binary payloads as one byte string."""
     header = dict(header, blobs=len(blobs))
-    head = json.dumps(header, separators=(",", ":")).encode()
+    head = _compact_json(header).encode()
     parts = [_LEN.pack(len(head)), head]
     for blob in blobs:
         parts.append(_LEN.pack(len(blob)))
         parts.append(blob)
     return b"".join(parts)
+
+
+_compact_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class MessageParser:
