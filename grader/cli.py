@@ -223,6 +223,10 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     from grader.sandbox.zygote_client import Zygote
 
+    if not scheduler:
+        from grader.batch.executors import start_forkserver
+
+        start_forkserver()  # the workers' parent loads the grading modules meanwhile
     with Zygote.start() as zygote:  # boots on the other core while the grader loads
         from grader.batch import run_batch
         from grader.batch.progress import auto_progress

@@ -94,9 +94,7 @@ class LocalPool:
         pending.reverse()  # pop() from the end keeps the given order
         if not pending:
             return
-        context = multiprocessing.get_context(self.context)
-        if self.context == "forkserver":
-            context.set_forkserver_preload(["grader.batch.worker", "grader.grading", "grader.report"])
+        context = _context(self.context)
         wanted = max(1, min(self.jobs, len(pending)))
         failures: list[str] = []
         try:
@@ -243,6 +241,29 @@ class DaskExecutor:
             for future in list(futures):
                 future.cancel()
             client.close()
+
+
+_PRELOAD = ["grader.batch.worker", "grader.grading", "grader.report"]
+
+
+def _context(name: str) -> Any:
+    """The multiprocessing context; a forkserver one preloads the grading modules."""
+    context = multiprocessing.get_context(name)
+    if name == "forkserver":
+        context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
+def start_forkserver() -> None:
+    """Start the pool's forkserver now, so it loads the grading modules while this process does other work.
+
+    ``grader batch`` calls this first thing: the forkserver's imports then run on
+    another core while the command loads, checks the sandbox and hashes the class.
+    """
+    _context("forkserver")
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
 
 
 def default_jobs() -> int:
