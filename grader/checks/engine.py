@@ -253,7 +253,7 @@ def grade_implementation(
     results = [fixed.get(check.id) for check in checks]
     by_run = {run.check.id: _judge_run(run, table) for run in runs if run.check.id not in fixed}
     results = [r if r is not None else by_run[c.id] for r, c in zip(results, checks)]
-    diagnoses = _diagnose(exercise, runs, factory, root, diagnosis_cache) if root else {}
+    diagnoses = _diagnose(exercise, runs, factory, root, diagnosis_cache, plan) if root else {}
     for run in runs:
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
@@ -537,40 +537,87 @@ def _diagnose(
     factory: ProcessFactory,
     root: Path,
     cache: dict[str, list[CallOutcome]] | None,
+    plan: _Plan | None = None,
 ) -> dict[str, str]:
-    """For each failed check, the misconception of the first known-wrong solution whose output matches."""
+    """For each failed check, the misconception of the first known-wrong solution whose output matches.
+
+    A known-wrong solution answers every call of the exercise's plan once per
+    session (``cache``), so later learners, whatever input they fail on, are
+    diagnosed by comparing outputs, without starting a process.
+    """
     wanted = [(run, run.failing[0]) for run in runs if run.failing]
     if not wanted or not exercise.known_wrong:
         return {}
-    calls = [call for _, (_, plan, _) in wanted for call in plan]
-    encoded, blobs = encode_calls(calls, {name: list(spec.args) for name, spec in exercise.entries.items()})
-    digest = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
     found: dict[str, str] = {}
     failing = {run.check.id for run, _ in wanted}
     for wrong in exercise.known_wrong:
         if not failing.intersection(wrong.must_fail):
             continue  # a known-wrong solution only explains failures of the checks it is known to fail
-        key = f"{wrong.path}:{digest}"
-        outcomes = cache.get(key) if cache is not None else None
-        if outcomes is None:
-            path = root / wrong.path
-            process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
-            try:
-                start = process.start()
-                outcomes = process.call_many(encoded, blobs, batch=True) if start.status == "ok" else []
-            finally:
-                process.close()
-            if cache is not None:
-                cache[key] = outcomes
-        position = 0
-        for run, (index, plan, mine) in wanted:
-            theirs = outcomes[position : position + len(plan)]
-            position += len(plan)
+        answers = _known_wrong_answers(exercise, wrong.path, runs, wanted, factory, root, cache, plan)
+        for run, (index, _, mine) in wanted:
+            theirs = answers(run, index)
             if (run.check.id not in found and run.check.id in wrong.must_fail and len(theirs) == len(mine)
                     and all(map(_same, mine, theirs))
                     and _judge(run.check, run.entry, run.cases[index], theirs) is not None):
                 found[run.check.id] = wrong.misconception
     return found
+
+
+def _known_wrong_answers(exercise: ImplementationExercise, relative: str, runs: list[_CheckRun],
+                         wanted: list[tuple[_CheckRun, tuple[int, list[Call], list[CallOutcome]]]],
+                         factory: ProcessFactory, root: Path, cache: dict[str, list[CallOutcome]] | None,
+                         plan: _Plan | None) -> Any:
+    """A function ``(run, case index) -> outcomes`` of one known-wrong solution on that case's calls."""
+    path = root / relative
+
+    def ask(encoded: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
+        return _ask_known_wrong(factory, path, exercise, encoded, blobs)
+
+    if plan is not None:  # every call of the plan, once per session
+        key = f"{relative}:plan:{id(plan)}"
+        outcomes = cache.get(key) if cache is not None else None
+        if outcomes is None:
+            outcomes = ask(*plan.encode(list(range(len(plan.table.calls)))))
+            if cache is not None:
+                cache[key] = outcomes
+        table = dict(enumerate(outcomes))
+        return lambda run, index: [table[key] for key in run.keys[index] if key in table]
+    calls = [call for _, (_, calls, _) in wanted for call in calls]  # no plan: only the failing calls
+    encoded, blobs = encode_calls(calls, {name: list(spec.args) for name, spec in exercise.entries.items()})
+    digest = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+    key = f"{relative}:{digest}"
+    outcomes = cache.get(key) if cache is not None else None
+    if outcomes is None:
+        outcomes = ask(encoded, blobs)
+        if cache is not None:
+            cache[key] = outcomes
+    positions: dict[int, list[CallOutcome]] = {}
+    position = 0
+    for run, (index, calls, _) in wanted:
+        positions[id(run)] = outcomes[position: position + len(calls)]
+        position += len(calls)
+    return lambda run, index: positions.get(id(run), [])
+
+
+def _ask_known_wrong(factory: ProcessFactory, path: Path, exercise: ImplementationExercise,
+                     encoded: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
+    """A known-wrong solution's answers to ``encoded``; calls cut short by a crash or hang are asked again once."""
+    outcomes = [CallOutcome(status="not_run")] * len(encoded)
+    for batch in (True, False):
+        missing = [i for i, outcome in enumerate(outcomes) if outcome.status == "not_run"]
+        if not missing:
+            break
+        process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
+        try:
+            if process.start().status != "ok":
+                break
+            items = [encoded[i] for i in missing] if batch is False else encoded
+            answers = process.call_many(items, blobs, batch=batch)
+        finally:
+            process.close()
+        for i, outcome in zip(missing if batch is False else range(len(encoded)), answers):
+            outcomes[i] = outcome
+    return outcomes
 
 
 def _same(a: CallOutcome, b: CallOutcome) -> bool:
