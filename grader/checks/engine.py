@@ -402,6 +402,17 @@ def _decided(run: _CheckRun, table: _CallTable) -> bool:
     return True
 
 
+_CALL_TEXTS: dict[int, tuple[Call, str]] = {}
+
+
+def _call_text(call: Call) -> str:
+    """``format_call`` of a planned call, once per process: plans are shared, and printing arrays is slow."""
+    hit = _CALL_TEXTS.get(id(call))
+    if hit is None or hit[0] is not call:
+        hit = _CALL_TEXTS[id(call)] = (call, format_call(call.function, call.args))
+    return hit[1]
+
+
 _VERIFIED: dict[tuple[int, int], tuple[Check, list[Case], str]] = {}
 
 
@@ -436,7 +447,7 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         return _result(check, "passed", passed_reason(description, _verified(check, run.cases)))
     plan, finding = first
     run.finding = finding
-    call_text = format_call(plan[0].function, plan[0].args)
+    call_text = _call_text(plan[0])
     reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(description, call_text, finding, diagnosis=None, hint=check.hint,
                             more=failures - 1, reveal=reveal)
