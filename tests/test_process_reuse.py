@@ -142,3 +142,17 @@ def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(
     assert [e.id for e in report.exercises] == wanted
     assert report.score == report.max_score
     assert len(pids) == 1
+
+
+def test_a_helper_module_and_process_settings_start_afresh(session, tmp_path: Path) -> None:
+    """A helper file imported by two exercises runs afresh for each; a low recursion limit or a pending
+    alarm set by one exercise's file is gone for the next."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "helpers.py").write_text("CALLS = []\n")
+    (folder / "one.py").write_text("import signal, sys, helpers\nhelpers.CALLS.append(1)\nsys.setrecursionlimit(60)\n"
+                                   "signal.setitimer(signal.ITIMER_REAL, 0.3)\n" + _reference("stable-softmax"))
+    (folder / "two.py").write_text("import helpers\nassert helpers.CALLS == [], 'helpers was not imported afresh'\n"
+                                   "import time\ntime.sleep(0.5)\n" + _reference("log-softmax"))
+    exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
+    assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason

@@ -46,7 +46,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     while True:
         op = request.get("op")
         if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
-            _restore_numeric_state(fresh_state)
+            _restore_numeric_state(fresh_state, config["scratch"])
             module, failure = _import_submission(str(request["module"]), config["scratch"])
             if failure is not None:
                 channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
@@ -67,24 +67,42 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         request, blobs = message
 
 
-def _numeric_state() -> tuple[dict[str, str], list[Any]]:
-    """NumPy's floating-point error modes and the warning filters, as they are before any learner code runs."""
+def _numeric_state() -> dict[str, Any]:
+    """What one exercise's code could change for the next in a shared process, as it is before any runs."""
     import warnings
 
-    return np.geterr(), list(warnings.filters)
+    return {"errors": np.geterr(), "filters": list(warnings.filters), "path": list(sys.path),
+            "recursion": sys.getrecursionlimit(), "cwd": os.getcwd()}
 
 
-def _restore_numeric_state(state: tuple[dict[str, str], list[Any]]) -> None:
-    """Undo what an earlier exercise's module set (``np.seterr(all="raise")``, warning filters) before the next."""
+def _restore_numeric_state(state: dict[str, Any], scratch: str) -> None:
+    """Undo what an earlier exercise's code set before the next exercise's file is imported.
+
+    NumPy's error modes (``np.seterr(all="raise")``), warning filters, the
+    import path, the learner's own modules (a helper file is imported afresh),
+    the recursion limit, tracing hooks, pending alarms and the working folder.
+    """
+    import signal
     import warnings
 
-    errors, filters = state
-    try:
-        np.seterr(**errors)
-        warnings.filters[:] = filters
+    def forget_learner_modules() -> None:
+        for name, module in list(sys.modules.items()):
+            if str(getattr(module, "__file__", None) or "").startswith(scratch + os.sep):
+                del sys.modules[name]
+
+    def filters() -> None:
+        warnings.filters[:] = state["filters"]
         warnings._filters_mutated()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover - the learner replaced these; their own code bears the consequences
-        pass
+
+    steps = [lambda: np.seterr(**state["errors"]), filters, lambda: sys.path.__setitem__(slice(None), state["path"]),
+             forget_learner_modules, lambda: sys.setrecursionlimit(state["recursion"]), lambda: sys.settrace(None),
+             lambda: sys.setprofile(None), lambda: signal.setitimer(signal.ITIMER_REAL, 0),
+             lambda: os.chdir(state["cwd"])]
+    for step in steps:
+        try:
+            step()
+        except Exception:  # pragma: no cover - the learner replaced it; their own code bears the consequences
+            pass
 
 
 class _Channel:
