@@ -283,11 +283,10 @@ class LearnerProcess:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
-        request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
-        if _needs_trusted(calls):  # only a process handed the grader's functions ever holds their source
-            request["trusted_source"] = _trusted_source()
+        message, trusted = _request(calls, blobs, batch)
+        if trusted:
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
-        pending = memoryview(encode_message(request, blobs))
+        pending = memoryview(message)
         out_of_memory = 0
         for index, call in enumerate(calls):
             wait = self.call_seconds
@@ -666,6 +665,29 @@ def _as_layers(layers: Any) -> dict[str, Any]:
         if type(value) in (bool, int):
             kept[key] = value
     return kept
+
+
+_REQUESTS: dict[tuple[int, int, bool], tuple[list[dict[str, Any]], list[bytes], bytes, bool]] = {}
+
+
+def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> tuple[bytes, bool]:
+    """The ``call_many`` message for these calls, and whether it carries the grader's functions.
+
+    The very same lists (a plan's whole request, sent for every submission)
+    are encoded once per process.
+    """
+    key = (id(calls), id(blobs), batch)
+    hit = _REQUESTS.get(key)
+    if hit is not None and hit[0] is calls and hit[1] is blobs:
+        return hit[2], hit[3]
+    request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
+    trusted = _needs_trusted(calls)
+    if trusted:  # only a process handed the grader's functions ever holds their source
+        request["trusted_source"] = _trusted_source()
+    message = encode_message(request, blobs)
+    if len(_REQUESTS) < 64:
+        _REQUESTS[key] = (calls, blobs, message, trusted)
+    return message, trusted
 
 
 def _needs_trusted(calls: list[dict[str, Any]]) -> bool:
