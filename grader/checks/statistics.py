@@ -86,9 +86,26 @@ def _trapezoid(values: np.ndarray, step: float) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def variance_interval(d: int, n: int, delta: float = 1e-11) -> tuple[float, float]:
-    """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves with probability ``<= delta``."""
+    """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves with probability ``<= delta``.
+
+    Computing one costs about 25 ms, so each is also kept in the grader's cache
+    folder (keyed by the check library's code): a cold run reads it back.
+    """
     if d < 1 or n < 2:
         raise ValueError("the bound needs d >= 1 and n >= 2")
+    from grader.spec import cache
+
+    key = cache.spec_key(f"variance-interval\0{d}\0{n}\0{delta!r}".encode()) if cache.enabled() else None
+    stored = cache.load(key, kind="interval") if key else None
+    if isinstance(stored, tuple) and len(stored) == 2 and all(isinstance(x, float) for x in stored):
+        return stored
+    interval = _variance_interval(d, n, delta)
+    if key:
+        cache.store(key, interval, kind="interval")
+    return interval
+
+
+def _variance_interval(d: int, n: int, delta: float) -> tuple[float, float]:
     y = math.log(4 * n / delta)
     cut = d + 2 * math.sqrt(d * y) + 2 * y
     values, density, step = _chi2_grid(d, cut)
