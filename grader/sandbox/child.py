@@ -43,6 +43,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     fresh_state = _numeric_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
     module = None
+    blobs: list[bytes] = []
     while True:
         op = request.get("op")
         if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
