@@ -40,14 +40,14 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         channel.send({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])})
         return
     _watch_actions()
-    fresh_state = _numeric_state()
+    fresh_state = _process_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
     module = None
     blobs: list[bytes] = []
     while True:
         op = request.get("op")
         if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
-            _restore_numeric_state(fresh_state, config["scratch"])
+            _restore_process_state(fresh_state, config["scratch"])
             module, failure = _import_submission(str(request["module"]), config["scratch"])
             if failure is not None:
                 channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
@@ -68,7 +68,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         request, blobs = message
 
 
-def _numeric_state() -> dict[str, Any]:
+def _process_state() -> dict[str, Any]:
     """What one exercise's code could change for the next in a shared process, as it is before any runs."""
     import warnings
 
@@ -76,7 +76,7 @@ def _numeric_state() -> dict[str, Any]:
             "recursion": sys.getrecursionlimit(), "cwd": os.getcwd()}
 
 
-def _restore_numeric_state(state: dict[str, Any], scratch: str) -> None:
+def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
     """Undo what an earlier exercise's code set before the next exercise's file is imported.
 
     NumPy's error modes (``np.seterr(all="raise")``), warning filters, the
