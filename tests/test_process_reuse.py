@@ -30,15 +30,23 @@ def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return pids
 
 
+def _learner(tmp_path: Path, files: dict[str, str] | None = None, references: tuple[str, ...] = ()) -> Path:
+    """A learner's folder: ``files`` (name -> text) and each named exercise's reference as ``<exercise>.py``."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    for exercise in references:
+        (folder / f"{exercise.replace('-', '_')}.py").write_text(_reference(exercise))
+    for name, text in (files or {}).items():
+        (folder / name).write_text(text)
+    return folder
+
+
 def _by_id(report) -> dict:  # type: ignore[no-untyped-def]
     return {exercise.id: exercise for exercise in report.exercises}
 
 
 def test_exercises_of_one_submission_share_one_process(session, tmp_path: Path, monkeypatch) -> None:
-    folder = tmp_path / "learner"
-    folder.mkdir()
-    for exercise in ("stable-softmax", "log-softmax", "temperature"):
-        (folder / f"{exercise.replace('-', '_')}.py").write_text(_reference(exercise))
+    folder = _learner(tmp_path, references=("stable-softmax", "log-softmax", "temperature"))
     session.factory.self_test()
     pids = _spawns(monkeypatch)
     report = session.grade(folder, exercise_ids=["stable-softmax", "log-softmax", "temperature"])
@@ -131,10 +139,7 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
 
 def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(session, tmp_path: Path,
                                                                                  monkeypatch) -> None:
-    folder = tmp_path / "learner"
-    folder.mkdir()
-    for exercise in ("argmax-zero-gradient", "stable-softmax", "temperature"):
-        (folder / f"{exercise.replace('-', '_')}.py").write_text(_reference(exercise))
+    folder = _learner(tmp_path, references=("argmax-zero-gradient", "stable-softmax", "temperature"))
     session.factory.self_test()
     pids = _spawns(monkeypatch)
     wanted = ["argmax-zero-gradient", "stable-softmax", "temperature"]
