@@ -35,3 +35,11 @@ def _run_from_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("GRADER_EXERCISES", raising=False)
     os.environ.setdefault("GRADER_SANDBOX_LAYERS", "all")
+
+
+@pytest.fixture()
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private, empty grader cache folder for one test (the cache switched on)."""
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("GRADER_NO_CACHE", raising=False)
+    return tmp_path / "cache"

@@ -14,12 +14,6 @@ from grader.spec.loader import load_spec_file
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
 
 
-@pytest.fixture()
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("GRADER_NO_CACHE", raising=False)
-    return tmp_path / "cache"
-
 
 def test_load_spec_file_from_cache_equals_a_fresh_load(tmp_path: Path, cache_dir: Path) -> None:
     copy = tmp_path / "stable-softmax.yaml"
