@@ -223,11 +223,9 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     from grader.sandbox.zygote_client import Zygote
 
-    if not scheduler:
-        from grader.batch.executors import start_forkserver
-
-        start_forkserver()  # the workers' parent loads the grading modules meanwhile
-    with Zygote.start() as zygote:  # boots on the other core while the grader loads
+    # The warm parent boots on the other core while the grader loads; after the preflight, each local
+    # grading process gets a clone of it (a fork) instead of starting its own.
+    with Zygote.start() as zygote:
         from grader.batch import run_batch
         from grader.batch.progress import auto_progress
         from grader.grading import preflight_sandbox
@@ -235,14 +233,14 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
         preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)  # refuse before any learner runs
-
-    try:
-        summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
-                            scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(), exercises_dir=ctx.obj["exercises_dir"])
-    except KeyboardInterrupt:
-        click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
-                   "Run the same command again to grade the rest.", err=True)
-        sys.exit(130)
+        try:
+            summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
+                                scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(),
+                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote)
+        except KeyboardInterrupt:
+            click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
+                       "Run the same command again to grade the rest.", err=True)
+            sys.exit(130)
     try:
         click.echo(summary.text(), nl=False)
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread

@@ -123,7 +123,8 @@ class RichProgress:
             return
         self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
-                             TimeRemainingColumn(), TextColumn("left"), console=self.console, transient=False)
+                             TimeRemainingColumn(), TextColumn("left"), console=self.console, transient=False,
+                             auto_refresh=False)  # no refresh thread: grading processes are forked from this one
         self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="")
         self._bar.start()
 
@@ -132,7 +133,7 @@ class RichProgress:
         count = self.counts.errors
         errors = f", {count} grader error{'s' if count != 1 else ''}" if count else ""
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors)
+            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors, refresh=True)
 
     def finish(self) -> None:
         if self._bar is not None:

@@ -9,11 +9,13 @@ An interrupted run keeps every result it stored; the next run grades the rest.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grader.batch.cache import (
     KeyRecord,
@@ -78,6 +80,7 @@ def run_batch(
     exercises_dir: str | os.PathLike[str] | None = None,
     executor: ExecutorFactory | None = None,
     allow_weak_sandbox: bool = False,
+    zygote: Any = None,
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
@@ -86,7 +89,9 @@ def run_batch(
     ``force`` grades every learner again. ``allow_weak_sandbox`` lets every
     worker (remote ones included) grade hidden checks below sandbox tier A.
     ``executor`` replaces the executor
-    (a factory given the worker configuration), for tests. Raises
+    (a factory given the worker configuration), for tests. ``zygote``: the
+    command's warm parent, which local workers are then given clones of
+    (see ``LocalPool``); it stays the caller's to close. Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
     """
@@ -122,7 +127,7 @@ def run_batch(
         elif scheduler:
             runner = DaskExecutor(config, scheduler)
         else:
-            runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises))
+            runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), zygote=zygote)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
         tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry) for l in todo]
@@ -176,10 +181,12 @@ class _locked:
 
     def __enter__(self) -> None:
         self.handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        try:  # a POSIX lock, held by this process alone: grading processes forked from it do not inherit it
+            fcntl.lockf(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
             os.close(self.handle)
+            if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                raise
             raise UsageError(f"{self.path.parent}: another 'grader batch' is writing there; "
                              "wait for it to finish") from None
 

@@ -56,11 +56,12 @@ class Outcome:
 class _Worker:
     """A grading session, its chosen exercises, and the digest of the specs it loaded."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, zygote: Any = None) -> None:
         from grader.batch.cache import spec_digest
         from grader.grading import GradingSession
 
-        self.session = GradingSession(exercises_dir=config.exercises_dir,
+        self.zygote = zygote
+        self.session = GradingSession(exercises_dir=config.exercises_dir, zygote=zygote,
                                       allow_weak_sandbox=True if config.allow_weak_sandbox else None)
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
@@ -82,6 +83,8 @@ class _Worker:
 
     def close(self) -> None:
         self.session.close()
+        if self.zygote is not None:  # given to us, so the session leaves it open
+            self.zygote.close()
 
 
 def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Report:
@@ -134,9 +137,9 @@ def grade_task(config: WorkerConfig, task: Task) -> Outcome:
     return worker.grade(task)
 
 
-def start_worker(config: WorkerConfig) -> _Worker:
-    """A worker for a long-lived process of the local pool."""
-    return _Worker(config)
+def start_worker(config: WorkerConfig, zygote: Any = None) -> _Worker:
+    """A worker for a long-lived process of the local pool; ``zygote``: a warm parent made for it, else it starts one."""
+    return _Worker(config, zygote)
 
 
 def task_id(task: Task) -> str:

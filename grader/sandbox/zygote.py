@@ -16,6 +16,12 @@ pid, temporary folder, limits and layers), the warm parent runs the start-up
 self-test itself right after saying hello, while the grader is still
 importing, and holds the outcome until the grader asks for it (``selftest``).
 It runs in every fresh warm parent; nothing of it is kept anywhere else.
+
+A ``clone`` request (carrying a new control socket) forks a second warm
+parent from this one: ``grader batch`` gives each of its grading processes
+a clone, which costs a fork instead of an interpreter start and a numpy
+import per process. A clone is a warm parent like any other; this one kills
+it, with its learner processes, when it shuts down.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class _Server:
         self.early = early
         self.early_outcome: dict[str, Any] | None = None
         self.active: set[int] = set()
+        self.clones: set[int] = set()
         self.exited: dict[int, dict[str, int]] = {}
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
@@ -103,6 +110,8 @@ class _Server:
             self._send({"op": "spawned", "pid": pid})
         elif op == "finish":
             self._send({"op": "finished", **self._finish(int(request["pid"]), float(request.get("grace", 0)))})
+        elif op == "clone" and len(fds) == 1:
+            self._send({"op": "cloned", "pid": self._clone(fds[0])})
         elif op == "selftest":
             outcome, self.early_outcome = self.early_outcome, None  # handed over once
             self._send({"op": "selftest", **(outcome or {"error": "no early self-test was run"})})
@@ -141,6 +150,24 @@ class _Server:
         for fd in fds:
             os.close(fd)
         self.active.add(pid)
+        return pid
+
+    def _clone(self, control_fd: int) -> int:
+        """Fork a warm parent that serves ``control_fd``; it keeps nothing of this one but its imports."""
+        pid = os.fork()
+        if pid == 0:  # the clone
+            code = 0
+            try:
+                signal.set_wakeup_fd(-1)
+                for fd in (self.control.fileno(), self.wake_r, self.wake_w):
+                    os.close(fd)
+                _die_with_parent()
+                _Server(socket.socket(fileno=control_fd)).run()
+            except BaseException:  # noqa: BLE001 - nothing may escape into this warm parent's loop
+                code = 70
+            os._exit(code)
+        os.close(control_fd)
+        self.clones.add(pid)
         return pid
 
     def _early_self_test(self, early: dict[str, Any]) -> dict[str, Any]:
@@ -217,6 +244,7 @@ class _Server:
                 return
             if pid == 0:
                 return
+            self.clones.discard(pid)
             if pid in self.active:
                 self.exited[pid] = _status(status, usage)
 
@@ -233,7 +261,7 @@ class _Server:
         while True:
             children, zombies = _children_map()
             doomed: list[int] = []
-            queue = [pid for pid in children.get(me, []) if pid not in self.active]
+            queue = [pid for pid in children.get(me, []) if pid not in self.active and pid not in self.clones]
             while queue:
                 pid = queue.pop()
                 doomed.append(pid)
@@ -245,7 +273,7 @@ class _Server:
                     pass
             self._reap()
             # Done when nothing is left alive and our dead children are reaped (not left as zombies).
-            unreaped = [pid for pid in zombies.get(me, []) if pid not in self.active]
+            unreaped = [pid for pid in zombies.get(me, []) if pid not in self.active and pid not in self.clones]
             if (not doomed and not unreaped) or time.monotonic() > deadline:
                 return
             time.sleep(0.002)
@@ -254,12 +282,13 @@ class _Server:
         self.control.send(json.dumps(message).encode())
 
     def _shutdown(self) -> None:
-        for pid in list(self.active):
+        for pid in list(self.active | self.clones):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
         self.active.clear()
+        self.clones.clear()
         self._kill_orphans()
 
 

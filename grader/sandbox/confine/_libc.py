@@ -16,6 +16,7 @@ libc.syscall.restype = ctypes.c_long
 libc.prctl.restype = ctypes.c_int
 
 # prctl(2) options used by this package (include/uapi/linux/prctl.h).
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_GET_DUMPABLE = 3
 PR_SET_SECCOMP = 22

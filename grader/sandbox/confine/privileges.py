@@ -18,7 +18,7 @@ import signal
 import time
 
 from ._libc import (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP,
-                    PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, fail,
+                    PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, fail,
                     libc, prctl, status_fields)
 from ._libc import thread_count as _thread_count
 
@@ -95,6 +95,16 @@ def set_non_dumpable() -> None:
     """PR_SET_DUMPABLE 0: ``/proc/<pid>/{environ,mem}`` become root-owned, no ptrace
     attach by same-uid processes, no core dumps. Meant for the trusted parent."""
     prctl(PR_SET_DUMPABLE, 0)
+
+
+def die_with_parent(parent: int) -> None:
+    """PR_SET_PDEATHSIG SIGKILL: end with the parent ``parent`` (its pid), even when it is SIGKILLed.
+
+    A parent that ended before the call leaves nobody to notice: this process then exits at once.
+    """
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def set_child_subreaper() -> None:

@@ -1,0 +1,135 @@
+"""The processes of a batch: grading processes forked with clones of one warm parent, and their ends.
+
+``grader batch`` forks its grading processes from itself and gives each a
+clone of its warm parent (``Zygote.clone``). These tests hold the promises
+that come with that: a clone grades like a warm parent of its own, needs no
+second self-test, ends with its client, and nothing of a batch outlives it,
+even when the batch is SIGKILLed; a second batch on the same output folder is
+still refused.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from batch_helpers import ASSIGNMENT, CORRECT, make_class, make_exercises
+
+from grader.batch import run_batch
+from grader.errors import UsageError
+from grader.grading import GradingSession, SandboxFactory
+from grader.sandbox.runner import Layers, Limits
+from grader.sandbox.zygote_client import Zygote
+
+pytestmark = pytest.mark.slow
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] not in (b"Z", b"X"):
+                tree.setdefault(int(fields[1]), []).append(int(entry))
+    return tree
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, found, queue = _children(), set(), [pid]
+    while queue:
+        for child in tree.get(queue.pop(), []):
+            found.add(child)
+            queue.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    left = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            left.add(pid)
+    return left
+
+
+def _wait(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_clone_grades_like_its_parent_and_inherits_its_self_test(tmp_path: Path) -> None:
+    (tmp_path / "answer.py").write_text(CORRECT, encoding="utf-8")
+    with Zygote.start() as parent:
+        factory = SandboxFactory(parent, Limits(), Layers.from_environment())
+        parent_test = factory.self_test()
+        twin = parent.clone()
+        try:
+            assert twin.facts == parent.facts
+            assert twin.__dict__["self_tests"] == parent.__dict__["self_tests"]  # nothing to run again
+            assert SandboxFactory(twin, Limits(), Layers.from_environment()).self_test() is parent_test
+            with GradingSession(zygote=twin, only=["stable-softmax"]) as session:
+                report = session.grade(tmp_path / "answer.py", exercise_ids=["stable-softmax"])
+            assert report.score == report.max_score > 0
+            assert report.sandbox.tier == factory.info().tier
+        finally:
+            twin.close()
+
+
+def test_clone_ends_with_its_client_and_with_its_parent() -> None:
+    with Zygote.start() as parent:
+        first, second = parent.clone(), parent.clone()
+        clones = set(_children().get(parent._process.pid, []))
+        assert len(clones) == 2
+        first.close()
+        assert _wait(lambda: len(_alive(clones)) == 1), "a clone whose client closed should end"
+    assert _wait(lambda: not _alive(clones)), "the warm parent should end its clones when it stops"
+    second.close()
+
+
+def test_nothing_of_a_killed_batch_outlives_it(tmp_path: Path) -> None:
+    exercises = make_exercises(tmp_path)
+    folder = make_class(tmp_path / "class")
+    for index in range(12):  # enough learners that grading is still under way when the batch is killed
+        (folder / f"extra{index:02d}.py").write_text(CORRECT + f"# learner {index}\n", encoding="utf-8")
+    command = [sys.executable, "-m", "grader.cli", "--exercises", str(exercises), "batch", str(folder),
+               "--assignment", ASSIGNMENT, "--out", str(tmp_path / "out"), "--jobs", "2"]
+    batch = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # The warm parent, its two clones and two grading processes; learner processes come and go.
+        assert _wait(lambda: len(_descendants(batch.pid)) >= 5, 60), "the batch never started its processes"
+        family = _descendants(batch.pid)
+    finally:
+        batch.send_signal(signal.SIGKILL)
+        batch.wait()
+    assert _wait(lambda: not _alive(family)), f"still running after the batch was killed: {_alive(family)}"
+
+
+def test_second_batch_on_one_output_folder_is_refused(tmp_path: Path) -> None:
+    exercises = make_exercises(tmp_path)
+    folder = make_class(tmp_path / "class")
+    out = tmp_path / "out"
+    out.mkdir()
+    hold = ("import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
+            "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n")
+    with subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            with pytest.raises(UsageError, match="another 'grader batch' is writing there"):
+                run_batch(folder, assignment=ASSIGNMENT, out=out, jobs=1, exercises_dir=exercises)
+        finally:
+            holder.kill()
