@@ -74,6 +74,17 @@ def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path
     assert "FloatingPointError" not in " ".join(c.reason for c in shared.checks)
 
 
+def test_modules_one_exercise_replaced_are_back_for_the_next(session, tmp_path: Path) -> None:
+    """A file that puts its own object in ``sys.modules`` (or blocks an import) leaves the next file real modules."""
+    folder = _learner(tmp_path, files={
+        "aaa_first.py": "import sys, types\n" + _reference("stable-softmax")
+                        + "\nsys.modules['numpy'] = types.ModuleType('numpy')\nsys.modules['json'] = None\n",
+        "zzz_second.py": "import json\n" + _reference("log-softmax")})
+    exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
+    assert exercises["stable-softmax"].score == exercises["stable-softmax"].max_score
+    assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
+
+
 def test_each_exercise_shows_only_what_it_printed(session, tmp_path: Path) -> None:
     folder = tmp_path / "learner"
     folder.mkdir()

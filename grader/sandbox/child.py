@@ -73,7 +73,7 @@ def _process_state() -> dict[str, Any]:
     import warnings
 
     return {"errors": np.geterr(), "filters": list(warnings.filters), "path": list(sys.path),
-            "recursion": sys.getrecursionlimit(), "cwd": os.getcwd()}
+            "recursion": sys.getrecursionlimit(), "cwd": os.getcwd(), "modules": dict(sys.modules)}
 
 
 def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
@@ -81,15 +81,20 @@ def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
 
     NumPy's error modes (``np.seterr(all="raise")``), warning filters, the
     import path, the learner's own modules (a helper file is imported afresh),
-    the recursion limit, tracing hooks, pending alarms and the working folder.
+    modules a learner replaced in ``sys.modules``, the recursion limit,
+    tracing hooks, pending alarms and the working folder.
     """
     import signal
     import warnings
 
     def forget_learner_modules() -> None:
-        for name, module in list(sys.modules.items()):
-            if str(getattr(module, "__file__", None) or "").startswith(scratch + os.sep):
-                del sys.modules[name]
+        modules, fresh = sys.modules, state["modules"]
+        for name in modules.keys() - fresh.keys():  # only what was imported since: most modules were there before
+            if str(getattr(modules[name], "__file__", None) or "").startswith(scratch + os.sep):
+                del modules[name]
+        for name, module in fresh.items():
+            if modules.get(name) is not module:
+                modules[name] = module
 
     def filters() -> None:
         warnings.filters[:] = state["filters"]
