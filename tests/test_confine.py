@@ -96,15 +96,21 @@ def test_seccomp_build_program_resolves_for_every_arch():
 
 @pytest.mark.slow
 @needs_landlock
-def test_restrict_denies_reads_writes_outside_allow_list(tmp_path):
+@pytest.mark.parametrize("ahead", [False, True], ids=["paths", "opened-ahead"])
+def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
+    """The same allow-list given as paths or as descriptors a warm parent opened ahead (``landlock.Opened``)."""
     canary = tmp_path / "answer_key.txt"
     canary.write_text("secret 42")
     target = f"/tmp/confine-test-{os.getpid()}-{tmp_path.name}"
     out = run_child(f"""
         import numpy
+        from grader.sandbox.confine import landlock
         paths = confine.python_read_paths()
-        results["abi"] = confine.restrict(paths.read_paths + ["/does/not/exist"], ["/dev/null"],
-                                          list_paths=paths.list_paths)
+        read, listed = paths.read_paths + ["/does/not/exist"], paths.list_paths
+        if {ahead!r}:
+            read, listed = landlock.open_ahead(read), landlock.open_ahead(listed)
+        results["abi"] = confine.restrict(read, ["/dev/null"], list_paths=listed)
+        landlock.close_ahead(read + listed)
         results["read_canary"] = attempt(lambda: open({str(canary)!r}).read())
         results["list_tmp"] = attempt(lambda: os.listdir({str(tmp_path)!r}))
         results["write_tmp"] = attempt(lambda: open({target!r}, "w").write("x"))

@@ -181,11 +181,10 @@ def _confine(config: dict[str, Any]) -> dict[str, Any]:
     steps: list[tuple[str, Callable[[], Any]]] = []
     if wanted.get("caps", True):
         steps.append(("caps_dropped", privileges.drop_capabilities))
-    limits = config.get("limits")
-    if limits:
-        steps.append(("rlimits", lambda: privileges.set_limits(**limits) or True))
+    # The warm parent's allow-list arrives as open descriptors (``landlock.Opened``); they are closed
+    # once the rules are in, before the limit on open files and before any code of the learner's.
+    paths = config.get("landlock_paths") or {}
     if wanted.get("landlock", True):
-        paths = config.get("landlock_paths") or {}
         steps.append((
             "landlock_abi",
             lambda: landlock.restrict(
@@ -194,6 +193,11 @@ def _confine(config: dict[str, Any]) -> dict[str, Any]:
                 list_paths=list(paths.get("list", [])),
             ),
         ))
+    steps.append(("landlock_paths_closed",
+                  lambda: landlock.close_ahead(item for items in paths.values() for item in items) or True))
+    limits = config.get("limits")
+    if limits:
+        steps.append(("rlimits", lambda: privileges.set_limits(**limits) or True))
     if wanted.get("seccomp", True):
         # Without Landlock nothing else stops writes: the filter then also denies every way of changing files.
         steps.append(("seccomp", lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")) or True))

@@ -51,7 +51,8 @@ def _die_with_parent() -> None:
 
 
 class _Server:
-    def __init__(self, control: socket.socket, early: dict[str, Any] | None = None) -> None:
+    def __init__(self, control: socket.socket, early: dict[str, Any] | None = None,
+                 landlock_paths: dict[str, list[Any]] | None = None) -> None:
         from grader.sandbox.confine import landlock, privileges, seccomp
 
         self.control = control
@@ -74,8 +75,10 @@ class _Server:
             non_dumpable = True
         except Exception:
             non_dumpable = False
-        read, listed = _landlock_paths(landlock)
-        self.landlock_paths = {"read": read, "list": listed}
+        if landlock_paths is None:  # opened once here, so a learner process adds its rules without opening ~300 paths
+            read, listed = _landlock_paths(landlock)
+            landlock_paths = {"read": landlock.open_ahead(read), "list": landlock.open_ahead(listed)}
+        self.landlock_paths = landlock_paths
         self.facts = {
             "landlock_abi": landlock.abi_version(),
             "seccomp": seccomp.available(),
@@ -133,13 +136,15 @@ class _Server:
                 _die_with_parent()
                 os.dup2(output_fd, 1)
                 os.dup2(output_fd, 2)
-                keep = {0, 1, 2, request_fd, response_fd}
+                keep = {0, 1, 2, request_fd, response_fd}  # and the Landlock paths, closed once confined
+                keep.update(item.fd for items in self.landlock_paths.values() for item in items)
                 for fd in _open_fds():
                     if fd not in keep:
                         try:
                             os.close(fd)
                         except OSError:
                             pass
+                request_fd, response_fd = _renumber_low(request_fd), _renumber_low(response_fd)
                 os.chdir(config["scratch"])
                 from grader.sandbox import child
 
@@ -162,7 +167,7 @@ class _Server:
                 for fd in (self.control.fileno(), self.wake_r, self.wake_w):
                     os.close(fd)
                 _die_with_parent()
-                _Server(socket.socket(fileno=control_fd)).run()
+                _Server(socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths).run()
             except BaseException:  # noqa: BLE001 - nothing may escape into this warm parent's loop
                 code = 70
             os._exit(code)
@@ -329,6 +334,16 @@ def _landlock_paths(landlock: Any) -> tuple[list[str], list[str]]:
     else:
         listed = getattr(paths, "list", [])
     return [str(p) for p in read], [str(p) for p in listed]
+
+
+def _renumber_low(fd: int) -> int:
+    """``fd`` moved to the lowest free number, if that is lower (the Landlock descriptors took the low ones here)."""
+    moved = os.dup(fd)
+    if moved < fd:
+        os.close(fd)
+        return moved
+    os.close(moved)
+    return fd
 
 
 def _open_fds() -> list[int]:

@@ -17,7 +17,7 @@ import importlib.util
 import os
 import stat
 import sysconfig
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from ._libc import PR_SET_NO_NEW_PRIVS, fail, prctl, syscall, thread_count
 
@@ -117,8 +117,41 @@ def _create_ruleset(abi: int) -> tuple[int, int]:
     raise OSError(errno.EINVAL, "landlock_create_ruleset failed: no ABI level accepted")
 
 
-def _add_rule(ruleset_fd: int, path: str, wanted: int, handled: int) -> bool:
+class Opened(NamedTuple):
+    """A path opened ahead of :func:`restrict` (``O_PATH``): a warm parent opens its allow-list once,
+    and each process it forks adds its rules from these descriptors instead of opening every path again."""
+
+    path: str
+    fd: int
+    is_dir: bool
+
+
+def open_ahead(paths: Iterable[str]) -> list[Opened]:
+    """``Opened`` descriptors of the ``paths`` that exist (close them with :func:`close_ahead`)."""
+    opened = []
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # missing now: restrict() would skip it too
+        opened.append(Opened(path, fd, stat.S_ISDIR(os.fstat(fd).st_mode)))
+    return opened
+
+
+def close_ahead(opened: Iterable[Any]) -> None:
+    """Close the descriptors of ``Opened`` items (plain paths among them are ignored)."""
+    for item in opened:
+        if isinstance(item, Opened):
+            try:
+                os.close(item.fd)
+            except OSError:
+                pass
+
+
+def _add_rule(ruleset_fd: int, path: str | Opened, wanted: int, handled: int) -> bool:
     """Allow ``wanted`` beneath ``path``; False when the path does not exist."""
+    if isinstance(path, Opened):
+        return _add_rule_at(ruleset_fd, path.fd, path.is_dir, wanted, handled, path.path)
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -126,26 +159,31 @@ def _add_rule(ruleset_fd: int, path: str, wanted: int, handled: int) -> bool:
     except OSError as exc:
         raise OSError(exc.errno, f"landlock: cannot open {path!r}: {exc.strerror}") from exc
     try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            wanted &= FILE_RIGHTS
-        access = wanted & handled
-        if not access:
-            return True
-        rule = _PathBeneath(access, fd)
-        if syscall(SYS_LANDLOCK_ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
-            raise fail(f"landlock_add_rule({path!r})")
-        return True
+        return _add_rule_at(ruleset_fd, fd, stat.S_ISDIR(os.fstat(fd).st_mode), wanted, handled, path)
     finally:
         os.close(fd)
 
 
-def restrict(read_paths: Iterable[str], write_paths: Iterable[str] = (), *,
-             list_paths: Iterable[str] = ()) -> int:
+def _add_rule_at(ruleset_fd: int, fd: int, is_dir: bool, wanted: int, handled: int, path: str) -> bool:
+    if not is_dir:
+        wanted &= FILE_RIGHTS
+    access = wanted & handled
+    if not access:
+        return True
+    rule = _PathBeneath(access, fd)
+    if syscall(SYS_LANDLOCK_ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
+        raise fail(f"landlock_add_rule({path!r})")
+    return True
+
+
+def restrict(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Opened] = (), *,
+             list_paths: Iterable[str | Opened] = ()) -> int:
     """Confine this process with Landlock; return the ABI level enforced.
 
     ``read_paths`` get read+execute (directories also READ_DIR), ``write_paths``
     read+write (files: WRITE_FILE|READ_FILE|TRUNCATE|IOCTL_DEV; directories also
     create/remove), ``list_paths`` only READ_DIR. Missing paths are skipped.
+    Any path may be given as an ``Opened`` descriptor (see :func:`open_ahead`).
     Everything else on the filesystem, all TCP bind/connect (ABI >= 4) and
     signals/abstract sockets leaving the domain (ABI >= 6) are denied. Sets
     no_new_privs (required by the kernel). Refuses (RuntimeError) when the
@@ -165,7 +203,7 @@ def restrict(read_paths: Iterable[str], write_paths: Iterable[str] = (), *,
         for rights, paths in ((READ_RIGHTS, read_paths), (WRITE_RIGHTS, write_paths),
                               (READ_DIR, list_paths)):
             for path in paths:
-                _add_rule(ruleset_fd, os.fspath(path), rights, handled)
+                _add_rule(ruleset_fd, path if isinstance(path, Opened) else os.fspath(path), rights, handled)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         if syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0) < 0:
             raise fail("landlock_restrict_self")
