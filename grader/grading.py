@@ -264,11 +264,11 @@ class GradingSession:
         located: dict[str, SourceModule] = {}
         unsure: list[str] = []
         for name in names:  # reading the source finds the defining file without starting a process
-            binders = [module for module, text in texts.items() if _binds(text, name)]
-            mentioned = [module for module, text in texts.items() if re.search(rf"\b{re.escape(name)}\b", text)]
+            holding = [module for module, text in texts.items() if name in text]  # a plain search first: it is quick
+            binders = [module for module in holding if _binds(texts[module], name)]
             if len(binders) == 1:
                 located[name] = sources[binders[0]]
-            elif binders or mentioned:
+            elif binders or any(re.search(rf"\b{re.escape(name)}\b", texts[module]) for module in holding):
                 unsure.append(name)
         if unsure:
             located.update(self._probe(submission, sources, unsure))

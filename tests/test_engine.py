@@ -114,3 +114,24 @@ def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None
     assert again.model_dump() == first.model_dump()
     different, _ = _grade(exercise, CORRECT)  # other bytes: judged afresh, and nothing of the first leaks in
     assert len(judged) > once and different.score == different.max_score
+
+
+def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch) -> None:
+    """Outputs on which every case of a check held before pass again at once, with the same result."""
+    from grader.checks import engine
+
+    monkeypatch.setattr(engine, "_PLANS", {})
+    first, _ = _grade(exercise, CORRECT)
+    assert first.score == first.max_score
+    looked: list[str] = []
+    original = engine._Findings.judge
+
+    def counting(self, run, index, outcomes):  # type: ignore[no-untyped-def]
+        looked.append(run.check.id)
+        return original(self, run, index, outcomes)
+
+    monkeypatch.setattr(engine._Findings, "judge", counting)
+    again, _ = _grade(exercise, CORRECT + b"\n# the same maths, handed in by someone else\n")
+    assert looked == [] and again.model_dump() == first.model_dump()
+    wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged case by case, and found wanting
+    assert looked and wrong.score < wrong.max_score

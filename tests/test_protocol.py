@@ -60,3 +60,15 @@ def test_message_parser_reassembles_messages_split_anywhere() -> None:
 def test_message_parser_refuses_garbage(data: bytes) -> None:
     with pytest.raises(ProtocolError):
         MessageParser().feed(data)
+
+
+def test_a_head_seen_before_still_needs_the_right_payload() -> None:
+    """Checked heads are remembered (a class returns the same shapes); the payload is still measured each time."""
+    blob = encode_array(np.arange(6.0).reshape(2, 3))
+    assert decode_array(blob).shape == (2, 3)
+    for forged in (blob[:-8], blob + b"\x00" * 8, blob[:2]):
+        with pytest.raises(ProtocolError):
+            decode_array(forged)
+    assert decode_array(blob, max_elements=6).shape == (2, 3)
+    with pytest.raises(ProtocolError):
+        decode_array(blob, max_elements=5)  # a smaller limit is a different question, not a remembered answer

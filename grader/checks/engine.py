@@ -92,6 +92,17 @@ class _Findings:
     def __init__(self, cases: int) -> None:
         self.limit = _MEMO_PER_CASE * max(cases, 1)
         self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
+        self.held: set[tuple[bytes, ...]] = set()  # whole outputs (every call of every case) on which every case held
+
+    def holds(self, run: "_CheckRun", table: "_CallTable") -> bool:
+        """Whether the property held on every case for exactly these outputs before: nothing to judge again."""
+        signature = _signature(run, table)
+        return signature is not None and signature in self.held
+
+    def remember_held(self, run: "_CheckRun", table: "_CallTable") -> None:
+        signature = _signature(run, table)
+        if signature is not None and len(self.held) < _MEMO_PER_CASE:
+            self.held.add(signature)
 
     def judge(self, run: "_CheckRun", index: int, outcomes: list[CallOutcome]) -> Finding | None:
         digests = tuple(outcome.digest for outcome in outcomes)
@@ -107,6 +118,19 @@ class _Findings:
 
 
 _MEMO_PER_CASE = 4
+
+
+def _signature(run: _CheckRun, table: "_CallTable") -> tuple[bytes, ...] | None:
+    """The digests of every call of the check, in order; ``None`` while one is unanswered or has no digest."""
+    outcomes = table.outcomes
+    digests = []
+    for keys in run.keys:
+        for key in keys:
+            outcome = outcomes.get(key)
+            if outcome is None or outcome.digest is None:
+                return None
+            digests.append(outcome.digest)
+    return tuple(digests)
 
 
 def encode_calls(
@@ -411,6 +435,8 @@ def process_alive(process: LearnerProcessLike) -> bool:
 
 def _decided(run: _CheckRun, table: _CallTable) -> bool:
     """Whether the check's outcome is known: every case answered, or a failure before any gap."""
+    if run.memo is not None and run.memo.holds(run, table):
+        return True
     for index, keys in enumerate(run.keys):
         if any(key not in table.outcomes for key in keys):
             return False
@@ -445,6 +471,9 @@ def _verified(check: Check, cases: list[Case]) -> str:
 def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
     """The check's result from its answered cases: the first failing one is the smallest."""
     check, entry = run.check, run.entry
+    description = check.describe(entry)
+    if run.memo is not None and run.memo.holds(run, table):
+        return _result(check, "passed", passed_reason(description, _verified(check, run.cases)))
     first: tuple[list[Call], Finding] | None = None
     failures = 0
     for index, (case, plan, keys) in enumerate(zip(run.cases, run.plans, run.keys)):
@@ -459,8 +488,9 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
             first = (plan, finding)
         if finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine):
             run.failing.append((index, plan, mine))
-    description = check.describe(entry)
     if first is None:
+        if run.memo is not None:
+            run.memo.remember_held(run, table)
         return _result(check, "passed", passed_reason(description, _verified(check, run.cases)))
     plan, finding = first
     run.finding = finding

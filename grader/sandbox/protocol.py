@@ -101,7 +101,22 @@ def check_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> tuple[np.dtype
     """The dtype, shape, element count and data offset of an encoded array, every one checked.
 
     A payload that passes decodes without error, so a caller may check now and decode later (or never).
+    A head seen before (a class returns the same shapes) is looked up, not parsed again.
     """
+    head = blob[: _ARRAY_HEAD.size + blob[1] * _DIM.size] if len(blob) >= _ARRAY_HEAD.size else b""
+    known = _CHECKED.get((head, max_elements))
+    if known is not None and known[4] == len(blob):
+        return known[:4]
+    checked = _check_array(blob, max_elements)
+    if len(_CHECKED) < _MAX_HEADS:
+        _CHECKED[(head, max_elements)] = (*checked, len(blob))
+    return checked
+
+
+_CHECKED: dict[tuple[bytes, int], tuple[np.dtype, tuple[int, ...], int, int, int]] = {}
+
+
+def _check_array(blob: bytes, max_elements: int) -> tuple[np.dtype, tuple[int, ...], int, int]:
     if len(blob) < _ARRAY_HEAD.size:
         raise ProtocolError("array payload is too short")
     code, ndim = _ARRAY_HEAD.unpack_from(blob)
@@ -134,6 +149,7 @@ def encode_message(header: dict[str, Any], blobs: list[bytes] = ()) -> bytes:  #
 
 
 _compact_json = json.JSONEncoder(separators=(",", ":")).encode
+_decode_json = json.JSONDecoder().decode
 
 
 class MessageParser:
@@ -189,7 +205,7 @@ class MessageParser:
     @staticmethod
     def _parse_header(frame: bytes) -> dict[str, Any]:
         try:
-            header = json.loads(frame)
+            header = _decode_json(frame.decode("utf-8"))  # what the child sends is ASCII JSON
         except (ValueError, RecursionError):
             raise ProtocolError("header is not JSON") from None
         if not isinstance(header, dict):
