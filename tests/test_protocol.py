@@ -72,3 +72,18 @@ def test_a_head_seen_before_still_needs_the_right_payload() -> None:
     assert decode_array(blob, max_elements=6).shape == (2, 3)
     with pytest.raises(ProtocolError):
         decode_array(blob, max_elements=5)  # a smaller limit is a different question, not a remembered answer
+
+
+@pytest.mark.parametrize("header", [
+    {"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+    {"op": "result", "index": 41, "ok": True, "kind": "tuple", "types": ["float", "float64"], "values": 2, "inputs": 1},
+    {"op": "result", "index": 3, "ok": True, "kind": "single", "types": ['we"ird\\name'], "values": 1},
+    {"op": "result", "index": 5, "ok": False, "stage": "call", "error": {"type": "ValueError", "message": "no"}},
+], ids=["single", "tuple-with-inputs", "odd-type-name", "error"])
+def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> None:
+    """The learner process builds an ``ok`` answer's header from a template; it must read exactly the same."""
+    from grader.sandbox.child import _answer
+
+    payloads = [encode_array(np.arange(3.0))] * (header.get("values", 0) + header.get("inputs", 0))
+    for _ in range(2):  # the second time, from the remembered template
+        assert MessageParser().feed(_answer(header, payloads)) == MessageParser().feed(encode_message(header, payloads))

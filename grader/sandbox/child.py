@@ -9,6 +9,7 @@ this module sends back. Standard library and numpy only.
 from __future__ import annotations
 
 import errno
+import json
 import importlib.util
 import os
 import sys
@@ -19,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.sandbox.protocol import (MAX_ELEMENTS, MessageParser, ProtocolError, decode_array, encode_array,
-                                     encode_message)
+                                     encode_message, frame_message)
 
 __all__ = ["serve"]
 
@@ -58,7 +59,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
             _set_trusted_source(request.get("trusted_source"))
             answers = _Answers(channel, batched=bool(request.get("batch")))
             for index, call in enumerate(request["calls"]):
-                answers.add(encode_message(*_run_call(module, index, call, blobs, config["scratch"])))
+                answers.add(_answer(*_run_call(module, index, call, blobs, config["scratch"])))
             answers.flush()
         else:
             return
@@ -359,6 +360,23 @@ def _run_call(
         header["inputs"] = len(after)
         encoded += [encode_array(item) for item in after]
     return header, encoded
+
+
+def _answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
+    """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
+    if header.get("op") != "result" or header.get("ok") is not True:
+        return encode_message(header, payloads)
+    key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"), len(payloads))
+    tail = _ANSWER_TAILS.get(key)
+    if tail is None:
+        rest = {name: value for name, value in header.items() if name not in ("op", "index")}
+        tail = ("," + json.dumps(dict(rest, blobs=len(payloads)), separators=(",", ":"))[1:]).encode()
+        if len(_ANSWER_TAILS) < 256:
+            _ANSWER_TAILS[key] = tail
+    return frame_message(b'{"op":"result","index":%d' % header["index"] + tail, payloads)
+
+
+_ANSWER_TAILS: dict[tuple[Any, ...], bytes] = {}
 
 
 def _safe_text(exc: BaseException) -> str:

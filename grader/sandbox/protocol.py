@@ -27,6 +27,7 @@ __all__ = [
     "decode_array",
     "encode_array",
     "encode_message",
+    "frame_message",
 ]
 
 MAX_FRAME = 64 * 1024 * 1024
@@ -139,8 +140,11 @@ def _check_array(blob: bytes, max_elements: int) -> tuple[np.dtype, tuple[int, .
 
 def encode_message(header: dict[str, Any], blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
     """Frame a header and its binary payloads as one byte string."""
-    header = dict(header, blobs=len(blobs))
-    head = _compact_json(header).encode()
+    return frame_message(_compact_json(dict(header, blobs=len(blobs))).encode(), blobs)
+
+
+def frame_message(head: bytes, blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
+    """Frame an already encoded JSON header (which must name ``len(blobs)`` as its ``blobs``) and its payloads."""
     parts = [_LEN.pack(len(head)), head]
     for blob in blobs:
         parts.append(_LEN.pack(len(blob)))
