@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,24 @@ def test_list_names_every_exercise_and_assignment(catalog) -> None:
     for exercise_id in catalog.exercises:
         assert exercise_id in done.stdout
     assert "all" in done.stdout
+
+
+def test_list_from_the_cache_is_the_same_and_follows_every_change(tmp_path: Path, cache_dir: Path) -> None:
+    """A second ``grader list`` reads its rows from the cache without pydantic or numpy; edits are seen at once."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
+    first = run("list", cwd=tmp_path)
+    probe = ("import sys\nfrom grader.cli import main\nmain(['list'], standalone_mode=False)\n"
+             "print(sorted(m for m in ('numpy', 'pydantic') if m in sys.modules))\n")
+    second = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout + "[]\n"  # the very same rows, and neither module was imported
+    spec = tmp_path / "exercises" / "temperature.yaml"
+    spec.write_text(spec.read_text().replace("title: Softmax with a temperature", "title: Temperature, renamed"))
+    assert "Temperature, renamed" in run("list", cwd=tmp_path).stdout
+    (tmp_path / "solutions" / "temperature" / "reference.py").unlink()
+    gone = run("list", cwd=tmp_path)
+    assert gone.returncode == 2 and "does not exist" in gone.stderr and "temperature.yaml" in gone.stderr
 
 
 def test_show_never_prints_hidden_checks_or_answers(catalog) -> None:
