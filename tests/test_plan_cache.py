@@ -83,3 +83,51 @@ def test_no_plan_is_stored_with_grader_no_cache(cache_dir: Path, monkeypatch: py
     monkeypatch.setenv("GRADER_NO_CACHE", "1")
     plan_cache.stored_plan(exercise, list(exercise.checks), engine._build_plan)
     assert not list(cache_dir.glob("plan-*.pickle"))
+
+
+def test_known_wrong_answers_are_kept_only_when_every_call_answered(tmp_path: Path, cache_dir: Path) -> None:
+    """Diagnosis reuses a known-wrong solution's answers between runs, but never a time-out or a crash."""
+    from grader.sandbox.outcomes import CallOutcome
+
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    ids = tuple(check.id for check in exercise.checks)
+    full = [CallOutcome(status="ok"), CallOutcome(status="raised", error={"type": "ValueError"})]
+    asked: list[str] = []
+
+    def ask(answers):  # type: ignore[no-untyped-def]
+        return lambda: asked.append("asked") or answers
+
+    assert plan_cache.stored_answers(exercise, ids, b"wrong one", ask(full)) == full
+    assert plan_cache.stored_answers(load_spec_file(copy), ids, b"wrong one", ask([])) == full  # a later run
+    assert len(asked) == 1
+    cut_short = [CallOutcome(status="ok"), CallOutcome(status="timeout")]
+    for _ in range(2):
+        assert plan_cache.stored_answers(exercise, ids, b"wrong two", ask(cut_short)) == cut_short
+    assert len(asked) == 3  # asked again: how a time-out ends may depend on the machine's load
+    assert plan_cache.stored_answers(exercise, ids, b"wrong one, edited", ask(cut_short)) == cut_short
+    assert len(asked) == 4
+
+
+def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp_path: Path,
+                                                                   cache_dir: Path, monkeypatch) -> None:
+    """A second grading session finds the known-wrong answers on disk: only the learner's own process starts."""
+    from grader.grading import GradingSession
+    from grader.sandbox import zygote_client
+
+    learner = tmp_path / "answer.py"
+    shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "wrong_global_max.py", learner)
+    with GradingSession(zygote=session.zygote) as earlier:  # a session of its own: nothing remembered in memory
+        first = earlier.grade(learner, exercise_ids=["stable-softmax"])
+    spawned: list[int] = []
+    original = zygote_client.Zygote.spawn
+    monkeypatch.setattr(zygote_client.Zygote, "spawn",
+                        lambda self, config, fds: spawned.append(1) or original(self, config, fds))
+    with GradingSession(zygote=session.zygote) as later:
+        later.factory.self_test()
+        spawned.clear()
+        again = later.grade(learner, exercise_ids=["stable-softmax"])
+    assert again.model_dump() == first.model_dump()
+    assert any(check.diagnosis for check in again.exercises[0].checks)  # diagnosed, from the stored answers
+    assert len(spawned) == 1

@@ -21,7 +21,7 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
 from grader.checks.display import format_call
-from grader.checks.plan_cache import stored_plan
+from grader.checks.plan_cache import stored_answers, stored_plan
 from grader.reasons import describe_error, describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, ExerciseResult
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -631,11 +631,12 @@ def _known_wrong_answers(exercise: ImplementationExercise, relative: str, runs: 
     def ask(encoded: list[dict[str, Any]], blobs: list[bytes]) -> list[CallOutcome]:
         return _ask_known_wrong(factory, path, exercise, encoded, blobs)
 
-    if plan is not None:  # every call of the plan, once per session
+    if plan is not None:  # every call of the plan, once per session (and on disk between runs)
         key = f"{relative}:plan:{id(plan)}"
         outcomes = cache.get(key) if cache is not None else None
         if outcomes is None:
-            outcomes = ask(*plan.encode(list(range(len(plan.table.calls)))))
+            outcomes = stored_answers(exercise, tuple(check.id for check, *_ in plan.checks), path.read_bytes(),
+                                      lambda: ask(*plan.encode(list(range(len(plan.table.calls))))))
             if cache is not None:
                 cache[key] = outcomes
         table = dict(enumerate(outcomes))

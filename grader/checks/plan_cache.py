@@ -10,6 +10,12 @@ for, numpy's version and the wire format's code: any change to one of them
 misses. The exercise and its checks are not stored: the loaded plan refers
 to the live objects (pickle persistent ids), exactly as a fresh build does.
 Exercises that did not come from a spec file are always built.
+
+A known-wrong solution's answers to a whole plan (what diagnosis compares a
+failing learner with) are kept the same way, keyed by the plan's key, the
+solution file's bytes and the learner-process code; only answers that every
+call gave in full (returned, raised or refused a value: never a time-out or
+crash, which could depend on the machine's load) are kept.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from typing import Any, Callable, TypeVar
 
 from grader.spec import cache
 
-__all__ = ["plan_key", "stored_plan"]
+__all__ = ["plan_key", "stored_answers", "stored_plan"]
 
 P = TypeVar("P")
 
 _PROTOCOL = Path(__file__).resolve().parents[1] / "sandbox" / "protocol.py"
+_SANDBOX = _PROTOCOL.parent
+_FINAL = ("ok", "raised", "bad_value")
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,3 +76,28 @@ def _encoded(plan: P) -> P:
     if calls is not None:
         plan.encode(list(range(len(calls))))  # type: ignore[attr-defined]
     return plan
+
+
+@functools.lru_cache(maxsize=1)
+def _sandbox_code() -> bytes:
+    """What a learner process runs: the child, its confinement and the protocol."""
+    digest = hashlib.sha256()
+    for path in sorted([*_SANDBOX.glob("*.py"), *(_SANDBOX / "confine").glob("*.py")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
+                   ask: Callable[[], list[Any]]) -> list[Any]:
+    """A known-wrong solution's answers to the whole plan: from the cache when present, else ``ask()``, kept."""
+    plan = plan_key(exercise, check_ids) if cache.enabled() else None
+    if plan is None:
+        return ask()
+    key = hashlib.sha256(plan.encode() + _sandbox_code() + source).hexdigest()
+    answers = cache.load(key, kind="known-wrong")
+    if isinstance(answers, list):
+        return answers
+    answers = ask()
+    if all(getattr(answer, "status", None) in _FINAL for answer in answers):
+        cache.store(key, answers, kind="known-wrong")
+    return answers
