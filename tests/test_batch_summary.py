@@ -136,3 +136,13 @@ def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
     assert parsed[3] == ["zed", "", "3", "", ""]
     assert format_points(2 / 3) == "0.6667" and format_points(1e-7) == "0" and format_points(12.0) == "12"
     assert format_points(1234567.5) == "1234567.5"
+
+
+def test_gradebook_never_hands_a_spreadsheet_a_formula() -> None:
+    """A learner folder named like a formula is written so that opening the gradebook cannot run it."""
+    reports = _class()
+    names = ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)", "\tcmd", "ann-marie", "o'neil"]
+    text = format_gradebook([GradebookRow(name, reports["a"]) for name in names], ["quiz", "impl"])
+    cells = [row[0] for row in csv.reader(io.StringIO(text))][1:]
+    assert sorted(cells) == sorted(["'" + name for name in names[:5]] + names[5:])
+    assert all(cell[:1] not in "=+-@\t\r" for cell in cells)

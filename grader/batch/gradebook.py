@@ -5,6 +5,11 @@ assignment, in the assignment's order. Rows are sorted by learner name.
 Numbers are written without exponent and without float noise (``7.5``,
 ``12``, ``0.3333``); a learner the grader failed on has empty score cells,
 so an import leaves that grade untouched instead of recording a zero.
+
+A learner name a spreadsheet would read as a formula (it starts with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return: a folder name is the
+learner's to choose) is written with a leading apostrophe, so opening the
+gradebook never runs it; the results and feedback files keep the exact name.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 
 from grader.results import Report
 
-__all__ = ["GradebookRow", "format_gradebook", "format_points"]
+__all__ = ["GradebookRow", "format_gradebook", "format_points", "inert_cell"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,14 @@ def format_points(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def inert_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it and never evaluates it (OWASP's advice for CSV files)."""
+    return "'" + text if text[:1] in _FORMULA_STARTS else text
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def format_gradebook(rows: list[GradebookRow], exercise_ids: list[str]) -> str:
     """The CSV text (UTF-8, ``\\n`` line ends, quoting only where needed)."""
     out = io.StringIO()
@@ -43,5 +56,5 @@ def format_gradebook(rows: list[GradebookRow], exercise_ids: list[str]) -> str:
         else:
             scores = [format_points(row.report.score), format_points(row.report.max_score)]
             scores += [format_points(by_id[i].score) if i in by_id else "" for i in exercise_ids]
-        writer.writerow([row.learner, *scores])
+        writer.writerow([inert_cell(row.learner), *scores])
     return out.getvalue()
