@@ -134,8 +134,11 @@ def snapshot(out: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".batch.lock"}
 
 
-def crashing_worker_main(config, connection):  # pragma: no cover - runs in a pool process
-    """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest."""
+def crashing_worker_main(config, connection, zygote=None, inherited=None):  # pragma: no cover - runs in a pool process
+    """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
+
+    ``zygote`` and ``inherited`` are what a forked pool hands its processes (see ``executors._worker_main``).
+    """
     import os
     import signal
     import time
@@ -143,7 +146,9 @@ def crashing_worker_main(config, connection):  # pragma: no cover - runs in a po
     from grader.batch.worker import start_worker
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    worker = start_worker(config)
+    if inherited is not None:
+        inherited.abandon()
+    worker = start_worker(config, zygote)
     connection.send(("ready", None))
     while True:
         try:

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from grader.batch.progress import PlainProgress
 from grader.batch.worker import Task, WorkerConfig
 from grader.cli import main
 from grader.errors import SandboxError
+from grader.sandbox.zygote_client import Zygote
 
 pytestmark = pytest.mark.slow
 
@@ -184,9 +186,14 @@ def test_batch_killed_process_then_resumed_matches_uninterrupted(first_run, worl
     assert snapshot(out) == snapshot(first_run[0])
 
 
-def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path) -> None:
+@pytest.mark.parametrize("forked", [False, True], ids=["forkserver", "forked-with-clones"])
+def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, forked: bool) -> None:
+    """Both ways a pool starts its processes: a dead or hung one is replaced, and costs only its learner."""
     out = tmp_path / "out"
     lines = []
+    zygote = Zygote.start() if forked else None
+    if forked:
+        assert threading.active_count() == 1  # else the pool would fall back to its forkserver
 
     class Lines:
         def write(self, text: str) -> None:
@@ -195,9 +202,13 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path) ->
         def flush(self) -> None:
             pass
 
-    pool = lambda config: LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main)
-    summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
-                        executor=pool, progress=PlainProgress(Lines(), interval=0))
+    pool = lambda config: LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, zygote=zygote)
+    try:
+        summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
+                            executor=pool, progress=PlainProgress(Lines(), interval=0))
+    finally:
+        if zygote is not None:
+            zygote.close()
     assert sorted(summary.grader_errors) == ["ann", "loop"]
     rows = {row["learner"]: row for row in _gradebook(out)}
     assert len(rows) == len(LEARNERS)
