@@ -68,10 +68,6 @@ def _worker_main(config: WorkerConfig, connection: Connection, zygote: Any = Non
             connection.send(("done", worker.grade(task)))
     finally:
         worker.close()
-        import resource
-        a = resource.getrusage(resource.RUSAGE_SELF)
-        with open("/tmp/cpulog", "a") as f:
-            f.write(f"worker {os.getpid()} self {a.ru_utime+a.ru_stime:.2f}\n")
 
 
 @dataclass
