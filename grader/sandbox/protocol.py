@@ -104,7 +104,7 @@ def check_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> tuple[np.dtype
     A payload that passes decodes without error, so a caller may check now and decode later (or never).
     A head seen before (a class returns the same shapes) is looked up, not parsed again.
     """
-    head = blob[: _ARRAY_HEAD.size + blob[1] * _DIM.size] if len(blob) >= _ARRAY_HEAD.size else b""
+    head = bytes(blob[: _ARRAY_HEAD.size + blob[1] * _DIM.size]) if len(blob) >= _ARRAY_HEAD.size else b""
     known = _CHECKED.get((head, max_elements))
     if known is not None and known[4] == len(blob):
         return known[:4]

@@ -190,7 +190,12 @@ class Zygote:
         twin = Zygote.__new__(Zygote)
         twin._socket, twin._stderr, twin._early, twin._process = ours, self._stderr, None, None
         twin._lock, twin._facts = threading.Lock(), None
-        if twin.facts == self.facts and "self_tests" in self.__dict__:
+        try:
+            same = twin.facts == self.facts
+        except BaseException:  # the clone did not start: nothing of it is kept
+            twin.abandon()
+            raise
+        if same and "self_tests" in self.__dict__:
             twin.__dict__["self_tests"] = dict(self.__dict__["self_tests"])
         return twin
 
