@@ -26,7 +26,6 @@ it, with its learner processes, when it shuts down.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -39,15 +38,7 @@ import tempfile
 import time
 from typing import Any
 
-_PR_SET_PDEATHSIG = 1
 _MAX_DATAGRAM = 1 << 20
-
-
-def _die_with_parent() -> None:
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except Exception:  # pragma: no cover - not Linux
-        pass
 
 
 class _Server:
@@ -125,7 +116,10 @@ class _Server:
 
     def _spawn(self, config: dict[str, Any], fds: list[int]) -> int:
         request_fd, response_fd, output_fd = fds
+        from grader.sandbox.confine import privileges
+
         config = dict(config, landlock_paths=self.landlock_paths)
+        me = os.getpid()
         pid = os.fork()
         if pid == 0:  # the learner process
             code = 0
@@ -133,7 +127,7 @@ class _Server:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 os.setsid()
-                _die_with_parent()
+                privileges.die_with_parent(me)
                 os.dup2(output_fd, 1)
                 os.dup2(output_fd, 2)
                 keep = {0, 1, 2, request_fd, response_fd}  # and the Landlock paths, closed once confined
@@ -159,6 +153,9 @@ class _Server:
 
     def _clone(self, control_fd: int) -> int:
         """Fork a warm parent that serves ``control_fd``; it keeps nothing of this one but its imports."""
+        from grader.sandbox.confine import privileges
+
+        me = os.getpid()
         pid = os.fork()
         if pid == 0:  # the clone
             code = 0
@@ -166,7 +163,7 @@ class _Server:
                 signal.set_wakeup_fd(-1)
                 for fd in (self.control.fileno(), self.wake_r, self.wake_w):
                     os.close(fd)
-                _die_with_parent()
+                privileges.die_with_parent(me)
                 _Server(socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths).run()
             except BaseException:  # noqa: BLE001 - nothing may escape into this warm parent's loop
                 code = 70
@@ -380,8 +377,10 @@ def _status(status: int, usage: Any = None) -> dict[str, Any]:
 
 def main(argv: list[str]) -> None:
     """Entry point: ``zygote.py ROOT CONTROL_FD [EARLY_SELF_TEST_JSON]``."""
-    _die_with_parent()
     sys.path.insert(0, argv[1])
+    from grader.sandbox.confine import privileges
+
+    privileges.die_with_parent(os.getppid())  # the grader: this warm parent, and so its learners, end with it
     import numpy  # noqa: F401  - the whole point: import once, fork many times
     import numpy.random  # noqa: F401  - loaded lazily by numpy, and most exercises draw random numbers
 
