@@ -69,6 +69,16 @@ class _CheckRun:
     keys: list[list[int]] = field(default_factory=list)
     findings: dict[int, Finding | None] = field(default_factory=dict)
     memo: "_Findings | None" = None
+    held_before: bool | None = None  # once every call is answered: whether these very outputs held before
+
+    def known_to_hold(self, table: "_CallTable") -> bool:
+        """Whether every case held on exactly these outputs for an earlier submission (looked up once)."""
+        if self.held_before is None and self.memo is not None:
+            signature = _signature(self, table)
+            if signature is None:
+                return False  # not every call is answered yet: look again later
+            self.held_before = signature in self.memo.held
+        return bool(self.held_before)
 
     def find(self, index: int, outcomes: list[CallOutcome]) -> Finding | None:
         """The finding of case ``index`` (``None``: the property holds), judged once per distinct output."""
@@ -93,11 +103,6 @@ class _Findings:
         self.limit = _MEMO_PER_CASE * max(cases, 1)
         self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
         self.held: set[tuple[bytes, ...]] = set()  # whole outputs (every call of every case) on which every case held
-
-    def holds(self, run: "_CheckRun", table: "_CallTable") -> bool:
-        """Whether the property held on every case for exactly these outputs before: nothing to judge again."""
-        signature = _signature(run, table)
-        return signature is not None and signature in self.held
 
     def remember_held(self, run: "_CheckRun", table: "_CallTable") -> None:
         signature = _signature(run, table)
@@ -435,7 +440,7 @@ def process_alive(process: LearnerProcessLike) -> bool:
 
 def _decided(run: _CheckRun, table: _CallTable) -> bool:
     """Whether the check's outcome is known: every case answered, or a failure before any gap."""
-    if run.memo is not None and run.memo.holds(run, table):
+    if run.known_to_hold(table):
         return True
     for index, keys in enumerate(run.keys):
         if any(key not in table.outcomes for key in keys):
@@ -472,7 +477,7 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
     """The check's result from its answered cases: the first failing one is the smallest."""
     check, entry = run.check, run.entry
     description = check.describe(entry)
-    if run.memo is not None and run.memo.holds(run, table):
+    if run.known_to_hold(table):
         return _result(check, "passed", passed_reason(description, _verified(check, run.cases)))
     first: tuple[list[Call], Finding] | None = None
     failures = 0
