@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 from typing import Any
 
+from grader.errors import UsageError
 from grader.spec import cache
+from grader.spec.folder import find_exercises_dir
 
 __all__ = ["Row", "cached_rows", "catalog_rows", "store_rows"]
 
@@ -25,13 +26,13 @@ _KIND = "listing"
 
 
 def _key(exercises_dir: str | os.PathLike[str] | None) -> str | None:
-    chosen = Path(exercises_dir or os.environ.get("GRADER_EXERCISES") or "exercises")  # as find_exercises_dir
     try:
+        chosen = find_exercises_dir(exercises_dir)
         files = sorted(p for p in chosen.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
         digest = hashlib.sha256(str(chosen.resolve()).encode())
         for path in files:
             digest.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
-    except OSError:
+    except (OSError, UsageError):  # the long way says what is wrong
         return None
     return cache.spec_key(digest.digest())
 

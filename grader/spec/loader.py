@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
 from grader.spec import cache
+from grader.spec.folder import find_exercises_dir
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
@@ -60,18 +61,6 @@ class Catalog:
     def resolve(self, relative: str) -> Path:
         """A path written in a spec, relative to the project root."""
         return (self.root / relative).resolve()
-
-
-def find_exercises_dir(option: str | os.PathLike[str] | None = None) -> Path:
-    """``--exercises``, else ``$GRADER_EXERCISES``, else ``./exercises``."""
-    chosen = option or os.environ.get("GRADER_EXERCISES") or "exercises"
-    path = Path(chosen)
-    if not path.is_dir():
-        raise UsageError(
-            f"no exercises directory at {str(path)!r}; run from the project root, "
-            "or pass --exercises DIR (or set GRADER_EXERCISES)"
-        )
-    return path
 
 
 def load_spec_file(path: Path) -> Exercise | Assignment:
