@@ -120,23 +120,28 @@ class Zygote:
         _harden_grader()
         sweep_stale_scratch()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._socket = ours
-        self._stderr = tempfile.TemporaryFile()
+        stderr = tempfile.TemporaryFile()
         argv = [sys.executable, "-I", "-B", "-u", _ZYGOTE, _ROOT, str(theirs.fileno())]
-        self._early = self_test
         if self_test is not None:  # the warm parent runs it as soon as it is ready, while we import
             argv.append(json.dumps({**self_test, "grader_pid": os.getpid(), "temp_dir": tempfile.gettempdir()}))
-        self._process = subprocess.Popen(
+        process = subprocess.Popen(
             argv,
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=self._stderr,
+            stderr=stderr,
             env=_minimal_environment(),
             cwd="/",
             start_new_session=True,
         )
         theirs.close()
+        self._attach(ours, stderr, process, self_test)
+
+    def _attach(self, control: socket.socket, stderr: Any, process: subprocess.Popen[bytes] | None,
+                early: dict[str, Any] | None) -> None:
+        """The client's state: its end of the control socket, the file the warm parent's errors go to,
+        the warm parent's process (``None`` for a clone, which its own parent reaps) and the early self-test asked for."""
+        self._socket, self._stderr, self._process, self._early = control, stderr, process, early
         self._lock = threading.Lock()
         self._facts: dict[str, Any] | None = None
 
@@ -188,8 +193,7 @@ class Zygote:
         finally:
             theirs.close()
         twin = Zygote.__new__(Zygote)
-        twin._socket, twin._stderr, twin._early, twin._process = ours, self._stderr, None, None
-        twin._lock, twin._facts = threading.Lock(), None
+        twin._attach(ours, self._stderr, None, None)
         try:
             same = twin.facts == self.facts
         except BaseException:  # the clone did not start: nothing of it is kept
@@ -221,14 +225,13 @@ class Zygote:
         try:
             self._socket.close()
         finally:
-            if self._process is None:  # a clone: it ends when its socket closes, and its own parent reaps it
-                return
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-            self._stderr.close()
+            if self._process is not None:  # a clone ends when its socket closes, and its own parent reaps it
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+                self._stderr.close()
 
     def __enter__(self) -> "Zygote":
         return self
