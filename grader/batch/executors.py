@@ -110,12 +110,11 @@ class LocalPool:
         if not pending:
             return
         context = _context(self.context)
-        forked = multiprocessing.get_context("fork") if self.zygote is not None else None
         wanted = max(1, min(self.jobs, len(pending)))
         failures: list[str] = []
         try:
             for _ in range(wanted):
-                self._start(context, forked)
+                self._start(context)
             while pending or any(slot.task for slot in self._slots):
                 for slot in self._slots:
                     if slot.ready and slot.task is None and pending:
@@ -123,16 +122,16 @@ class LocalPool:
                         slot.connection.send(slot.task)
                 if not self._slots:
                     raise SandboxError("no grading process could start: " + (failures[-1] if failures else "unknown"))
-                yield from self._collect(context, forked, failures, pending)
+                yield from self._collect(context, failures, pending)
         finally:
             self._stop()
 
-    def _start(self, context: Any, forked: Any = None) -> None:
+    def _start(self, context: Any) -> None:
         twin = None
-        if forked is not None and threading.active_count() == 1:  # a fork copies one thread: none may hold a lock
+        if self.zygote is not None and threading.active_count() == 1:  # a fork copies one thread: none may hold a lock
             try:
                 twin = self.zygote.clone()
-                context = forked
+                context = multiprocessing.get_context("fork")
             except SandboxError:  # the worker starts a warm parent of its own, as without one to clone
                 pass
         ours, theirs = context.Pipe()
@@ -147,8 +146,7 @@ class LocalPool:
                 twin.abandon()  # the worker holds the clone's socket now; the clone ends when the worker does
         self._slots.append(_Slot(process, ours))
 
-    def _collect(self, context: Any, forked: Any, failures: list[str],
-                 pending: list[Task]) -> Iterator[tuple[Task, Outcome]]:
+    def _collect(self, context: Any, failures: list[str], pending: list[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Wait for one event (a message, a death, a deadline) and handle what happened.
 
         A process that finishes gets its next learner before the result is
@@ -188,7 +186,7 @@ class LocalPool:
                     yield lost, Outcome(grader_error=f"the grading process stopped unexpectedly ({how}) "
                                                      "while grading this learner")
                     if more:
-                        self._start(context, forked)
+                        self._start(context)
         now = time.monotonic()
         for slot in list(self._slots):
             if slot.task is not None and now - slot.started > self.watchdog:
@@ -198,7 +196,7 @@ class LocalPool:
                                                  "so the grader stopped it (learner code has far shorter limits: "
                                                  "this points at a grader or machine problem)")
                 if more:
-                    self._start(context, forked)
+                    self._start(context)
 
     def _drop(self, slot: _Slot) -> None:
         self._slots.remove(slot)
