@@ -1,84 +1,173 @@
-"""Result models: what grading found, as data. No rendering happens here.
+"""Result records: what grading found, as data. No rendering happens here.
 
-The JSON result of the contract is ``Report.model_dump(mode="json")``;
-fields may be added over time, never removed or renamed.
+They are plain dataclasses, not pydantic models, so that a cold ``grader
+grade`` builds and prints a report without importing pydantic (importing it
+and building these models' validators cost about 40 ms per run).
+:func:`report_to_json` writes the contract's JSON result; fields may be added
+over time, never removed or renamed. :func:`report_from_json` reads one back
+with full validation (pydantic, loaded then), for the batch command, which
+trusts no file on disk.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo"]
+__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_to_json", "to_data"]
 
 CheckStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 ExerciseStatus = Literal["passed", "failed", "error", "missing"]
 
+_CHECK_STATUSES = frozenset(CheckStatus.__args__)  # type: ignore[attr-defined]
+_EXERCISE_STATUSES = frozenset(ExerciseStatus.__args__)  # type: ignore[attr-defined]
+_FORBID_EXTRA = {"extra": "forbid"}  # read by pydantic when report_from_json validates a stored result
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+
+def _require(record: Any, allowed: frozenset[str], what: str) -> None:
+    """What the pydantic models checked: a known status, a reason, and points as floats."""
+    record.score, record.max_score = float(record.score), float(record.max_score)
+    status, reason = record.status, record.reason
+    if status not in allowed:
+        raise ValueError(f"{what} status {status!r} is not one of {sorted(allowed)}")
+    if not reason:
+        raise ValueError(f"a {what} result needs a reason; every result says why")
 
 
-class CheckResult(_Model):
-    """One check (or quiz question): its status, points and the reason a learner reads."""
+@dataclass(kw_only=True)
+class CheckResult:
+    """One check (or quiz question): its status, points and the reason a learner reads.
+
+    ``input`` is the smallest failing input, as a call; ``note`` what that input
+    shows beyond ``got`` and ``expected``; ``diagnosis`` the known mistake the
+    learner's output matches.
+    """
+
+    __pydantic_config__ = _FORBID_EXTRA
 
     id: str
     status: CheckStatus
     score: float
     max_score: float
     visibility: str
-    reason: str = Field(min_length=1)
+    reason: str
     property: str | None = None
-    input: str | None = Field(default=None, description="the smallest failing input, as a call")
+    input: str | None = None
     expected: str | None = None
     got: str | None = None
     hint: str | None = None
-    note: str | None = Field(default=None, description="what the failing input shows, beyond got and expected")
-    diagnosis: str | None = Field(default=None, description="the known mistake the learner's output matches")
+    note: str | None = None
+    diagnosis: str | None = None
     more_failures: int = 0
 
+    def __post_init__(self) -> None:
+        _require(self, _CHECK_STATUSES, "check")
 
-class ExerciseResult(_Model):
+
+@dataclass(kw_only=True)
+class ExerciseResult:
+    """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
+    ``hidden_not_run`` counts hidden checks that will run at grading but did not run now."""
+
+    __pydantic_config__ = _FORBID_EXTRA
+
     id: str
     title: str = ""
     kind: str = ""
     status: ExerciseStatus
     score: float
     max_score: float
-    reason: str = Field(min_length=1)
-    checks: list[CheckResult] = Field(default_factory=list)
-    output: str | None = Field(default=None, description="an escaped excerpt of what the learner's code printed")
-    hidden_not_run: int = Field(default=0, description="hidden checks that will run at grading but did not run now")
+    reason: str
+    checks: list[CheckResult] = field(default_factory=list)
+    output: str | None = None
+    hidden_not_run: int = 0
+
+    def __post_init__(self) -> None:
+        _require(self, _EXERCISE_STATUSES, "exercise")
 
 
-class SandboxInfo(_Model):
-    """Which sandbox layers held on this machine, proved by the start-up self-test."""
+@dataclass(kw_only=True)
+class SandboxInfo:
+    """Which sandbox layers held on this machine, proved by the start-up self-test.
 
-    tier: str = Field(description="A: reads, writes, processes, network and signals confined; "
-                                  "B: all but file reads; C: less")
+    ``tier`` A: reads, writes, processes, network and signals confined; B: all
+    but file reads; C: less. ``self_test`` says, for each probe (read, write,
+    connect, fork, signal...), denied or allowed; ``unprotected`` lists what
+    this tier does not protect.
+    """
+
+    __pydantic_config__ = _FORBID_EXTRA
+
+    tier: str
     landlock_abi: int = 0
     seccomp: bool = False
     caps_dropped: bool = False
     warning: str | None = None
-    self_test: dict[str, str] | None = Field(
-        default=None, description="each self-test probe (read, write, connect, fork, signal...): denied or allowed")
-    unprotected: list[str] | None = Field(default=None, description="what this tier does not protect")
+    self_test: dict[str, str] | None = None
+    unprotected: list[str] | None = None
 
 
-class Report(_Model):
+@dataclass(kw_only=True)
+class Report:
+    """A whole submission; ``problems`` are notes about the submission as a whole."""
+
+    __pydantic_config__ = _FORBID_EXTRA
+
     grader_version: str
     submission: str
     score: float
     max_score: float
-    exercises: list[ExerciseResult] = Field(default_factory=list)
+    exercises: list[ExerciseResult] = field(default_factory=list)
     public_only: bool = False
     hidden_not_run: int = 0
-    problems: list[str] = Field(default_factory=list, description="notes about the submission as a whole")
+    problems: list[str] = field(default_factory=list)
     sandbox: SandboxInfo | None = None
+
+    def __post_init__(self) -> None:
+        self.score, self.max_score = float(self.score), float(self.max_score)
 
     @property
     def all_passed(self) -> bool:
         return bool(self.exercises) and all(
             check.status == "passed" for exercise in self.exercises for check in exercise.checks
         ) and all(exercise.status == "passed" for exercise in self.exercises)
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_none(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_none(item) for item in value]
+    return value
+
+
+def to_data(record: Any, *, exclude_none: bool = False) -> dict[str, Any]:
+    """A result record as plain JSON-ready data, fields in declaration order."""
+    data = asdict(record)
+    return _without_none(data) if exclude_none else data
+
+
+def report_to_json(report: Report) -> str:
+    """The contract's JSON result: fields in declaration order, ``None`` fields left out, UTF-8 text.
+
+    Scores are finite (sums of points), so plain ``json`` writes exactly what
+    pydantic would; a test holds the two to the same bytes.
+    """
+    return json.dumps(to_data(report, exclude_none=True), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def report_from_json(text: str | bytes) -> Report:
+    """A report read back from its JSON, validated field by field; ``ValueError`` when it is not one."""
+    return _report_adapter().validate_json(text)
+
+
+_ADAPTER: list[Any] = []
+
+
+def _report_adapter() -> Any:
+    if not _ADAPTER:
+        from pydantic import TypeAdapter
+
+        _ADAPTER.append(TypeAdapter(Report))
+    return _ADAPTER[0]

@@ -111,7 +111,7 @@ def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None
     once = len(judged)
     again, _ = _grade(exercise, OVERFLOWS.replace(b"e = np.exp(z)", b"e = np.exp(z)  # same maths"))
     assert once > 50 and len(judged) == once
-    assert again.model_dump() == first.model_dump()
+    assert again == first
     different, _ = _grade(exercise, CORRECT)  # other bytes: judged afresh, and nothing of the first leaks in
     assert len(judged) > once and different.score == different.max_score
 
@@ -132,6 +132,6 @@ def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exerci
 
     monkeypatch.setattr(engine._Findings, "judge", counting)
     again, _ = _grade(exercise, CORRECT + b"\n# the same maths, handed in by someone else\n")
-    assert looked == [] and again.model_dump() == first.model_dump()
+    assert looked == [] and again == first
     wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged case by case, and found wanting
     assert looked and wrong.score < wrong.max_score

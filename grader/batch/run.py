@@ -39,7 +39,7 @@ from grader.batch.summary import (
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report
 from grader.errors import UsageError
-from grader.results import Report
+from grader.results import Report, report_from_json
 from grader.spec.loader import load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 
@@ -217,7 +217,7 @@ def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,
     text = outcome.result_json
     if text is not None:
         try:
-            report = Report.model_validate_json(text)
+            report = report_from_json(text)
         except ValueError as exc:
             error = f"the worker sent a result that is not a valid report ({exc})"
     if report is None or text is None:
@@ -260,7 +260,7 @@ def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], 
         result, _, key_path = _paths(out_dir, learner)
         record = read_key(key_path)
         try:
-            report = (stored or {}).get(learner.name) or Report.model_validate_json(result.read_text(encoding="utf-8"))
+            report = (stored or {}).get(learner.name) or report_from_json(result.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             more.append(f"no stored result for {learner.name!r}; run the batch again")
             continue

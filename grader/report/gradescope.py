@@ -27,7 +27,7 @@ import json
 from typing import Any
 
 from grader.report._common import check_rows, points, printable
-from grader.results import CheckResult, ExerciseResult, Report
+from grader.results import CheckResult, ExerciseResult, Report, to_data
 
 __all__ = ["format_gradescope", "gradescope_visibility"]
 
@@ -47,7 +47,7 @@ def format_gradescope(report: Report) -> str:
         for number, exercise in enumerate(report.exercises, start=1)
         for index, check in enumerate(check_rows(exercise), start=1)
     ]
-    sandbox = report.sandbox.model_dump(mode="json") if report.sandbox else None
+    sandbox = to_data(report.sandbox) if report.sandbox else None
     results: dict[str, Any] = {
         "score": report.score,
         "output": _summary(report),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from grader.results import Report
+from grader.results import Report, report_to_json
 
 __all__ = ["format_json"]
 
 
 def format_json(report: Report) -> str:
     """Byte-identical for the same submission: no timestamps, no absolute paths, no dict-order surprises."""
-    return report.model_dump_json(indent=2, exclude_none=True) + "\n"
+    return report_to_json(report) + "\n"

@@ -1,0 +1,73 @@
+"""Result records: plain dataclasses that write the contract's JSON exactly as pydantic would, and read it back strictly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from pydantic import TypeAdapter
+
+from grader.results import CheckResult, ExerciseResult, Report, SandboxInfo, report_from_json, report_to_json
+from tests.test_report_formats import CASES
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_json_is_byte_for_byte_what_pydantic_writes(case: str) -> None:
+    """An independent serializer of the same records: field order, None left out, escapes, UTF-8, floats."""
+    report = CASES[case]()
+    expected = TypeAdapter(Report).dump_json(report, indent=2, exclude_none=True).decode("utf-8")
+    assert report_to_json(report) == expected
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_json_reads_back_to_the_same_report(case: str) -> None:
+    report = CASES[case]()
+    assert report_from_json(report_to_json(report)) == report
+
+
+def _stored() -> dict:
+    report = Report(grader_version="0.1.0", submission="mine.py", score=1, max_score=2,
+                    exercises=[ExerciseResult(id="e", status="failed", score=1, max_score=2, reason="1 of 2 checks passed.",
+                                              checks=[CheckResult(id="c", status="passed", score=1, max_score=1,
+                                                                  visibility="public", reason="holds.")])],
+                    sandbox=SandboxInfo(tier="A"))
+    return json.loads(report_to_json(report))
+
+
+@pytest.mark.parametrize(("change", "complaint"), [
+    (lambda d: d.update(surprise=1), "surprise"),
+    (lambda d: d["exercises"][0]["checks"][0].update(reason=""), "needs a reason"),
+    (lambda d: d["exercises"][0].update(status="great"), "status"),
+    (lambda d: d["exercises"][0]["checks"][0].pop("id"), "id"),
+    (lambda d: d["sandbox"].update(tier=3), "tier"),
+    (lambda d: d.update(score="lots"), "score"),
+])
+def test_reading_refuses_what_is_not_a_report(change, complaint: str) -> None:
+    data = _stored()
+    change(data)
+    with pytest.raises(ValueError, match=complaint):
+        report_from_json(json.dumps(data))
+
+
+def test_records_check_what_the_models_checked() -> None:
+    with pytest.raises(ValueError, match="needs a reason"):
+        CheckResult(id="c", status="passed", score=1.0, max_score=1.0, visibility="public", reason="")
+    with pytest.raises(ValueError, match="status"):
+        ExerciseResult(id="e", status="passed!", score=0.0, max_score=1.0, reason="why")
+    result = CheckResult(id="c", status="passed", score=1, max_score=2, visibility="public", reason="holds.")
+    assert (result.score, result.max_score) == (1.0, 2.0) and isinstance(result.score, float)
+
+
+def test_building_and_writing_a_report_imports_no_pydantic() -> None:
+    """The point of plain records: a cold ``grader grade`` does not pay for pydantic to report."""
+    code = ("import sys\n"
+            "from grader.report import render\n"
+            "from tests.test_report_formats import CASES\n"
+            "for case in CASES.values():\n"
+            "    for name in ('text', 'json', 'junit', 'gradescope', 'markdown'):\n"
+            "        render(case(), name)\n"
+            "print('pydantic' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
