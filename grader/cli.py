@@ -121,11 +121,10 @@ def schema_command() -> None:
     """Print the JSON Schema of exercise specs, for editors."""
     import json
 
-    from pydantic import TypeAdapter
-
     from grader.spec.models import Spec
+    from grader.spec.validation import adapter
 
-    click.echo(json.dumps(TypeAdapter(Spec).json_schema(), indent=2, sort_keys=True))
+    click.echo(json.dumps(adapter(Spec).json_schema(), indent=2, sort_keys=True))
 
 
 @main.command("validate")

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
 
@@ -66,7 +66,7 @@ class Finding:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Check(BaseModel):
+class Check(Record):
     """Base of every property; subclasses set ``property`` to a Literal tag and implement ``judge``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)

@@ -14,13 +14,13 @@ from itertools import pairwise
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, field_validator
 
 from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.properties import zero_where
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field, field_validator
 
 __all__ = ["EntropyGrows", "ExpSumsToOne", "MaskedGetsZero", "MeanOverBatch", "TemperatureLimit"]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
 
 from grader.checks.base import ArrayCheck, Finding
 from grader.checks.cases import Case
@@ -27,6 +26,7 @@ from grader.checks.references import (
     trusted_function_value,
 )
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field
 
 __all__ = ["JacobianShape", "MatchesJacobian", "SumsToZero", "Symmetric"]
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+
+from grader.spec.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
 
 
-class _Strict(BaseModel):
+class _Strict(Record):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field
 
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field
 
 __all__ = ["ReturnsForm"]
 

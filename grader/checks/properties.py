@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field
 
 from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.references import REFERENCES, close, reference
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field
 
 __all__ = [
     "Finite",

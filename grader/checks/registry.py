@@ -7,9 +7,8 @@ messages ("did you mean ...?") pick it up from here.
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Union
-
-from pydantic import Field
 
 from grader.checks.base import Check
 from grader.checks.bridge import (
@@ -41,6 +40,7 @@ from grader.checks.statistics import (
     VarianceTracksDimension,
 )
 from grader.checks.witness import Witness
+from grader.spec.record import Field
 
 __all__ = ["CHECK_TYPES", "CheckSpec", "property_names"]
 
@@ -79,4 +79,4 @@ CheckSpec = Annotated[Union[CHECK_TYPES], Field(discriminator="property")]  # ty
 
 def property_names() -> list[str]:
     """Every property tag, for error messages."""
-    return [cls.model_fields["property"].annotation.__args__[0] for cls in CHECK_TYPES]  # type: ignore[union-attr]
+    return [typing.get_type_hints(cls)["property"].__args__[0] for cls in CHECK_TYPES]

@@ -51,12 +51,12 @@ from itertools import pairwise
 from typing import Literal
 
 import numpy as np
-from pydantic import Field
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field
 
 __all__ = [
     "ChangesWithArgument",

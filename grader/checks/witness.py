@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Callable, Literal
 
 import numpy as np
-from pydantic import Field
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
 from grader.checks.references import divide_by_sum, square_normalise
 from grader.sandbox.outcomes import CallOutcome
+from grader.spec.record import Field
 
 __all__ = ["Witness", "VERIFIERS"]
 

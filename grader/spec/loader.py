@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pydantic import TypeAdapter, ValidationError
-
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
 from grader.spec import cache
@@ -27,10 +25,11 @@ __all__ = ["Catalog", "find_exercises_dir", "load_catalog", "load_spec_file"]
 
 
 
-@functools.lru_cache(maxsize=1)
-def _spec_adapter() -> TypeAdapter[Any]:
-    """Built on first use: building every model's validator costs a noticeable share of a cold start."""
-    return TypeAdapter(Spec)
+def _spec_adapter() -> Any:
+    """Pydantic's validator for every kind of spec, built on first use (from the spec cache, grading needs none)."""
+    from grader.spec.validation import adapter
+
+    return adapter(Spec)
 ALL = "all"
 
 
@@ -90,8 +89,12 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
         raise SpecError(problem.message, path=str(path), line=problem.line) from None
     if not isinstance(data, dict):
         raise SpecError("a spec must be a mapping with at least 'id' and 'kind'", path=str(path), line=1)
+    from pydantic import ValidationError
+
+    from grader.spec.validation import to_record
+
     try:
-        return _spec_adapter().validate_python(data)
+        return to_record(_spec_adapter().validate_python(data))  # type: ignore[no-any-return]
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         loc = tuple(error["loc"])

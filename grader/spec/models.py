@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
 from grader.checks.registry import CheckSpec
+from grader.spec.record import ConfigDict, Field, Record, model_validator
 
 __all__ = [
     "Assignment",
@@ -30,7 +29,7 @@ _ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "bool", "callable", "any"]
 
 
-class _Strict(BaseModel):
+class _Strict(Record):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 

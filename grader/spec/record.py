@@ -1,0 +1,193 @@
+"""Spec records: what a spec may say, declared once and usable without pydantic.
+
+Exercise specs and checks are ``Record`` classes. A class declares its fields
+the pydantic way (annotations, ``Field(...)`` with constraints and a
+description, ``model_validator``/``field_validator``), but defining it,
+loading it from the spec cache and grading with it import nothing beyond the
+standard library: a cold ``grader grade`` used to spend about 0.2 s importing
+pydantic and building model classes it never validated with.
+
+Validation is pydantic's, done by :mod:`grader.spec.validation`, which
+builds a pydantic model from each record class the first time a spec is
+validated (a spec file that changed, ``grader validate``, ``grader schema``).
+Locations, messages and the JSON schema are therefore the ones pydantic gives.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["ConfigDict", "Field", "FieldSpec", "Record", "field_validator", "model_validator"]
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: its options are a dict
+class FieldSpec:
+    """One field as declared: its annotation (as written), default and pydantic ``Field`` arguments."""
+
+    annotation: Any = None
+    default: Any = _UNSET
+    default_factory: Callable[[], Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def required(self) -> bool:
+        return self.default is _UNSET and self.default_factory is None
+
+    def make_default(self) -> Any:
+        if self.default_factory is not None:
+            return self.default_factory()
+        return copy.deepcopy(self.default)
+
+
+def Field(default: Any = _UNSET, *, default_factory: Callable[[], Any] | None = None, **options: Any) -> Any:  # noqa: N802
+    """Declare a field's default and constraints (``gt``, ``pattern``, ``min_length``, ``description``...)
+    with pydantic's own argument names; used in annotations too (``Annotated[..., Field(discriminator=...)]``)."""
+    return FieldSpec(default=default, default_factory=default_factory, options=options)
+
+
+def ConfigDict(**options: Any) -> dict[str, Any]:  # noqa: N802
+    """A record's pydantic configuration (``extra``, ``frozen``), applied when it is validated."""
+    return dict(options)
+
+
+def model_validator(*, mode: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method that checks a whole validated record; it raises ``ValueError`` to refuse it."""
+    if mode != "after":
+        raise ValueError("records support model validators of mode 'after' only")
+
+    def mark(function: Callable[..., Any]) -> Callable[..., Any]:
+        function.__record_check__ = "model"  # type: ignore[attr-defined]
+        return function
+
+    return mark
+
+
+def field_validator(*names: str) -> Callable[[Any], Any]:
+    """Mark a classmethod that checks (and may return a changed) value of the named fields."""
+
+    def mark(method: Any) -> Any:
+        target = method.__func__ if isinstance(method, classmethod) else method
+        target.__record_check__ = ("field", names)
+        return method
+
+    return mark
+
+
+def _is_class_variable(annotation: Any) -> bool:
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith(("ClassVar", "typing.ClassVar"))
+
+
+class Record:
+    """A frozen record of validated values; subclasses declare fields as annotations.
+
+    ``Record(**data)`` validates (with pydantic, imported then); records read
+    from the spec cache or built by the validator skip that.
+    """
+
+    model_config: dict[str, Any] = {}
+    model_fields: dict[str, FieldSpec] = {}
+    __record_checks__: tuple[tuple[str, Any], ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields: dict[str, FieldSpec] = {}
+        for base in reversed(cls.__mro__[1:]):
+            fields.update(getattr(base, "model_fields", {}) if issubclass(base, Record) else {})
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if _is_class_variable(annotation) or name.startswith("_") or name in ("model_config", "model_fields"):
+                continue
+            declared = cls.__dict__.get(name, _UNSET)
+            if isinstance(declared, FieldSpec):
+                spec = FieldSpec(annotation, declared.default, declared.default_factory, declared.options)
+            else:
+                spec = FieldSpec(annotation, declared)
+            fields[name] = spec
+            if name in cls.__dict__:
+                delattr(cls, name)  # the default lives in model_fields; an instance always has every field
+        cls.model_fields = fields
+        checks: dict[str, Any] = {}  # a subclass's method of the same name replaces its base's, as in pydantic
+        for klass in reversed(cls.__mro__):
+            for name, member in vars(klass).items():
+                target = member.__func__ if isinstance(member, classmethod) else member
+                mark = getattr(target, "__record_check__", None)
+                if mark is not None:
+                    checks[name] = mark
+        cls.__record_checks__ = tuple(checks.items())
+
+    def __init__(self, **data: Any) -> None:
+        from grader.spec.validation import validate_record
+
+        object.__setattr__(self, "__dict__", dict(validate_record(type(self), data).__dict__))
+
+    @classmethod
+    def construct_trusted(cls, values: dict[str, Any]) -> "Record":
+        """A record of values already validated (by the validator): defaults fill what is absent."""
+        record = cls.__new__(cls)
+        state = {}
+        for name, spec in cls.model_fields.items():
+            state[name] = values[name] if name in values else spec.make_default()
+        object.__setattr__(record, "__dict__", state)
+        return record
+
+    @classmethod
+    def model_validate(cls, data: Any) -> "Record":
+        """Validate ``data`` (a mapping, as read from YAML) into this record; pydantic's ``ValidationError`` if not."""
+        from grader.spec.validation import validate_record
+
+        return validate_record(cls, data)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> "Record":
+        """A shallow copy with some fields replaced, not validated again (as pydantic's ``model_copy``)."""
+        record = type(self).__new__(type(self))
+        object.__setattr__(record, "__dict__", dict(self.__dict__, **(update or {})))
+        return record
+
+    def model_dump(self, *, mode: str = "python", exclude_defaults: bool = False) -> dict[str, Any]:
+        """The fields as plain data, nested records included; ``exclude_defaults`` leaves out fields at their default."""
+        data = {}
+        for name, spec in type(self).model_fields.items():
+            value = self.__dict__[name]
+            if exclude_defaults and not spec.required and _same(value, spec.make_default()):
+                continue
+            data[name] = _dump(value, exclude_defaults)
+        return data
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise TypeError(f"{type(self).__name__} is frozen: build a new one with model_copy(update=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise TypeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__  # type: ignore[no-any-return]
+
+    def __hash__(self) -> int:
+        return hash((type(self),) + tuple(self.__dict__.values()))
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
+        return f"{type(self).__name__}({inside})"
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:  # an array, say: not a default
+        return False
+
+
+def _dump(value: Any, exclude_defaults: bool) -> Any:
+    if isinstance(value, Record):
+        return value.model_dump(exclude_defaults=exclude_defaults)
+    if isinstance(value, list):
+        return [_dump(item, exclude_defaults) for item in value]
+    if isinstance(value, dict):
+        return {key: _dump(item, exclude_defaults) for key, item in value.items()}
+    return value

@@ -1,0 +1,100 @@
+"""Spec records: declared without pydantic, validated exactly as pydantic models were, and grading needs no pydantic."""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from grader.checks.bridge import EntropyGrows
+from grader.checks.properties import MatchesReference
+from grader.spec.models import ChoiceQuestion, EntrySpec, ImplementationExercise, Option
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _check(**fields):  # type: ignore[no-untyped-def]
+    return MatchesReference.model_validate({"id": "matches-reference", "property": "matches-reference",
+                                            "reference": "softmax", **fields})
+
+
+def test_validation_fills_defaults_and_coerces_like_pydantic() -> None:
+    check = _check(rtol=1)
+    assert check.rtol == 1.0 and isinstance(check.rtol, float)
+    assert (check.atol, check.points, check.visibility, check.cases) == (1e-9, 1.0, "hidden", [])
+
+
+@pytest.mark.parametrize(("fields", "location", "kind"), [
+    ({"rtol": -1}, ("rtol",), "greater_than_equal"),
+    ({"id": "Not Kebab"}, ("id",), "string_pattern_mismatch"),
+    ({"tolerance": 1}, ("tolerance",), "extra_forbidden"),
+    ({"points": 0}, ("points",), "greater_than"),
+])
+def test_validation_errors_keep_pydantic_locations_and_kinds(fields, location, kind) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValidationError) as caught:
+        _check(**fields)
+    error = caught.value.errors()[0]
+    assert (tuple(error["loc"]), error["type"]) == (location, kind)
+
+
+def test_field_and_model_validators_still_refuse() -> None:
+    with pytest.raises(ValidationError, match="strictly increasing"):
+        EntropyGrows.model_validate({"id": "e", "property": "entropy-grows", "values": [1.0, 1.0]})
+    options = [{"text": "a", "correct": True, "reason": "r"}, {"text": "b", "correct": True, "reason": "r"}]
+    with pytest.raises(ValidationError, match="exactly one correct option"):
+        ChoiceQuestion.model_validate({"id": "q", "prompt": "p", "type": "single", "options": options})
+
+
+def test_building_a_record_directly_validates_it() -> None:
+    with pytest.raises(ValidationError, match="at least 1 character"):
+        Option(text="a", reason="")
+    assert Option(text="a", reason="because").correct is False
+
+
+def test_records_are_frozen_values() -> None:
+    check = _check()
+    with pytest.raises(TypeError, match="frozen"):
+        check.rtol = 1.0  # type: ignore[misc]
+    changed = check.model_copy(update={"rtol": 0.5})
+    assert (changed.rtol, check.rtol) == (0.5, 1e-6)
+    assert _check() == check
+    assert hash(Option(text="a", reason="r")) == hash(Option(text="a", reason="r"))  # hashable fields: hashable
+    assert changed != check
+    assert pickle.loads(pickle.dumps(check)) == check
+
+
+def test_dump_leaves_out_defaults_only_when_asked() -> None:
+    entry = EntrySpec.model_validate({"signature": "softmax(z)", "args": {"z": "float_array"}})
+    assert entry.model_dump(exclude_defaults=True) == {"signature": "softmax(z)", "args": {"z": "float_array"}}
+    assert entry.model_dump()["returns"] == "a NumPy array of floats"
+    assert ImplementationExercise.model_fields["time_limit"].default == 2.0
+
+
+def _imported_after(code: str, cwd: Path) -> list[str]:
+    probe = code + "\nimport sys\nprint(sorted(m for m in ('pydantic', 'pydantic_core', 'yaml') if m in sys.modules))\n"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - our own probe's list of names
+
+
+def test_the_whole_check_library_loads_without_pydantic() -> None:
+    assert _imported_after("import grader.spec.models, grader.checks.registry, grader.checks.engine", ROOT) == []
+
+
+def test_a_cold_grade_from_the_spec_cache_imports_no_pydantic(tmp_path: Path, cache_dir: Path) -> None:
+    """The first grade validates (and caches) the spec; the next one reads it back and never loads pydantic."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
+    grade = ("from grader.cli import main\n"
+             "try:\n"
+             "    main(['grade', 'solutions/stable-softmax/reference.py', '--exercise', 'stable-softmax'],"
+             " standalone_mode=False)\n"
+             "except SystemExit:\n"
+             "    pass\n")
+    assert "pydantic" in _imported_after(grade, tmp_path)  # nothing cached yet: validated with pydantic
+    assert _imported_after(grade, tmp_path) == []  # nor yaml: the spec comes from the cache
