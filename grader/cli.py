@@ -8,18 +8,37 @@ imports happen inside the commands so ``grader --help`` stays instant.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
-import tempfile
-import threading
-import traceback
-from pathlib import Path
-from typing import Any, Callable
 
-import click
 
-from grader import __version__
+def _command_named(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names, skipping the group's own options; ``None`` when it names none."""
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--exercises":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _command_named(sys.argv) == "grade"
+        and not {"--help", "-h"} & set(sys.argv)):  # the program itself, about to grade: boot the warm parent now
+    from grader.sandbox.zygote_client import start_early
+
+    start_early()
+
+import atexit  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import traceback  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import click  # noqa: E402
+
+from grader import __version__  # noqa: E402
 
 __all__ = ["main", "run"]
 

@@ -1,0 +1,71 @@
+"""How the warm parent starts: early for ``grader grade``, without site processing, numpy.random when idle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.checks.base import Call
+from grader.checks.engine import encode_calls
+from grader.cli import _command_named
+from grader.sandbox import zygote_client
+from grader.sandbox.runner import LearnerProcess
+from grader.sandbox.zygote_client import Zygote
+
+
+def _call(zygote: Zygote, source: str, function: str = "f"):  # type: ignore[no-untyped-def]
+    with LearnerProcess(zygote, {"m.py": source.encode()}, "m.py", [function]) as process:
+        assert process.start().status == "ok"
+        encoded, blobs = encode_calls([Call(function, {})])
+        return process.call_many(encoded, blobs)[0]
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["grader", "grade", "x.py"], "grade"),
+    (["grader", "--exercises", "grade", "batch", "d"], "batch"),  # a folder named like a command is the option's value
+    (["grader", "--exercises=e", "grade", "x.py"], "grade"),
+    (["grader", "--version"], None),
+    (["grader"], None),
+])
+def test_the_command_is_found_past_the_group_options(argv: list[str], command: str | None) -> None:
+    assert _command_named(argv) == command
+
+
+def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(zygote_client, "_EARLY", [])
+    zygote_client.start_early()
+    zygote_client.start_early()  # at most one waits
+    early = zygote_client._EARLY[0]
+    try:
+        assert Zygote.start() is early and zygote_client._EARLY == []
+        later = Zygote.start()
+        try:
+            assert later is not early
+        finally:
+            later.close()
+        assert _call(early, "def f():\n    return 1.0\n").value == 1.0
+    finally:
+        early.close()
+
+
+def test_learner_code_has_exit_and_quit_although_site_never_ran() -> None:
+    """The warm parent runs with ``-S``; ``exit()`` must still end a learner's call as it does in any Python."""
+    with Zygote.start() as zygote:
+        outcome = _call(zygote, "def f():\n    exit(3)\n")
+        quitting = _call(zygote, "def f():\n    return float(callable(quit))\n")
+    assert outcome.status != "ok" and outcome.error is not None and outcome.error["type"] == "SystemExit"
+    assert quitting.value == 1.0
+
+
+def test_numpy_is_found_even_when_the_site_folders_named_do_not_hold_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Numpy installed where only site's own processing finds it: the warm parent runs site after all."""
+    monkeypatch.setattr(zygote_client, "_site_dirs", lambda: ["/nonexistent"])
+    with Zygote.start() as zygote:
+        assert _call(zygote, "import numpy as np\ndef f():\n    return np.arange(3.0)\n").value.tolist() == [0, 1, 2]
+
+
+def test_a_learner_forked_before_numpy_random_was_imported_can_still_draw() -> None:
+    """The warm parent imports numpy.random only when idle; a learner forked earlier imports it, confined."""
+    with Zygote.start() as zygote:  # its first spawn arrives while the early self-test runs: before the idle import
+        outcome = _call(zygote, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n")
+    assert np.array_equal(outcome.value, np.random.default_rng(0).normal(size=3))
