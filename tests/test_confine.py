@@ -407,3 +407,19 @@ def test_all_layers_together_still_run_a_softmax(tmp_path):
     assert out["canary"] == "PermissionError"
     assert out["fork"] == "PermissionError"
     assert out["kill_parent"] == "PermissionError"
+
+
+def test_path_resolver_agrees_with_realpath(tmp_path):
+    """The warm parent resolves its allow-list folder by folder; every answer must be realpath's."""
+    from grader.sandbox.confine.landlock import _Resolver
+
+    (tmp_path / "site-packages" / "grader").mkdir(parents=True)
+    (tmp_path / "stdlib").mkdir()
+    (tmp_path / "stdlib" / "json").mkdir()
+    (tmp_path / "stdlib" / "sneaky").symlink_to(tmp_path / "site-packages" / "grader")
+    (tmp_path / "linked-stdlib").symlink_to(tmp_path / "stdlib")
+    resolve = _Resolver()
+    for path in ["stdlib/json", "stdlib/sneaky", "linked-stdlib/json", "linked-stdlib/sneaky", "stdlib/missing",
+                 "stdlib/json/.", "linked-stdlib/..", "stdlib"]:
+        full = str(tmp_path / path)
+        assert resolve(full) == os.path.realpath(full), path

@@ -143,8 +143,6 @@ class Zygote:
     """
 
     def __init__(self, self_test: dict[str, Any] | None = None) -> None:
-        _harden_grader()
-        sweep_stale_scratch()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         stderr = tempfile.TemporaryFile()
         # -S: no site processing (its .pth files cost the warm parent's start ~40 ms); it is told where
@@ -164,6 +162,9 @@ class Zygote:
         )
         theirs.close()
         self._attach(ours, stderr, process, self_test)
+        # Done while the warm parent boots: it forks no learner process before this one asks it to.
+        _harden_grader()
+        sweep_stale_scratch()
 
     def _attach(self, control: socket.socket, stderr: Any, process: subprocess.Popen[bytes] | None,
                 early: dict[str, Any] | None) -> None:

@@ -295,5 +295,25 @@ def python_read_paths(extra_packages: Iterable[str] = ("numpy",)) -> PythonPaths
     for stdlib in stdlib_dirs:
         site_dirs |= {os.path.realpath(os.path.join(stdlib, d))
                       for d in ("site-packages", "dist-packages")}
-    safe = [p for p in reads if not any(_is_within(s, os.path.realpath(p)) for s in site_dirs)]
+    resolved = _Resolver()
+    safe = [p for p in reads if not any(_is_within(s, resolved(p)) for s in site_dirs)]
     return PythonPaths(list(dict.fromkeys(safe)), list(dict.fromkeys(lists)))
+
+
+class _Resolver:
+    """``os.path.realpath`` for many entries of few folders: each folder resolved once, each entry one ``lstat``.
+
+    A warm parent resolves ~270 paths before it can answer; resolving every
+    component of each of them took it about 15 ms.
+    """
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        folder, name = os.path.split(path)
+        if not name or name in (".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        if folder not in self.folders:
+            self.folders[folder] = os.path.realpath(folder)
+        return os.path.join(self.folders[folder], name)
