@@ -9,7 +9,8 @@ import sys
 import pytest
 from pydantic import TypeAdapter
 
-from grader.results import CheckResult, ExerciseResult, Report, SandboxInfo, report_from_json, report_to_json
+from grader.results import (CheckResult, ExerciseResult, Report, SandboxInfo, report_from_json, report_from_worker,
+                            report_to_json)
 from tests.test_report_formats import CASES
 
 
@@ -25,6 +26,7 @@ def test_json_is_byte_for_byte_what_pydantic_writes(case: str) -> None:
 def test_json_reads_back_to_the_same_report(case: str) -> None:
     report = CASES[case]()
     assert report_from_json(report_to_json(report)) == report
+    assert report_from_worker(report_to_json(report)) == report
 
 
 def _stored() -> dict:
@@ -49,6 +51,21 @@ def test_reading_refuses_what_is_not_a_report(change, complaint: str) -> None:
     change(data)
     with pytest.raises(ValueError, match=complaint):
         report_from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize(("change", "complaint"), [
+    (lambda d: d.update(surprise=1), "surprise"),
+    (lambda d: d["exercises"][0]["checks"][0].update(reason=""), "needs a reason"),
+    (lambda d: d["exercises"][0].update(status="great"), "status"),
+    (lambda d: d["exercises"][0]["checks"][0].pop("id"), "id"),
+    (lambda d: d["sandbox"].update(depth=3), "depth"),
+    (lambda d: d.update(exercises=["not a record"]), "not a report"),
+])
+def test_a_workers_report_is_rebuilt_without_pydantic_yet_refused_when_malformed(change, complaint: str) -> None:
+    data = _stored()
+    change(data)
+    with pytest.raises(ValueError, match=complaint):
+        report_from_worker(json.dumps(data))
 
 
 def test_records_check_what_the_models_checked() -> None:

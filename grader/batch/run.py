@@ -39,7 +39,7 @@ from grader.batch.summary import (
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report
 from grader.errors import UsageError
-from grader.results import Report, report_from_json
+from grader.results import Report, report_from_json, report_from_worker
 from grader.spec.loader import load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 
@@ -217,7 +217,7 @@ def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,
     text = outcome.result_json
     if text is not None:
         try:
-            report = report_from_json(text)
+            report = report_from_worker(text)
         except ValueError as exc:
             error = f"the worker sent a result that is not a valid report ({exc})"
     if report is None or text is None:
