@@ -69,3 +69,43 @@ def test_a_learner_forked_before_numpy_random_was_imported_can_still_draw() -> N
     with Zygote.start() as zygote:  # its first spawn arrives while the early self-test runs: before the idle import
         outcome = _call(zygote, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n")
     assert np.array_equal(outcome.value, np.random.default_rng(0).normal(size=3))
+
+
+def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
+    """After each learner the warm parent lists its descendants (to kill escaped daemons) from their own
+    ``children`` files; that must find exactly what scanning every process finds, zombies apart."""
+    import os
+    import subprocess
+    import time
+
+    from grader.sandbox.zygote import _children_map, _scan_all
+
+    def below(tables, root):  # type: ignore[no-untyped-def]
+        found, queue = {}, [root]
+        while queue:
+            parent = queue.pop()
+            for table in tables:
+                for child in table.get(parent, []):
+                    found[child] = (parent, table is tables[1])
+                    queue.append(child)
+        return found
+
+    family = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30"])
+    zombie = os.fork()
+    if zombie == 0:
+        os._exit(0)
+    listed: dict = {}
+    try:
+        time.sleep(0.3)
+        me = os.getpid()
+        listed, scanned = below(_children_map(me), me), below(_scan_all(), me)
+        assert listed == scanned
+        assert listed[zombie] == (me, True) and listed[family.pid] == (me, False)
+        assert any(parent == family.pid for parent, _ in listed.values())  # the grandchild is found too
+    finally:
+        for pid, (parent, _) in listed.items():
+            if parent == family.pid:
+                os.kill(pid, 9)
+        family.kill()
+        family.wait()
+        os.waitpid(zombie, 0)

@@ -265,7 +265,7 @@ class _Server:
         me = os.getpid()
         deadline = time.monotonic() + timeout
         while True:
-            children, zombies = _children_map()
+            children, zombies = _children_map(me)
             doomed: list[int] = []
             queue = [pid for pid in children.get(me, []) if pid not in self.active and pid not in self.clones]
             while queue:
@@ -354,8 +354,42 @@ def _open_fds() -> list[int]:
         return list(range(3, 256))
 
 
-def _children_map() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Parent pid -> child pids in ``/proc``: the live processes, and the zombies."""
+def _children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Parent pid -> child pids of ``root`` and its descendants: the live processes, and the zombies.
+
+    Each process of the subtree lists its children in ``/proc/PID/task/TID/children``,
+    so a check after every learner reads a few files, not the ``stat`` of every
+    process on the machine (2 ms with 70 processes, more on a busy laptop).
+    Where the kernel offers no such file, every process is scanned instead.
+    """
+    if not os.path.exists(f"/proc/{root}/task/{root}/children"):
+        return _scan_all()
+    children: dict[int, list[int]] = {}
+    zombies: dict[int, list[int]] = {}
+    queue = [root]
+    while queue:
+        parent = queue.pop()
+        try:
+            listed = b"".join(_read(f"/proc/{parent}/task/{tid}/children") for tid in os.listdir(f"/proc/{parent}/task"))
+        except OSError:  # gone meanwhile
+            continue
+        for pid in map(int, listed.split()):
+            try:
+                state = _read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            (zombies if state in (b"Z", b"X") else children).setdefault(parent, []).append(pid)
+            queue.append(pid)
+    return children, zombies
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _scan_all() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Parent pid -> child pids of every process in ``/proc``: the live processes, and the zombies."""
     children: dict[int, list[int]] = {}
     zombies: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
