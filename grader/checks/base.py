@@ -1,7 +1,8 @@
 """The contract every check follows, and the pieces checks share.
 
-A check is a pydantic model: its fields are what a spec may configure (and
-``extra="forbid"`` makes a typo an error), its methods are the property.
+A check is a spec record (``grader.spec.record``): its fields are what a spec
+may configure (validated by pydantic, and ``extra="forbid"`` makes a typo an
+error), its methods are the property.
 The engine (``grader.checks.engine``) drives every check the same way:
 
 1. ``plan(case)`` lists the calls one case needs (most need one; a shift

@@ -1,6 +1,6 @@
 """Client of the sandbox's warm parent, importable without numpy.
 
-``grader grade`` starts the warm parent before it imports numpy, pydantic
+``grader grade`` starts the warm parent before it imports click, numpy
 or the specs, so the parent's interpreter start and numpy import run on
 the other core while the grader loads: this module therefore imports only
 the standard library.

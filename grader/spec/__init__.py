@@ -1,1 +1,1 @@
-"""Exercise specs: pydantic models and the YAML loader that reports file and line."""
+"""Exercise specs: their records, their validation with pydantic, and the YAML loader that reports file and line."""

@@ -1,4 +1,4 @@
-"""What an exercise spec may say, as pydantic models.
+"""What an exercise spec may say, as spec records (validated by pydantic, see ``grader.spec.record``).
 
 Three kinds, told apart by ``kind``: ``implementation`` (also written
 ``witness``) names entry functions, case sets and checks; ``quiz`` names
