@@ -29,16 +29,16 @@ if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _c
 
     start_early()
 
-import atexit  # noqa: E402
-import tempfile  # noqa: E402
-import threading  # noqa: E402
-import traceback  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+import atexit
+import tempfile
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, Callable
 
-import click  # noqa: E402
+import click
 
-from grader import __version__  # noqa: E402
+from grader import __version__
 
 __all__ = ["main", "run"]
 

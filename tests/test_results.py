@@ -9,8 +9,15 @@ import sys
 import pytest
 from pydantic import TypeAdapter
 
-from grader.results import (CheckResult, ExerciseResult, Report, SandboxInfo, report_from_json, report_from_worker,
-                            report_to_json)
+from grader.results import (
+    CheckResult,
+    ExerciseResult,
+    Report,
+    SandboxInfo,
+    report_from_json,
+    report_from_worker,
+    report_to_json,
+)
 from tests.test_report_formats import CASES
 
 

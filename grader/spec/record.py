@@ -43,13 +43,13 @@ class FieldSpec:
         return copy.deepcopy(self.default)
 
 
-def Field(default: Any = _UNSET, *, default_factory: Callable[[], Any] | None = None, **options: Any) -> Any:  # noqa: N802
+def Field(default: Any = _UNSET, *, default_factory: Callable[[], Any] | None = None, **options: Any) -> Any:
     """Declare a field's default and constraints (``gt``, ``pattern``, ``min_length``, ``description``...)
     with pydantic's own argument names; used in annotations too (``Annotated[..., Field(discriminator=...)]``)."""
     return FieldSpec(default=default, default_factory=default_factory, options=options)
 
 
-def ConfigDict(**options: Any) -> dict[str, Any]:  # noqa: N802
+def ConfigDict(**options: Any) -> dict[str, Any]:
     """A record's pydantic configuration (``extra``, ``frozen``), applied when it is validated."""
     return dict(options)
 
