@@ -208,7 +208,7 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name)
     finally:
-        zygote.close()
+        zygote.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
     if output:
         write_atomically(Path(output), text)
     else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,23 @@ def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
         family.kill()
         family.wait()
         os.waitpid(zombie, 0)
+
+
+def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
+    """``grader grade`` does not wait for its warm parent to exit; it must exit all the same, learners with it."""
+    import time
+
+    zygote = Zygote.start()
+    learner = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+    assert learner.start().status == "ok"
+    process, pid = zygote._process, learner._pid
+    zygote.close(wait=False)
+    assert process is not None and pid is not None
+    deadline = time.monotonic() + 10
+    while process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert process.poll() is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    learner._pid = None  # already gone: close only its pipes and scratch folder
+    learner.close()

@@ -84,7 +84,8 @@ class _Server:
             self.early_outcome = self._early_self_test(self.early)
         idle_work = [_import_numpy_random]
         while True:
-            ready, _, _ = select.select([self.control, self.wake_r], [], [], 0 if idle_work else None)
+            quiet = _QUIET_BEFORE_IDLE_WORK if idle_work else None
+            ready, _, _ = select.select([self.control, self.wake_r], [], [], quiet)
             if not ready and idle_work:
                 idle_work.pop()()
                 continue
@@ -431,8 +432,13 @@ def _import_numpy(site_dirs: list[str]) -> None:
         import numpy  # noqa: F401
 
 
+# How long no request must come before the warm parent does idle work: a grader waiting on it (a cold
+# ``grader grade`` asks for a learner process within a millisecond of the self-test) is served first.
+_QUIET_BEFORE_IDLE_WORK = 0.02
+
+
 def _import_numpy_random() -> None:
-    """Import ``numpy.random`` (most exercises draw random numbers) once no request is waiting.
+    """Import ``numpy.random`` (most exercises draw random numbers) once no request has come for a moment.
 
     Learner processes forked from then on find it imported; one forked before
     (a cold ``grader grade`` asks as soon as the self-test is done) imports it

@@ -255,12 +255,18 @@ class Zygote:
             self._socket.send(json.dumps({"op": "finish", "pid": pid, "grace": grace}).encode())
             return self._reply("finished")
 
-    def close(self) -> None:
-        """Stop the warm parent; it kills any learner process still alive."""
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the warm parent; it kills any learner process still alive.
+
+        ``wait=False``: do not wait for it to be gone (it ends by itself once its
+        socket closes, and with this process), for a command about to exit.
+        """
         try:
             self._socket.close()
         finally:
-            if self._process is not None:  # a clone ends when its socket closes, and its own parent reaps it
+            if self._process is not None and not wait:
+                self._stderr.close()
+            elif self._process is not None:  # a clone ends when its socket closes, and its own parent reaps it
                 try:
                     self._process.wait(timeout=5)
                 except subprocess.TimeoutExpired:
