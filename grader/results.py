@@ -15,8 +15,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_from_worker", "report_to_json",
-           "to_data"]
+__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_from_worker",
+           "report_to_json", "to_data"]
 
 CheckStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 ExerciseStatus = Literal["passed", "failed", "error", "missing"]
@@ -176,8 +176,8 @@ def report_from_worker(text: str | bytes) -> Report:
     try:
         data = dict(json.loads(text))
         sandbox = data.pop("sandbox", None)
-        exercises = [ExerciseResult(**dict(exercise, checks=[CheckResult(**check) for check in exercise.get("checks", [])]))
-                     for exercise in data.pop("exercises", [])]
+        exercises = [ExerciseResult(**dict(item, checks=[CheckResult(**check) for check in item.get("checks", [])]))
+                     for item in data.pop("exercises", [])]
         return Report(**data, exercises=exercises, sandbox=None if sandbox is None else SandboxInfo(**sandbox))
     except (TypeError, AttributeError) as exc:
         raise ValueError(f"not a report: {exc}") from None

@@ -35,7 +35,7 @@ def test_validation_fills_defaults_and_coerces_like_pydantic() -> None:
     ({"tolerance": 1}, ("tolerance",), "extra_forbidden"),
     ({"points": 0}, ("points",), "greater_than"),
 ])
-def test_validation_errors_keep_pydantic_locations_and_kinds(fields, location, kind) -> None:  # type: ignore[no-untyped-def]
+def test_validation_errors_keep_pydantic_locations_and_kinds(fields, location, kind):  # type: ignore[no-untyped-def]
     with pytest.raises(ValidationError) as caught:
         _check(**fields)
     error = caught.value.errors()[0]

@@ -1,4 +1,4 @@
-"""Result records: plain dataclasses that write the contract's JSON exactly as pydantic would, and read it back strictly."""
+"""Result records: plain dataclasses that write the contract's JSON as pydantic would, and read it back strictly."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_json_reads_back_to_the_same_report(case: str) -> None:
 
 def _stored() -> dict:
     report = Report(grader_version="0.1.0", submission="mine.py", score=1, max_score=2,
-                    exercises=[ExerciseResult(id="e", status="failed", score=1, max_score=2, reason="1 of 2 checks passed.",
+                    exercises=[ExerciseResult(id="e", status="failed", score=1, max_score=2,
+                                              reason="1 of 2 checks passed.",
                                               checks=[CheckResult(id="c", status="passed", score=1, max_score=1,
                                                                   visibility="public", reason="holds.")])],
                     sandbox=SandboxInfo(tier="A"))

@@ -559,7 +559,7 @@ def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) ->
 
 
 def _reasons() -> Any:
-    """The learner-facing wording (``grader.reasons``), imported late: it needs the check library, this module does not."""
+    """The learner-facing wording (``grader.reasons``), imported late: it needs the check library."""
     from grader import reasons
 
     return reasons

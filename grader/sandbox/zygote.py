@@ -371,7 +371,8 @@ def _children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]
     while queue:
         parent = queue.pop()
         try:
-            listed = b"".join(_read(f"/proc/{parent}/task/{tid}/children") for tid in os.listdir(f"/proc/{parent}/task"))
+            tasks = os.listdir(f"/proc/{parent}/task")
+            listed = b"".join(_read(f"/proc/{parent}/task/{tid}/children") for tid in tasks)
         except OSError:  # gone meanwhile
             continue
         for pid in map(int, listed.split()):

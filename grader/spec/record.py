@@ -148,7 +148,7 @@ class Record:
         return record
 
     def model_dump(self, *, mode: str = "python", exclude_defaults: bool = False) -> dict[str, Any]:
-        """The fields as plain data, nested records included; ``exclude_defaults`` leaves out fields at their default."""
+        """The fields as plain data, nested records included; ``exclude_defaults`` leaves out defaults."""
         data = {}
         for name, spec in type(self).model_fields.items():
             value = self.__dict__[name]
