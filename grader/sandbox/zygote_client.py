@@ -8,6 +8,7 @@ the standard library.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -119,6 +120,15 @@ def sweep_stale_scratch() -> int:
 
 
 _EARLY: list["Zygote"] = []
+_NOT_WAITED_FOR: list[subprocess.Popen[bytes]] = []  # warm parents closed with wait=False, until seen gone
+
+
+def _reap_not_waited_for() -> None:
+    """Collect the exit status of warm parents closed without waiting that have ended since; never blocks."""
+    _NOT_WAITED_FOR[:] = [process for process in _NOT_WAITED_FOR if process.poll() is None]
+
+
+atexit.register(_reap_not_waited_for)
 
 
 def start_early() -> None:
@@ -143,6 +153,7 @@ class Zygote:
     """
 
     def __init__(self, self_test: dict[str, Any] | None = None) -> None:
+        _reap_not_waited_for()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         stderr = tempfile.TemporaryFile()
         # -S: no site processing (its .pth files cost the warm parent's start ~40 ms); it is told where
@@ -266,6 +277,7 @@ class Zygote:
         finally:
             if self._process is not None and not wait:
                 self._stderr.close()
+                _NOT_WAITED_FOR.append(self._process)
             elif self._process is not None:  # a clone ends when its socket closes, and its own parent reaps it
                 try:
                     self._process.wait(timeout=5)
