@@ -68,6 +68,12 @@ def test_records_are_frozen_values() -> None:
     assert pickle.loads(pickle.dumps(check)) == check
 
 
+def test_a_field_overridden_without_annotation_is_refused_at_class_creation() -> None:
+    with pytest.raises(TypeError, match="without an annotation"):
+        class Looser(MatchesReference):  # defining it is the test
+            rtol = 1e-3
+
+
 def test_dump_leaves_out_defaults_only_when_asked() -> None:
     entry = EntrySpec.model_validate({"signature": "softmax(z)", "args": {"z": "float_array"}})
     assert entry.model_dump(exclude_defaults=True) == {"signature": "softmax(z)", "args": {"z": "float_array"}}

@@ -109,6 +109,11 @@ class Record:
             fields[name] = spec
             if name in cls.__dict__:
                 delattr(cls, name)  # the default lives in model_fields; an instance always has every field
+        annotated = cls.__dict__.get("__annotations__", {})
+        for name in fields.keys() - annotated.keys():
+            if name in cls.__dict__:  # pydantic refuses this too: the value would silently change nothing
+                raise TypeError(f"{cls.__name__}.{name} overrides a field without an annotation; "
+                                f"write '{name}: <type> = ...'")
         cls.model_fields = fields
         checks: dict[str, Any] = {}  # a subclass's method of the same name replaces its base's, as in pydantic
         for klass in reversed(cls.__mro__):
