@@ -26,9 +26,13 @@ _EXERCISE_STATUSES = frozenset(ExerciseStatus.__args__)  # type: ignore[attr-def
 _FORBID_EXTRA = {"extra": "forbid"}  # read by pydantic when report_from_json validates a stored result
 
 
+def _points_as_floats(record: Any) -> None:
+    record.score, record.max_score = float(record.score), float(record.max_score)
+
+
 def _require(record: Any, allowed: frozenset[str], what: str) -> None:
     """What the pydantic models checked: a known status, a reason, and points as floats."""
-    record.score, record.max_score = float(record.score), float(record.max_score)
+    _points_as_floats(record)
     status, reason = record.status, record.reason
     if status not in allowed:
         raise ValueError(f"{what} status {status!r} is not one of {sorted(allowed)}")
@@ -126,7 +130,7 @@ class Report:
     sandbox: SandboxInfo | None = None
 
     def __post_init__(self) -> None:
-        self.score, self.max_score = float(self.score), float(self.max_score)
+        _points_as_floats(self)
 
     @property
     def all_passed(self) -> bool:

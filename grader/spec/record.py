@@ -98,7 +98,8 @@ class Record:
         fields: dict[str, FieldSpec] = {}
         for base in reversed(cls.__mro__[1:]):
             fields.update(getattr(base, "model_fields", {}) if issubclass(base, Record) else {})
-        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        annotated = cls.__dict__.get("__annotations__", {})
+        for name, annotation in annotated.items():
             if _is_class_variable(annotation) or name.startswith("_") or name in ("model_config", "model_fields"):
                 continue
             declared = cls.__dict__.get(name, _UNSET)
@@ -109,7 +110,6 @@ class Record:
             fields[name] = spec
             if name in cls.__dict__:
                 delattr(cls, name)  # the default lives in model_fields; an instance always has every field
-        annotated = cls.__dict__.get("__annotations__", {})
         for name in fields.keys() - annotated.keys():
             if name in cls.__dict__:  # pydantic refuses this too: the value would silently change nothing
                 raise TypeError(f"{cls.__name__}.{name} overrides a field without an annotation; "
