@@ -26,9 +26,8 @@ _UNSET: Any = object()
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: its options are a dict
 class FieldSpec:
-    """One field as declared: its annotation (as written), default and pydantic ``Field`` arguments."""
+    """One field as declared: its default and pydantic ``Field`` arguments (its type is the class's annotation)."""
 
-    annotation: Any = None
     default: Any = _UNSET
     default_factory: Callable[[], Any] | None = None
     options: dict[str, Any] = field(default_factory=dict)
@@ -103,11 +102,7 @@ class Record:
             if _is_class_variable(annotation) or name.startswith("_") or name in ("model_config", "model_fields"):
                 continue
             declared = cls.__dict__.get(name, _UNSET)
-            if isinstance(declared, FieldSpec):
-                spec = FieldSpec(annotation, declared.default, declared.default_factory, declared.options)
-            else:
-                spec = FieldSpec(annotation, declared)
-            fields[name] = spec
+            fields[name] = declared if isinstance(declared, FieldSpec) else FieldSpec(declared)
             if name in cls.__dict__:
                 delattr(cls, name)  # the default lives in model_fields; an instance always has every field
         for name in fields.keys() - annotated.keys():
