@@ -42,7 +42,8 @@ class InProcessProcess:
             self.calls_received += 1
             with warnings.catch_warnings():  # a learner process has no pytest warning filters
                 warnings.simplefilter("ignore")
-                header, payload = child._run_call(self.module, index, call, blobs, "/nonexistent")
+                header, payload = child._run_call(self.module, index, call,
+                                                  lambda call=call: child._decode_arguments(call, blobs), "/nonexistent")
             outcomes.append(LearnerProcess._decode_result(None, index, header, payload))  # type: ignore[arg-type]
         return outcomes
 

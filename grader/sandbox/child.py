@@ -54,12 +54,15 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
                 return  # whatever a failed import left behind never serves another exercise
             entries = {str(name): callable(_lookup(module, name)) for name in request.get("entries", [])}
-            channel.send({"op": "ready", "ok": True, "layers": layers, "entries": entries})
+            ready = {"op": "ready", "ok": True, "layers": layers, "entries": entries}
+            if _PRELOADED:
+                ready["preloaded"] = sorted(_PRELOADED)
+            channel.send(ready)
         elif op == "call_many" and module is not None:
             _set_trusted_source(request.get("trusted_source"))
             answers = _Answers(channel, batched=bool(request.get("batch")))
-            for index, call in enumerate(request["calls"]):
-                answers.add(_answer(*_run_call(module, index, call, blobs, config["scratch"])))
+            for index, (call, arguments) in enumerate(_requested_calls(request, blobs)):
+                answers.add(_answer(*_run_call(module, index, call, arguments, config["scratch"])))
             answers.flush()
         else:
             return
@@ -329,13 +332,87 @@ def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     return described
 
 
+# Requests the warm parent decoded before forking this process (``preload``), by key: every
+# call's function name, flag and arguments, ready to be copied. A batch sends each exercise's
+# whole plan to every learner; decoded once here, it costs each of them a copy of the arrays.
+_PRELOADED: dict[str, list[tuple[dict[str, Any], list[Any], dict[str, Any]]]] = {}
+_MAX_PRELOADED_BYTES = 64 * 1024 * 1024
+_preloaded_bytes = [0]
+
+
+def preload(key: str, message: bytes) -> bool:
+    """Decode a ``call_many`` request (``encode_message`` bytes) and keep it as ``key``; False when it cannot be kept.
+
+    Run by the warm parent on the grader's request, so that learner
+    processes forked afterwards find it decoded; the grader then sends them
+    only the key (``{"op": "call_many", "preloaded": key}``). Requests that
+    hand over the grader's own functions are never preloaded.
+    """
+    if key in _PRELOADED:
+        return True
+    if _preloaded_bytes[0] + len(message) > _MAX_PRELOADED_BYTES:
+        return False
+    messages = MessageParser().feed(message)
+    if len(messages) != 1 or not isinstance(messages[0][0].get("calls"), list):
+        return False
+    header, blobs = messages[0]
+    calls = []
+    for call in header["calls"]:
+        if not isinstance(call, dict) or not isinstance(call.get("fn"), str):
+            return False
+        specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
+        if any(spec.get("t") not in ("array", "value") for spec in specs):
+            return False  # the grader's functions are built only in a process meant to hold them
+        args, kwargs = _decode_arguments(call, blobs)
+        plain = {name: value for name, value in call.items() if name not in ("args", "kwargs")}
+        calls.append((plain, args, kwargs))
+    _PRELOADED[key] = calls
+    _preloaded_bytes[0] += len(message)
+    return True
+
+
+def _requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
+    """Each call of a ``call_many`` request with a way to get its arguments: decoded from ``blobs``, or
+    fresh copies of a preloaded request's (so nothing one call does to its arguments reaches another)."""
+    key = request.get("preloaded")
+    if key is None:
+        return [(call, lambda call=call: _decode_arguments(call, blobs)) for call in request["calls"]]
+    held = _PRELOADED.get(key) if isinstance(key, str) else None
+    if held is None:  # the grader asks only for what this process said it holds
+        def missing() -> Any:
+            raise ProtocolError(f"no preloaded request {key!r} here")
+        return [({"fn": ""}, missing)] * max(0, min(int(request.get("count", 1)), 1 << 16))
+    return [(call, lambda args=args, kwargs=kwargs: _fresh_arguments(args, kwargs)) for call, args, kwargs in held]
+
+
+def _decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
+    args = [_decode_value(spec, blobs) for spec in call.get("args", [])]
+    kwargs = {name: _decode_value(spec, blobs) for name, spec in call.get("kwargs", {}).items()}
+    return args, kwargs
+
+
+def _fresh_arguments(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    return [_fresh(value) for value in args], {name: _fresh(value) for name, value in kwargs.items()}
+
+
+def _fresh(value: Any) -> Any:
+    """A copy the learner's code may change freely: arrays copied, JSON lists and objects rebuilt."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    if isinstance(value, dict):
+        return {name: _fresh(item) for name, item in value.items()}
+    return value  # numbers, strings, None: immutable
+
+
 def _run_call(
-    module: Any, index: int, call: dict[str, Any], blobs: list[bytes], scratch: str
+    module: Any, index: int, call: dict[str, Any], arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
+    scratch: str,
 ) -> tuple[dict[str, Any], list[bytes]]:
     """Call one entry function and encode what it returned, or what it raised."""
     try:
-        args = [_decode_value(spec, blobs) for spec in call.get("args", [])]
-        kwargs = {name: _decode_value(spec, blobs) for name, spec in call.get("kwargs", {}).items()}
+        args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
         return {"op": "result", "index": index, "ok": False, "stage": "decode",
                 "error": {"type": type(exc).__name__, "message": str(exc)[:_MESSAGE_LIMIT], "frames": []}}, []

@@ -155,6 +155,7 @@ class LearnerProcess:
         self.end: dict[str, Any] | None = None
         self.call_seconds = limits.call_seconds
         self.holds_trusted = False
+        self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
 
     @property
     def alive(self) -> bool:
@@ -212,6 +213,9 @@ class LearnerProcess:
             return StartOutcome(status="raised", error=self._limit_facts(_as_error(header.get("error"))),
                                 layers=_as_layers(header.get("layers")))
         entries = header.get("entries", {})
+        held = header.get("preloaded")
+        if isinstance(held, list) and len(held) <= 1024:
+            self._preloaded = {key for key in held if isinstance(key, str)}
         return StartOutcome(status="ok", layers=_as_layers(header.get("layers")),
                             entries={str(k): bool(v) for k, v in entries.items()})
 
@@ -283,10 +287,10 @@ class LearnerProcess:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
-        message, trusted = _request(calls, blobs, batch)
-        if trusted:
+        request = _request(calls, blobs, batch)
+        if request.trusted:
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
-        pending = memoryview(message)
+        pending = memoryview(self._message_for(request))
         out_of_memory = 0
         for index, call in enumerate(calls):
             wait = self.call_seconds
@@ -317,6 +321,22 @@ class LearnerProcess:
                     break
         outcomes += [CallOutcome(status="not_run", detail="not run after an earlier failure")] * (len(calls) - len(outcomes))
         return outcomes
+
+    def _message_for(self, request: _Request) -> bytes:
+        """The request in full, or just its key when this process said it holds it preloaded.
+
+        A request sent in full a second time (to another learner, on the same
+        plan) is handed to the warm parent to preload before its next fork.
+        """
+        if request.trusted:
+            return request.message
+        if request.key is not None and request.key in self._preloaded:
+            return request.short()
+        request.sent += 1
+        note = getattr(self._zygote, "note_request", None)
+        if request.sent >= 2 and note is not None:
+            note(*request.preloadable())
+        return request.message
 
     def close(self) -> None:
         """End the process (if alive), close the pipes, remove the scratch directory."""
@@ -667,10 +687,35 @@ def _as_layers(layers: Any) -> dict[str, Any]:
     return kept
 
 
-_REQUESTS: dict[tuple[int, int, bool], tuple[list[dict[str, Any]], list[bytes], bytes, bool]] = {}
+@dataclass
+class _Request:
+    """A ``call_many`` message, encoded once, and how often it went to a learner process in full."""
+
+    calls: list[dict[str, Any]]
+    blobs: list[bytes]
+    batch: bool
+    message: bytes
+    trusted: bool  # it carries the grader's functions: never preloaded
+    sent: int = 0
+    key: str | None = None  # once it is worth preloading: the digest of its batch-free form
+    _preload: bytes = b""
+
+    def preloadable(self) -> tuple[str, bytes]:
+        """The key and the message a warm parent preloads (the same calls, without the batch flag)."""
+        if self.key is None:
+            self._preload = encode_message({"op": "call_many", "calls": self.calls}, self.blobs)
+            self.key = hashlib.blake2b(self._preload, digest_size=16).hexdigest()
+        return self.key, self._preload
+
+    def short(self) -> bytes:
+        """The message for a process that holds this request preloaded: its key and how many calls it has."""
+        return encode_message({"op": "call_many", "preloaded": self.key, "count": len(self.calls), "batch": self.batch})
 
 
-def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> tuple[bytes, bool]:
+_REQUESTS: dict[tuple[int, int, bool], _Request] = {}
+
+
+def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> _Request:
     """The ``call_many`` message for these calls, and whether it carries the grader's functions.
 
     The very same lists (a plan's whole request, sent for every submission)
@@ -678,16 +723,16 @@ def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> tu
     """
     key = (id(calls), id(blobs), batch)
     hit = _REQUESTS.get(key)
-    if hit is not None and hit[0] is calls and hit[1] is blobs:
-        return hit[2], hit[3]
+    if hit is not None and hit.calls is calls and hit.blobs is blobs:
+        return hit
     request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
     trusted = _needs_trusted(calls)
     if trusted:  # only a process handed the grader's functions ever holds their source
         request["trusted_source"] = _trusted_source()
-    message = encode_message(request, blobs)
+    made = _Request(calls, blobs, batch, encode_message(request, blobs), trusted)
     if len(_REQUESTS) < 64:
-        _REQUESTS[key] = (calls, blobs, message, trusted)
-    return message, trusted
+        _REQUESTS[key] = made
+    return made
 
 
 def _needs_trusted(calls: list[dict[str, Any]]) -> bool:

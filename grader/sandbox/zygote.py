@@ -7,6 +7,13 @@ request. Forking a warm parent costs milliseconds where a new interpreter
 costs a numpy import, and the zygote holds nothing secret: no specs, no
 references, no answer keys, no environment of the grader's.
 
+A ``preload`` request (carrying a memfd with a ``call_many`` request) has it
+decode that request once, so learner processes forked afterwards get the
+calls' arguments by copying them instead of receiving and decoding them
+(``child.preload``): ``grader batch`` sends every learner the same plan. It
+holds arguments only, which every learner process receives anyway; requests
+carrying the grader's own functions are refused.
+
 Control messages are JSON datagrams on a SOCK_SEQPACKET socket; a spawn
 request carries the child's three pipe ends as SCM_RIGHTS file descriptors.
 Standard library and numpy only.
@@ -39,6 +46,7 @@ import time
 from typing import Any
 
 _MAX_DATAGRAM = 1 << 20
+_MAX_PRELOAD = 64 * 1024 * 1024
 
 
 class _Server:
@@ -111,6 +119,8 @@ class _Server:
             self._send({"op": "finished", **self._finish(int(request["pid"]), float(request.get("grace", 0)))})
         elif op == "clone" and len(fds) == 1:
             self._send({"op": "cloned", "pid": self._clone(fds[0])})
+        elif op == "preload" and len(fds) == 1:
+            self._send({"op": "preloaded", "key": request.get("key"), "ok": self._preload(request, fds[0])})
         elif op == "selftest":
             outcome, self.early_outcome = self.early_outcome, None  # handed over once
             self._send({"op": "selftest", **(outcome or {"error": "no early self-test was run"})})
@@ -155,6 +165,28 @@ class _Server:
             os.close(fd)
         self.active.add(pid)
         return pid
+
+    def _preload(self, request: dict[str, Any], fd: int) -> bool:
+        """Decode a request the grader will send to many learner processes, once, before they are forked."""
+        try:
+            size = int(request.get("size", -1))
+            key = request.get("key")
+            if not isinstance(key, str) or not 0 <= size <= _MAX_PRELOAD:
+                return False
+            parts, got = [], 0
+            while got < size:
+                part = os.pread(fd, size - got, got)
+                if not part:
+                    return False
+                parts.append(part)
+                got += len(part)
+            from grader.sandbox import child
+
+            return child.preload(key, b"".join(parts))
+        except Exception:  # noqa: BLE001 - a request that cannot be preloaded is sent in full instead
+            return False
+        finally:
+            os.close(fd)
 
     def _clone(self, control_fd: int) -> int:
         """Fork a warm parent that serves ``control_fd``; it keeps nothing of this one but its imports."""
