@@ -21,6 +21,7 @@ import numpy as np
 
 from grader.sandbox.protocol import (MAX_ELEMENTS, MessageParser, ProtocolError, decode_array, encode_array,
                                      encode_message, frame_message)
+from grader.sandbox.reading import Reader
 
 __all__ = ["serve"]
 
@@ -122,6 +123,7 @@ class _Channel:
         self._request_fd = request_fd
         self._response_fd = response_fd
         self._parser = MessageParser()
+        self._reader = Reader()
         self._queue: list[tuple[dict[str, Any], list[bytes]]] = []
 
     def send(self, header: dict[str, Any], blobs: list[bytes] = ()) -> None:  # type: ignore[assignment]
@@ -135,7 +137,7 @@ class _Channel:
 
     def receive(self) -> tuple[dict[str, Any], list[bytes]] | None:
         while not self._queue:
-            chunk = os.read(self._request_fd, 1 << 20)
+            chunk = self._reader.read(self._request_fd)
             if not chunk:
                 return None
             self._queue.extend(self._parser.feed(chunk))

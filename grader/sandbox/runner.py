@@ -23,6 +23,7 @@ from typing import Any
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
+from grader.sandbox.reading import local_reader
 from grader.sandbox.zygote_client import SCRATCH_PREFIX, Zygote
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
@@ -601,7 +602,7 @@ _CPU_MARK_SECONDS = 0.25
 def _read(fd: int) -> bytes | None:
     """Read what is there: bytes, ``b""`` at end of file, ``None`` when nothing is ready yet."""
     try:
-        return os.read(fd, _READ_SIZE)
+        return local_reader().read(fd)
     except (BlockingIOError, InterruptedError):
         return None
     except OSError:

@@ -53,8 +53,10 @@ class _Server:
     def __init__(self, control: socket.socket, early: dict[str, Any] | None = None,
                  landlock_paths: dict[str, list[Any]] | None = None) -> None:
         from grader.sandbox.confine import landlock, privileges, seccomp
+        from grader.sandbox.reading import Reader
 
         self.control = control
+        self.reader = Reader(_MAX_DATAGRAM)
         self.early = early
         self.early_outcome: dict[str, Any] | None = None
         self.active: set[int] = set()
@@ -102,7 +104,7 @@ class _Server:
                 self._reap()
             if self.control in ready:
                 try:
-                    data, fds, _, _ = socket.recv_fds(self.control, _MAX_DATAGRAM, 8)
+                    data, fds = self.reader.recv_fds(self.control, 8)
                 except InterruptedError:  # pragma: no cover - PEP 475 retries
                     continue
                 if not data:

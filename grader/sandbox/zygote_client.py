@@ -20,6 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from grader.sandbox.reading import local_reader
+
 __all__ = ["SCRATCH_PREFIX", "Zygote", "default_self_test", "start_early", "sweep_stale_scratch"]
 
 SCRATCH_PREFIX = "grader-"  # learner scratch folders: grader-<pid of the grading process>-<random>
@@ -339,7 +341,7 @@ class Zygote:
     def _reply(self, op: str, timeout: float = 30) -> dict[str, Any]:
         self._socket.settimeout(timeout)
         try:
-            data = self._socket.recv(1 << 20)
+            data = local_reader().recv(self._socket)
         except (socket.timeout, OSError) as exc:
             from grader.errors import SandboxError
 

@@ -1,0 +1,62 @@
+"""The reusable read buffer: what it returns must never change when the buffer is reused."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from grader.sandbox.reading import Reader
+
+
+def test_each_read_returns_its_own_bytes_and_end_of_file_is_empty() -> None:
+    reader = Reader(size=8)
+    r, w = os.pipe()
+    try:
+        os.write(w, b"first message")
+        first = reader.read(r)
+        assert first == b"first me"  # at most the buffer's size
+        os.write(w, b"\x00\x01")
+        second = reader.read(r)
+        assert (first, second) == (b"first me", b"ssage\x00\x01")  # the first read's bytes were not overwritten
+        os.close(w)
+        w = -1
+        assert reader.read(r) == b""
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
+
+def test_a_non_blocking_pipe_with_nothing_in_it_raises_as_os_read_does() -> None:
+    reader = Reader()
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    try:
+        with pytest.raises(BlockingIOError):
+            reader.read(r)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_datagrams_and_passed_descriptors_arrive_whole() -> None:
+    reader = Reader()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    r, w = os.pipe()
+    try:
+        socket.send_fds(theirs, [b'{"op": "spawn"}'], [r, w])
+        theirs.send(b"second")
+        data, fds = reader.recv_fds(ours, 8)
+        assert data == b'{"op": "spawn"}' and len(fds) == 2
+        os.write(fds[1], b"through the passed pipe")
+        assert os.read(fds[0], 100) == b"through the passed pipe"
+        for fd in fds:
+            os.close(fd)
+        assert reader.recv(ours) == b"second" and data == b'{"op": "spawn"}'
+    finally:
+        for item in (ours, theirs):
+            item.close()
+        os.close(r)
+        os.close(w)
