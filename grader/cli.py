@@ -244,15 +244,19 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     with Zygote.start() as zygote:
         from grader.batch import run_batch
         from grader.batch.progress import auto_progress
+        from grader.batch.worker import prepare
         from grader.grading import preflight_sandbox
+        from grader.spec.loader import find_exercises_dir
 
+        # Loaded while the warm parent boots (the preflight below waits for it); the workers inherit it all.
+        catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
         preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)  # refuse before any learner runs
         try:
             summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
                                 scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(),
-                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote)
+                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, catalog=catalog)
         except KeyboardInterrupt:
             click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
                        "Run the same command again to grade the rest.", err=True)

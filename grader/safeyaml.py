@@ -15,7 +15,7 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["YamlProblem", "line_of", "load_yaml"]
+__all__ = ["YamlProblem", "line_of", "load_yaml", "warm"]
 
 MAX_DEPTH = 64
 
@@ -65,6 +65,11 @@ def _loader_class() -> Any:
         _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
     _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
     return _Loader
+
+
+def warm() -> None:
+    """Import PyYAML and build the loader now, for processes about to fork workers that read answers files."""
+    _loader_class()
 
 
 def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any, ...], int]]:

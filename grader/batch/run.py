@@ -37,10 +37,9 @@ from grader.batch.summary import (
     format_summary_markdown,
     format_summary_text,
 )
-from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report
+from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.errors import UsageError
 from grader.results import Report, report_from_json, report_from_worker
-from grader.spec.loader import load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 
 __all__ = ["BatchSummary", "run_batch"]
@@ -81,6 +80,7 @@ def run_batch(
     executor: ExecutorFactory | None = None,
     allow_weak_sandbox: bool = False,
     zygote: Any = None,
+    catalog: Any = None,
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
@@ -91,7 +91,9 @@ def run_batch(
     ``executor`` replaces the executor
     (a factory given the worker configuration), for tests. ``zygote``: the
     command's warm parent, which local workers are then given clones of
-    (see ``LocalPool``); it stays the caller's to close. Raises
+    (see ``LocalPool``); it stays the caller's to close. ``catalog``: what
+    ``prepare`` returned for these specs, when the caller loaded them already
+    (``grader batch`` does, while its warm parent boots). Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
     """
@@ -103,7 +105,7 @@ def run_batch(
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     exercises_path = find_exercises_dir(exercises_dir).resolve()
-    catalog = load_catalog(exercises_path)
+    catalog = catalog if catalog is not None else prepare(exercises_path, assignment)
     exercises = catalog.assignment(assignment)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out}: exists and is not a folder")

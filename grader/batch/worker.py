@@ -20,7 +20,7 @@ from typing import Any
 from grader import __version__
 from grader.results import ExerciseResult, Report
 
-__all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report"]
+__all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report", "prepare"]
 
 GRADER_ERROR_REASON = ("The grader itself failed while grading this submission, so it has not been graded yet; "
                        "this is not a fault of your work. Your instructor has the details.")
@@ -53,6 +53,37 @@ class Outcome:
     grader_error: str | None = None
 
 
+# Catalogs loaded by ``prepare``, by exercises folder: a worker forked from this process grades with it.
+_PREPARED: dict[str, Any] = {}
+
+
+def prepare(exercises_dir: Path, assignment: str) -> Any:
+    """Load the catalog, and what grading its ``assignment`` loads on first use, into this process.
+
+    ``grader batch`` calls it while its warm parent boots: the local workers,
+    forked from this process afterwards, then start with the catalog, every
+    exercise's plan and the modules grading imports already in memory,
+    instead of each loading them while grading its first learner. Returns
+    the catalog (raises as ``load_catalog`` does); an assignment that does
+    not resolve is left for the batch to report. Workers use the catalog of
+    the latest call for their folder.
+    """
+    from grader.checks.engine import warm_plans
+    from grader.spec.loader import load_catalog
+
+    catalog = _PREPARED[str(exercises_dir)] = load_catalog(exercises_dir)  # afresh: the specs may have changed
+    try:
+        exercises = catalog.assignment(assignment)
+    except Exception:  # noqa: BLE001 - run_batch reports it, with the catalog's own message
+        return catalog
+    warm_plans(exercises)
+    from grader.report import json as _json  # noqa: F401 - what a worker renders every result with
+    from grader.safeyaml import warm as warm_yaml
+
+    warm_yaml()
+    return catalog
+
+
 class _Worker:
     """A grading session, its chosen exercises, and the digest of the specs it loaded."""
 
@@ -61,8 +92,8 @@ class _Worker:
         from grader.grading import GradingSession
 
         self.zygote = zygote
-        self.session = GradingSession(exercises_dir=config.exercises_dir, zygote=zygote,
-                                      allow_weak_sandbox=True if config.allow_weak_sandbox else None)
+        self.session = GradingSession(_PREPARED.get(config.exercises_dir), exercises_dir=config.exercises_dir,
+                                      zygote=zygote, allow_weak_sandbox=True if config.allow_weak_sandbox else None)
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
         self.expected = config.spec_digest

@@ -28,7 +28,7 @@ from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import encode_array
 from grader.spec.models import ImplementationExercise
 
-__all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation"]
+__all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation", "warm_plans"]
 
 MAX_TIMEOUTS = 2
 BUDGET_SECONDS = 30.0
@@ -358,6 +358,13 @@ def _shift(item: dict[str, Any], offset: int) -> dict[str, Any]:
 
 
 _PLANS: dict[tuple[int, tuple[str, ...]], _Plan] = {}
+
+
+def warm_plans(exercises: list[Any]) -> None:
+    """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading all its checks would."""
+    for exercise in exercises:
+        if isinstance(exercise, ImplementationExercise):
+            _plan_for(exercise, list(exercise.checks))
 
 
 def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
