@@ -131,3 +131,24 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
         os.kill(pid, 0)
     learner._pid = None  # already gone: close only its pipes and scratch folder
     learner.close()
+
+
+def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() -> None:
+    """``close(wait=False)`` (a graded submission): the grader moves on; its folder goes once the process has."""
+    with Zygote.start() as zygote:
+        first = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+        assert first.start().status == "ok"
+        pid, scratch = first._pid, first._scratch
+        assert pid is not None and scratch is not None and os.path.isdir(scratch)
+        first.close(wait=False)
+        assert first.end is not None and not first.alive
+        with LearnerProcess(zygote, {"m.py": b"def f():\n    return 2.0\n"}, "m.py", ["f"]) as second:
+            assert second.start().status == "ok"  # served after the warm parent ended the first
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+            assert not os.path.exists(scratch)
+        third = LearnerProcess(zygote, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
+        assert third.start().status == "ok"
+        left = third._scratch
+        third.close(wait=False)
+    assert left is not None and not os.path.exists(left)  # closing the warm parent settles what was left

@@ -42,11 +42,11 @@ class ReusedProcesses:
         return SharedHandle(self, files, module, entries, limits, on_start)
 
     def release(self) -> None:
-        """End the shared process (the submission is graded)."""
+        """End the shared process (the submission is graded: none of its answers is still awaited)."""
         process, self._process, self._files = self._process, None, None
         self._busy = False
         if process is not None:
-            process.close()
+            process.close(wait=False)
 
     # -- used by SharedHandle ------------------------------------------------
 

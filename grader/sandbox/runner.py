@@ -339,8 +339,18 @@ class LearnerProcess:
             note(*request.preloadable())
         return request.message
 
-    def close(self) -> None:
-        """End the process (if alive), close the pipes, remove the scratch directory."""
+    def close(self, *, wait: bool = True) -> None:
+        """End the process (if alive), close the pipes, remove the scratch directory.
+
+        ``wait=False``, for a process whose every answer has been read: the
+        warm parent ends it while the grader moves on (``Zygote.finish_later``);
+        its scratch folder is removed once it is gone, and what it prints from
+        now on is not read.
+        """
+        if not wait and self._pid is not None and self.end is None and hasattr(self._zygote, "finish_later"):
+            scratch, self._scratch = self._scratch, None
+            self.end = {"pid": self._pid, "killed": True}
+            self._zygote.finish_later(self._pid, lambda: scratch and shutil.rmtree(scratch, ignore_errors=True))
         if self._pid is not None and self.end is None:
             self._end()
         if self._pipes is not None:

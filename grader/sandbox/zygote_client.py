@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader.sandbox.reading import local_reader
 
@@ -188,6 +188,7 @@ class Zygote:
         self._lock = threading.Lock()
         self._facts: dict[str, Any] | None = None
         self._refused: set[str] = set()
+        self._owed: list[Callable[[], None]] = []  # what waits on replies to finish_later, in order
         self._to_preload: dict[str, bytes] = {}
         self.preloaded: set[str] = set()
 
@@ -308,6 +309,25 @@ class Zygote:
             self._socket.send(json.dumps({"op": "finish", "pid": pid, "grace": grace}).encode())
             return self._reply("finished")
 
+    def finish_later(self, pid: int, then: Callable[[], None]) -> None:
+        """Ask the warm parent to end a learner process, without waiting for it to be gone.
+
+        For a process whose answers are all in (the submission is graded):
+        the grader moves on while the warm parent kills and reaps it, which
+        it does before serving any later request. ``then`` runs once that is
+        done (its reply is read before the next request's) or at :meth:`close`.
+        """
+        with self._lock:
+            self._socket.send(json.dumps({"op": "finish", "pid": pid, "grace": 0.0}).encode())
+            self._owed.append(then)
+
+    def _settle(self) -> None:
+        """Read the replies to earlier ``finish_later`` requests (they come first), running what waited on them."""
+        while self._owed:
+            then = self._owed.pop(0)
+            self._read_reply("finished", 30)
+            then()
+
     def close(self, *, wait: bool = True) -> None:
         """Stop the warm parent; it kills any learner process still alive.
 
@@ -315,6 +335,15 @@ class Zygote:
         socket closes, and with this process), for a command about to exit.
         """
         try:
+            if wait:
+                with self._lock:
+                    self._settle()
+        except Exception:  # noqa: BLE001 - a warm parent that is gone has ended its learners with it
+            pass
+        try:
+            for then in self._owed:  # not waited for: the learners end with the warm parent
+                then()
+            self._owed.clear()
             self._socket.close()
         finally:
             if self._process is not None and not wait:
@@ -339,6 +368,10 @@ class Zygote:
             self._facts = self._reply("hello", timeout=60)
 
     def _reply(self, op: str, timeout: float = 30) -> dict[str, Any]:
+        self._settle()
+        return self._read_reply(op, timeout)
+
+    def _read_reply(self, op: str, timeout: float) -> dict[str, Any]:
         self._socket.settimeout(timeout)
         try:
             data = local_reader().recv(self._socket)
