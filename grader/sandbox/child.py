@@ -21,6 +21,7 @@ import numpy as np
 
 from grader.sandbox.protocol import (MAX_ELEMENTS, MessageParser, ProtocolError, decode_array, encode_array,
                                      encode_message, frame_message)
+from grader.sandbox.confine.process import apply_layers
 from grader.sandbox.reading import Reader
 
 __all__ = ["serve"]
@@ -31,16 +32,10 @@ _MESSAGE_LIMIT = 500
 def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     """Confine this process, import the submission and answer calls until EOF.
 
-    With ``config["selftest"]`` the process runs the sandbox self-test
-    (trusted probes, no learner code) instead, and reports what was denied.
+    (The sandbox self-test's probe process runs ``selftest.serve_probe`` instead.)
     """
     channel = _Channel(request_fd, response_fd)
-    layers = _confine(config)
-    if config.get("selftest"):
-        from grader.sandbox.selftest import probe
-
-        channel.send({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])})
-        return
+    layers = apply_layers(config)
     _watch_actions()
     fresh_state = _process_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
@@ -176,44 +171,6 @@ class _Answers:
 
 _BATCH_BYTES = 1 << 17
 _BATCH_SECONDS = 0.01
-
-
-def _confine(config: dict[str, Any]) -> dict[str, Any]:
-    """Apply every layer the parent asked for; report what held and what failed."""
-    wanted = config.get("layers", {})
-    held: dict[str, Any] = {}
-    from grader.sandbox.confine import landlock, privileges, seccomp
-
-    steps: list[tuple[str, Callable[[], Any]]] = []
-    if wanted.get("caps", True):
-        steps.append(("caps_dropped", privileges.drop_capabilities))
-    # The warm parent's allow-list arrives as open descriptors (``landlock.Opened``); they are closed
-    # once the rules are in, before the limit on open files and before any code of the learner's.
-    paths = config.get("landlock_paths") or {}
-    if wanted.get("landlock", True):
-        steps.append((
-            "landlock_abi",
-            lambda: landlock.restrict(
-                list(paths.get("read", [])) + [config["scratch"]],
-                ["/dev/null"],
-                list_paths=list(paths.get("list", [])),
-            ),
-        ))
-    steps.append(("landlock_paths_closed",
-                  lambda: landlock.close_ahead(item for items in paths.values() for item in items) or True))
-    limits = config.get("limits")
-    if limits:
-        steps.append(("rlimits", lambda: privileges.set_limits(**limits) or True))
-    if wanted.get("seccomp", True):
-        # Without Landlock nothing else stops writes: the filter then also denies every way of changing files.
-        steps.append(("seccomp", lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")) or True))
-    for name, step in steps:
-        try:
-            held[name] = step()
-        except Exception as exc:
-            held[name] = False
-            held.setdefault("errors", {})[name] = f"{exc.__class__.__name__}: {exc}"
-    return held
 
 
 # What the learner's code was doing when the sandbox said no. An audit hook

@@ -67,6 +67,21 @@ _PROTECTS: list[tuple[str, tuple[str, ...], str, str]] = [
 # -- child side ----------------------------------------------------------
 
 
+def serve_probe(config: dict[str, Any], response_fd: int) -> None:
+    """The probe process: confine itself as a learner process does, run every probe, report once.
+
+    Needs nothing but the standard library, so the warm parent can fork it
+    before it imports numpy (the early self-test then runs alongside that import).
+    """
+    from grader.sandbox.confine.process import apply_layers
+    from grader.sandbox.frames import encode_message
+
+    layers = apply_layers(config)
+    report = memoryview(encode_message({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])}))
+    while report:
+        report = report[os.write(response_fd, report):]
+
+
 def probe(spec: dict[str, Any]) -> dict[str, str]:
     """Run every probe in this (confined) process; say what was denied."""
     results: dict[str, str] = {}

@@ -59,6 +59,7 @@ class _Server:
         self.reader = Reader(_MAX_DATAGRAM)
         self.early = early
         self.early_outcome: dict[str, Any] | None = None
+        self._early_probe: Any = None
         self.active: set[int] = set()
         self.clones: set[int] = set()
         self.exited: dict[int, dict[str, int]] = {}
@@ -88,10 +89,16 @@ class _Server:
             "non_dumpable": non_dumpable,
         }
 
+    def begin_early_self_test(self) -> None:
+        """Fork the early self-test's probe process now: it runs while this process goes on importing numpy."""
+        if self.early is not None and self._early_probe is None:
+            self._early_probe = self._start_probe(self.early)
+
     def run(self) -> None:
         self._send({"op": "hello", **self.facts})
         if self.early is not None:
-            self.early_outcome = self._early_self_test(self.early)
+            self.begin_early_self_test()
+            self.early_outcome = self._finish_probe(self._early_probe)
         idle_work = [_import_numpy_random]
         while True:
             quiet = _QUIET_BEFORE_IDLE_WORK if idle_work else None
@@ -157,9 +164,14 @@ class _Server:
                             pass
                 request_fd, response_fd = _renumber_low(request_fd), _renumber_low(response_fd)
                 os.chdir(config["scratch"])
-                from grader.sandbox import child
+                if config.get("selftest"):  # trusted probes, no learner code: the confinement is what is tested
+                    from grader.sandbox.selftest import serve_probe
 
-                child.serve(config, request_fd, response_fd)
+                    serve_probe(config, response_fd)
+                else:
+                    from grader.sandbox import child
+
+                    child.serve(config, request_fd, response_fd)
             except BaseException:  # noqa: BLE001 - nothing may escape into the zygote's loop
                 code = 70
             os._exit(code)
@@ -211,44 +223,58 @@ class _Server:
         self.clones.add(pid)
         return pid
 
-    def _early_self_test(self, early: dict[str, Any]) -> dict[str, Any]:
-        """Run the start-up self-test as the grader would (``selftest.run_self_test``), on its behalf.
+    def _start_probe(self, early: dict[str, Any]) -> dict[str, Any]:
+        """Start the start-up self-test as the grader would (``selftest.run_self_test``), on its behalf.
 
         The bait (canary, loopback sockets) and the scratch folder carry the
         grader's pid and sit in its temporary folder; the probe process is
         forked and confined exactly like a learner process the grader asks
-        for. Returns the bait's outcome for the grader to judge, or an
-        ``error`` (the grader then runs the self-test itself).
+        for (the probes need no numpy: it may be forked before numpy is
+        imported). :meth:`_finish_probe` collects what it found.
         """
         from grader.sandbox.selftest import Bait
 
+        started: dict[str, Any] = {"seconds": float(early.get("seconds", 10.0))}
         try:
             grader_pid, temp_dir = int(early["grader_pid"]), str(early["temp_dir"])
-            bait = Bait(grader_pid, temp_dir)
+            started["bait"] = Bait(grader_pid, temp_dir)
         except Exception as exc:  # noqa: BLE001 - the grader runs the self-test itself
             return {"error": f"could not lay the bait: {exc!r}"}
-        scratch = None
         try:
-            scratch = tempfile.mkdtemp(prefix=f"grader-{grader_pid}-", dir=temp_dir)
+            started["scratch"] = scratch = tempfile.mkdtemp(prefix=f"grader-{grader_pid}-", dir=temp_dir)
             request_r, request_w = os.pipe()
             response_r, response_w = os.pipe()
             output_r, output_w = os.pipe()
+            started["fds"] = (request_w, response_r, output_r)
             config = {"scratch": scratch, "module": os.path.join(scratch, "selftest.py"), "entries": [],
-                      "limits": early["limits"], "layers": early["layers"], "selftest": bait.spec}
-            pid = self._spawn(config, [request_r, response_w, output_w])
+                      "limits": early["limits"], "layers": early["layers"], "selftest": started["bait"].spec}
+            started["pid"] = self._spawn(config, [request_r, response_w, output_w])
+        except Exception as exc:  # noqa: BLE001
+            started["error"] = f"{exc!r}"
+        return started
+
+    def _finish_probe(self, started: dict[str, Any]) -> dict[str, Any]:
+        """The bait's outcome of a probe :meth:`_start_probe` started, for the grader to judge, or an
+        ``error`` (the grader then runs the self-test itself); the probe's process and files are gone after."""
+        bait, scratch = started.get("bait"), started.get("scratch")
+        try:
+            if "error" in started:
+                return {"error": started["error"]}
+            response_r, output_r = started["fds"][1:]
             try:
-                report = _read_report(response_r, output_r, time.monotonic() + float(early.get("seconds", 10.0)))
+                report = _read_report(response_r, output_r, time.monotonic() + started["seconds"])
             finally:
-                self._finish(pid, 0.0)
-                for fd in (request_w, response_r, output_r):
-                    os.close(fd)
+                self._finish(started["pid"], 0.0)
             if report is None:
                 return {"error": "the self-test process did not report"}
             return bait.outcome(report)
         except Exception as exc:  # noqa: BLE001
             return {"error": f"{exc!r}"}
         finally:
-            bait.close()
+            for fd in started.get("fds", ()):
+                os.close(fd)
+            if bait is not None:
+                bait.close()
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
 
@@ -338,7 +364,7 @@ def _read_report(response_fd: int, output_fd: int, deadline: float) -> dict[str,
 
     What it prints is read and dropped, so a full output pipe cannot stall it.
     """
-    from grader.sandbox.protocol import MessageParser, ProtocolError
+    from grader.sandbox.frames import MessageParser, ProtocolError
 
     parser = MessageParser()
     open_fds = [response_fd, output_fd]
@@ -449,22 +475,28 @@ def _status(status: int, usage: Any = None) -> dict[str, Any]:
     return {"exit": os.WEXITSTATUS(status), **cpu}
 
 
-def _import_numpy(site_dirs: list[str]) -> None:
-    """Import numpy from the site-packages folders the grader named (this interpreter runs with ``-S``).
+def _find_numpy(site_dirs: list[str]) -> bool:
+    """Put the site-packages folders the grader named on the path (this interpreter runs with ``-S``);
+    whether numpy is found there (else the usual site setup must run: see :func:`_import_numpy`).
 
-    Reading them without their ``.pth`` files saves this process's start about
-    40 ms. If numpy is not found that way (installed through a ``.pth`` file),
-    the interpreter's usual site setup runs after all.
+    Reading them without their ``.pth`` files saves this process's start about 40 ms.
     """
+    import importlib.util
     import site
 
     site.setquit()  # exit() and quit() in learner code behave as in any Python
     sys.path.extend(path for path in site_dirs if path not in sys.path)
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
+    return importlib.util.find_spec("numpy") is not None
+
+
+def _import_numpy(found: bool) -> None:
+    """Import numpy: from the named folders when :func:`_find_numpy` found it, else after the usual site setup
+    (numpy installed through a ``.pth`` file)."""
+    if not found:
+        import site
+
         site.main()
-        import numpy  # noqa: F401
+    import numpy  # noqa: F401
 
 
 # How long no request must come before the warm parent does idle work: a grader waiting on it (a cold
@@ -490,13 +522,22 @@ def main(argv: list[str]) -> None:
     from grader.sandbox.confine import privileges
 
     privileges.die_with_parent(os.getppid())  # the grader: this warm parent, and so its learners, end with it
-    _import_numpy(json.loads(argv[3]))  # the whole point: import once, fork many times
+    found = _find_numpy(json.loads(argv[3]))
+    control = socket.socket(fileno=int(argv[2]))
+    early = json.loads(argv[4]) if len(argv) > 4 else None
+    server = None
+    if found:  # the allow-list is the same before numpy is imported: the self-test's probe can start now
+        from grader.sandbox import frames, selftest  # noqa: F401 - nothing of ours is readable once confined
+        from grader.sandbox.confine import process  # noqa: F401
 
-    from grader.sandbox import child, protocol, selftest  # noqa: F401 - nothing of ours is readable once confined
+        server = _Server(control, early)
+        server.begin_early_self_test()  # it confines itself and probes on the other core meanwhile
+    _import_numpy(found)  # the whole point: import once, fork many times
+
+    from grader.sandbox import child, protocol, selftest  # noqa: F401, F811 - nothing of ours is readable once confined
     from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
 
-    control = socket.socket(fileno=int(argv[2]))
-    server = _Server(control, json.loads(argv[4]) if len(argv) > 4 else None)
+    server = server or _Server(control, early)
     # Everything imported so far is shared with every learner process, copy-on-write: keep the garbage
     # collector from walking (and so copying) those pages in each child.
     gc.freeze()

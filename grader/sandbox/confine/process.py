@@ -1,0 +1,52 @@
+"""Confining a process: the layers a learner process (and the self-test's probe) applies to itself.
+
+Run in the forked process, before any code of the learner's: capabilities,
+Landlock (from the allow-list the warm parent opened ahead), the descriptors
+of that allow-list closed, resource limits, then the seccomp filter.
+Standard library only (with ctypes): the warm parent's start-up self-test
+runs it before numpy is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from grader.sandbox.confine import landlock, privileges, seccomp
+
+__all__ = ["apply_layers"]
+
+
+def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
+    """Apply every layer the parent asked for; report what held and what failed."""
+    wanted = config.get("layers", {})
+    held: dict[str, Any] = {}
+    steps: list[tuple[str, Callable[[], Any]]] = []
+    if wanted.get("caps", True):
+        steps.append(("caps_dropped", privileges.drop_capabilities))
+    # The warm parent's allow-list arrives as open descriptors (``landlock.Opened``); they are closed
+    # once the rules are in, before the limit on open files and before any code of the learner's.
+    paths = config.get("landlock_paths") or {}
+    if wanted.get("landlock", True):
+        steps.append((
+            "landlock_abi",
+            lambda: landlock.restrict(
+                list(paths.get("read", [])) + [config["scratch"]],
+                ["/dev/null"],
+                list_paths=list(paths.get("list", [])),
+            ),
+        ))
+    steps.append(("landlock_paths_closed",
+                  lambda: landlock.close_ahead(item for items in paths.values() for item in items) or True))
+    limits = config.get("limits")
+    if limits:
+        steps.append(("rlimits", lambda: privileges.set_limits(**limits) or True))
+    if wanted.get("seccomp", True):
+        # Without Landlock nothing else stops writes: the filter then also denies every way of changing files.
+        steps.append(("seccomp", lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")) or True))
+    for name, step in steps:
+        try:
+            held[name] = step()
+        except Exception as exc:
+            held[name] = False
+            held.setdefault("errors", {})[name] = f"{exc.__class__.__name__}: {exc}"
+    return held
