@@ -87,3 +87,49 @@ def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> N
     payloads = [encode_array(np.arange(3.0))] * (header.get("values", 0) + header.get("inputs", 0))
     for _ in range(2):  # the second time, from the remembered template
         assert MessageParser().feed(_answer(header, payloads)) == MessageParser().feed(encode_message(header, payloads))
+
+
+ANSWERS = [
+    ({"op": "result", "index": 4, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+     [encode_array(np.arange(3.0))]),
+    ({"op": "result", "index": 5, "ok": False, "stage": "call", "error": {"type": "ValueError", "message": "no"}}, []),
+    ({"op": "result", "index": 6, "ok": True, "kind": "tuple", "types": ["float", 'we"ird'], "values": 2, "inputs": 1},
+     [encode_array(np.float64(1.5)), encode_array(np.array([[1, 2]])), encode_array(np.zeros(0))]),
+]
+
+
+def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
+    from grader.sandbox.child import _Answers
+
+    sent: list[bytes] = []
+    batch = _Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
+    for header, payloads in answers:
+        batch.add(header, payloads)
+    batch.flush()
+    return b"".join(sent)
+
+
+def test_a_batch_of_answers_comes_apart_into_the_answers_sent_one_by_one() -> None:
+    from grader.sandbox.runner import unbatch
+
+    (header, blobs), = MessageParser().feed(_batched(ANSWERS))
+    assert header["op"] == "results"
+    expected = [MessageParser().feed(encode_message(h, p))[0] for h, p in ANSWERS]
+    got = [({k: v for k, v in h.items() if k != "blobs"}, p) for h, p in unbatch(header, blobs)]
+    assert got == [({k: v for k, v in h.items() if k != "blobs"}, p) for h, p in expected]
+
+
+@pytest.mark.parametrize("change", [
+    {"first": -1}, {"first": "4"}, {"answers": {"0": {}}}, {"answers": [[1, 2]]}, {"sizes": [1, -1]},
+    {"sizes": [24, 16, 32, 16, 1]},  # more bytes named than sent
+    {"answers": [{"ok": True, "values": 5}]},  # more arrays named than sizes given
+    {"answers": [{"ok": True, "values": 1}]},  # arrays sent that no answer names
+    {"answers": [{"ok": True, "values": True}]}, {"answers": [{"ok": True, "values": 1, "inputs": -2}]},
+], ids=["negative-first", "text-first", "answers-not-a-list", "answer-not-an-object", "negative-size",
+        "sizes-past-the-payload", "too-many-arrays-named", "arrays-left-over", "boolean-count", "negative-count"])
+def test_a_malformed_batch_is_refused_before_anything_is_cut(change: dict) -> None:  # type: ignore[type-arg]
+    from grader.sandbox.runner import unbatch
+
+    (header, blobs), = MessageParser().feed(_batched(ANSWERS))
+    with pytest.raises(ProtocolError):
+        unbatch({**header, **change}, blobs)

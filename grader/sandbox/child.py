@@ -58,7 +58,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
             _set_trusted_source(request.get("trusted_source"))
             answers = _Answers(channel, batched=bool(request.get("batch")))
             for index, (call, arguments) in enumerate(_requested_calls(request, blobs)):
-                answers.add(_answer(*_run_call(module, index, call, arguments, config["scratch"])))
+                answers.add(*_run_call(module, index, call, arguments, config["scratch"]))
             answers.flush()
         else:
             return
@@ -140,32 +140,45 @@ class _Channel:
 
 
 class _Answers:
-    """Answers on their way to the parent: one write per answer, or (``batched``) one per pipe-full or 10 ms.
+    """Answers on their way to the parent: one message each, or (``batched``) one per pipe-full or 10 ms.
 
-    Batching saves a system call and a wake-up of the parent per answer. The
-    parent asks for it only on a first attempt: if the process then hangs or
-    dies, answers still held here are lost and the parent cannot tell which
-    call was to blame, so it asks again one answer at a time.
+    A batch is one ``results`` message: the answers' headers in one JSON list
+    and their arrays in one payload, cut by ``sizes``; the parent takes it
+    apart into the answers it would have received one by one. Batching saves
+    a system call, a wake-up of the parent and the parsing of a header per
+    answer. The parent asks for it only on a first attempt: if the process
+    then hangs or dies, answers still held here are lost and the parent
+    cannot tell which call was to blame, so it asks again one answer at a time.
     """
 
     def __init__(self, channel: _Channel, batched: bool) -> None:
         self._channel, self._batched = channel, batched
-        self._held = bytearray()
+        self._first = 0
+        self._entries: list[bytes] = []
+        self._blobs: list[bytes] = []
+        self._held = 0
         self._since = time.monotonic()
 
-    def add(self, data: bytes) -> None:
+    def add(self, header: dict[str, Any], payloads: list[bytes]) -> None:
         if not self._batched:
-            self._channel.write(data)
+            self._channel.write(_answer(header, payloads))
             return
-        self._held += data
+        if not self._entries:
+            self._first = header["index"]
+        self._entries.append(_entry(header))
+        self._blobs += payloads
+        self._held += sum(len(blob) for blob in payloads) + 64
         now = time.monotonic()
-        if len(self._held) >= _BATCH_BYTES or now - self._since >= _BATCH_SECONDS:
+        if self._held >= _BATCH_BYTES or now - self._since >= _BATCH_SECONDS:
             self.flush(now)
 
     def flush(self, now: float | None = None) -> None:
-        if self._held:
-            self._channel.write(self._held)
-            self._held = bytearray()
+        if self._entries:
+            sizes = b",".join(b"%d" % len(blob) for blob in self._blobs)
+            head = b'{"op":"results","first":%d,"answers":[%s],"sizes":[%s],"blobs":1}' % (
+                self._first, b",".join(self._entries), sizes)
+            self._channel.write(frame_message(head, [b"".join(self._blobs)]))
+            self._entries, self._blobs, self._held = [], [], 0
         self._since = time.monotonic() if now is None else now
 
 
@@ -402,14 +415,23 @@ def _answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
     """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
     if header.get("op") != "result" or header.get("ok") is not True:
         return encode_message(header, payloads)
-    key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"), len(payloads))
-    tail = _ANSWER_TAILS.get(key)
-    if tail is None:
-        rest = {name: value for name, value in header.items() if name not in ("op", "index")}
-        tail = ("," + json.dumps(dict(rest, blobs=len(payloads)), separators=(",", ":"))[1:]).encode()
+    return frame_message(b'{"op":"result","index":%d,' % header["index"] + _entry(header)[1:-1] + b',"blobs":%d}'
+                         % len(payloads), payloads)
+
+
+def _entry(header: dict[str, Any]) -> bytes:
+    """An answer's header without ``op`` and ``index``, as JSON: for an ``ok`` answer, kept per shape of answer."""
+    if header.get("ok") is not True:
+        return json.dumps({name: value for name, value in header.items() if name not in ("op", "index")},
+                          separators=(",", ":")).encode()
+    key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
+    entry = _ANSWER_TAILS.get(key)
+    if entry is None:
+        entry = json.dumps({name: value for name, value in header.items() if name not in ("op", "index")},
+                           separators=(",", ":")).encode()
         if len(_ANSWER_TAILS) < 256:
-            _ANSWER_TAILS[key] = tail
-    return frame_message(b'{"op":"result","index":%d' % header["index"] + tail, payloads)
+            _ANSWER_TAILS[key] = entry
+    return entry
 
 
 _ANSWER_TAILS: dict[tuple[Any, ...], bytes] = {}

@@ -478,7 +478,11 @@ class LearnerProcess:
                         closed = True
                         break
                     try:
-                        self._inbox.extend(self._parser.feed(data))
+                        for message in self._parser.feed(data):
+                            if message[0].get("op") == "results":
+                                self._inbox.extend(unbatch(*message))
+                            else:
+                                self._inbox.append(message)
                     except ProtocolError as exc:
                         self._end()
                         return None, CallOutcome(status="protocol", detail=f"{exc}")
@@ -578,6 +582,45 @@ class _WireOutcome(CallOutcome):
     def inputs_after(self, arrays: list[Any]) -> None:
         if arrays:
             raise AttributeError("the arrays of a received outcome are what the process sent")
+
+
+def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, Any], list[bytes]]]:
+    """The answers of a ``results`` message (a batch, ``child._Answers``), as if each had come alone.
+
+    Every count, size and index is checked before anything is cut: a
+    malformed batch raises ``ProtocolError`` (the sender cannot be trusted).
+    Each answer is then checked by ``_decode_result`` as any other.
+    """
+    answers, sizes, first = header.get("answers"), header.get("sizes"), header.get("first")
+    if (not isinstance(answers, list) or not isinstance(sizes, list) or type(first) is not int or first < 0
+            or len(blobs) != 1 or len(answers) > MAX_BATCH or len(sizes) > MAX_BATCH
+            or not all(type(size) is int and size >= 0 for size in sizes) or sum(sizes) != len(blobs[0])):
+        raise ProtocolError("a batch of answers is malformed")
+    data, offset, taken = blobs[0], 0, 0
+    out: list[tuple[dict[str, Any], list[bytes]]] = []
+    for number, entry in enumerate(answers):
+        if not isinstance(entry, dict):
+            raise ProtocolError("a batch of answers is malformed")
+        count = 0
+        if entry.get("ok") is True:
+            values, inputs = entry.get("values", 0), entry.get("inputs", 0)
+            if type(values) is not int or type(inputs) is not int or values < 0 or inputs < 0:
+                raise ProtocolError("a batch of answers is malformed")
+            count = values + inputs
+        if taken + count > len(sizes):
+            raise ProtocolError("a batch of answers names more arrays than it holds")
+        payload = []
+        for size in sizes[taken:taken + count]:
+            payload.append(data[offset:offset + size])
+            offset += size
+        taken += count
+        out.append(({**entry, "op": "result", "index": first + number}, payload))
+    if taken != len(sizes):
+        raise ProtocolError("a batch of answers holds arrays no answer names")
+    return out
+
+
+MAX_BATCH = 1 << 16
 
 
 def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
