@@ -9,7 +9,6 @@ endless loop costs seconds, not minutes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from grader import digests
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
 from grader.checks.display import format_call
@@ -406,7 +406,7 @@ class _CallTable:
     def add(self, call: Call, merge: bool = True) -> int:
         """The call's number; an identical earlier call's number when ``merge``."""
         encoded, blobs = encode_calls([Call(call.function, call.args)])
-        key = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+        key = digests.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
         if not merge:
             key += f"#{len(self.calls)}"
         if key not in self.index:
@@ -655,7 +655,7 @@ def _known_wrong_answers(exercise: ImplementationExercise, relative: str, runs: 
         return lambda run, index: [table[key] for key in run.keys[index] if key in table]
     calls = [call for _, (_, calls, _) in wanted for call in calls]  # no plan: only the failing calls
     encoded, blobs = encode_calls(calls, {name: list(spec.args) for name, spec in exercise.entries.items()})
-    digest = hashlib.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
+    digest = digests.sha256(json.dumps(encoded, sort_keys=True).encode() + b"".join(blobs)).hexdigest()
     key = f"{relative}:{digest}"
     outcomes = cache.get(key) if cache is not None else None
     if outcomes is None:

@@ -10,7 +10,6 @@ session with a ``CallOutcome`` that says which, never with an exception.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import selectors
 import shutil
@@ -20,6 +19,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader import digests
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
@@ -625,7 +625,7 @@ MAX_BATCH = 1 << 16
 
 def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
     """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes)."""
-    digest = hashlib.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
+    digest = digests.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
     for blob in payload:
         digest.update(len(blob).to_bytes(8, "little"))
         digest.update(blob)
@@ -758,7 +758,7 @@ class _Request:
         """The key and the message a warm parent preloads (the same calls, without the batch flag)."""
         if self.key is None:
             self._preload = encode_message({"op": "call_many", "calls": self.calls}, self.blobs)
-            self.key = hashlib.blake2b(self._preload, digest_size=16).hexdigest()
+            self.key = digests.blake2b(self._preload, digest_size=16).hexdigest()
         return self.key, self._preload
 
     def short(self) -> bytes:

@@ -16,13 +16,14 @@ which cache key a loaded spec came from, so they can be keyed by it.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import pickle
 import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
+from grader import digests
 
 __all__ = ["enabled", "load", "origin", "remember", "spec_key", "store"]
 
@@ -49,7 +50,7 @@ def _code_fingerprint() -> bytes:
     """Hash of the modules whose classes a cached spec is made of."""
     from grader import __version__
 
-    digest = hashlib.sha256(__version__.encode())
+    digest = digests.sha256(__version__.encode())
     for folder in ("spec", "checks"):
         for path in sorted((_PACKAGE / folder).glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -58,7 +59,7 @@ def _code_fingerprint() -> bytes:
 
 def spec_key(raw: bytes) -> str:
     """The cache key of a spec file's bytes."""
-    return hashlib.sha256(_code_fingerprint() + raw).hexdigest()
+    return digests.sha256(_code_fingerprint() + raw).hexdigest()
 
 
 _ORIGINS: dict[int, tuple[Any, str]] = {}
