@@ -32,7 +32,6 @@ if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _c
 import atexit
 import tempfile
 import threading
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -65,6 +64,8 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
         except Exception:  # a bug of ours: say so, keep the traceback for the report
             click.echo("grader: internal error: the grader itself failed; this is not the submission's fault.\n"
                        "Please report it with the command you ran and the traceback below.", err=True)
+            import traceback
+
             click.echo(traceback.format_exc(), err=True)
             sys.exit(3)
 
