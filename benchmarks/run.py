@@ -39,9 +39,19 @@ def _time(command: list[str], cwd: Path = ROOT) -> float:
     return time.perf_counter() - started
 
 
-def _median(command: list[str], repeat: int) -> float:
-    _time(command)  # warm the page cache; cold means a fresh process, not a cold disk
-    return statistics.median(_time(command) for _ in range(repeat))
+def _medians(commands: list[list[str]], repeat: int) -> list[float]:
+    """The median time of each command, run in turns (a, b, c, a, b, c, ...).
+
+    Taking turns puts the floor and the grader in the same moments of a machine
+    whose speed drifts, so their ratio compares like with like.
+    """
+    for command in commands:
+        _time(command)  # warm the page cache; cold means a fresh process, not a cold disk
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(repeat):
+        for command, taken in zip(commands, times):
+            taken.append(_time(command))
+    return [statistics.median(taken) for taken in times]
 
 
 def _catalog() -> dict:
@@ -227,9 +237,9 @@ def main() -> None:
         names = make_class(work / "class", options.learners)
         correct = work / "class" / names[0]
         single = correct / "stable_softmax.py"
-        floor = _median([sys.executable, "-c", "import numpy"], options.repeat)
-        one = _median(GRADER + ["grade", str(single), "--exercise", "stable-softmax"], options.repeat)
-        whole = _median(GRADER + ["grade", str(correct), "--assignment", "all"], max(3, options.repeat // 2))
+        floor, one, whole = _medians([[sys.executable, "-c", "import numpy"],
+                                      GRADER + ["grade", str(single), "--exercise", "stable-softmax"],
+                                      GRADER + ["grade", str(correct), "--assignment", "all"]], options.repeat)
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; grader bytecode "
               f"{'compiled first' if compiled.returncode == 0 else 'could not be compiled'}")
         print(f"1. floor `python -c 'import numpy'`: {floor:.3f} s")
