@@ -11,6 +11,11 @@ from __future__ import annotations
 import os
 import sys
 
+# The grader's own arrays are small: a BLAS thread pool would only spin on the other core, beside the
+# warm parent and the learner processes. Set before anything imports numpy; a user's own setting wins.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
 
 def _command_named(argv: list[str]) -> str | None:
     """The subcommand ``argv`` names, skipping the group's own options; ``None`` when it names none."""
