@@ -96,9 +96,10 @@ def test_seccomp_build_program_resolves_for_every_arch():
 
 @pytest.mark.slow
 @needs_landlock
-@pytest.mark.parametrize("ahead", [False, True], ids=["paths", "opened-ahead"])
+@pytest.mark.parametrize("ahead", [False, True, "prepared"], ids=["paths", "opened-ahead", "prepared"])
 def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
-    """The same allow-list given as paths or as descriptors a warm parent opened ahead (``landlock.Opened``)."""
+    """The same allow-list given as paths, as descriptors a warm parent opened ahead (``landlock.Opened``),
+    or as those descriptors with their rules built ahead (``landlock.prepare_rules``)."""
     canary = tmp_path / "answer_key.txt"
     canary.write_text("secret 42")
     target = f"/tmp/confine-test-{os.getpid()}-{tmp_path.name}"
@@ -109,7 +110,12 @@ def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
         read, listed = paths.read_paths + ["/does/not/exist"], paths.list_paths
         if {ahead!r}:
             read, listed = landlock.open_ahead(read), landlock.open_ahead(listed)
+        if {ahead!r} == "prepared":
+            landlock.prepare_rules(read, listed)
+        prepared = dict(landlock._PREPARED)
         results["abi"] = confine.restrict(read, ["/dev/null"], list_paths=listed)
+        results["built_during"] = len(landlock._PREPARED) - len(prepared)
+        results["prepared"] = len(prepared)
         landlock.close_ahead(read + listed)
         results["read_canary"] = attempt(lambda: open({str(canary)!r}).read())
         results["list_tmp"] = attempt(lambda: os.listdir({str(tmp_path)!r}))
@@ -120,6 +126,8 @@ def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
         results["pytest"] = attempt(lambda: __import__("pytest"))
     """)
     assert out["abi"] == min(ABI, 7)
+    if ahead == "prepared":  # every read and list rule was ready; only /dev/null's was built
+        assert out["prepared"] > 100 and out["built_during"] == 1
     assert out["read_canary"] == "PermissionError"
     assert out["list_tmp"] == "PermissionError"
     assert out["write_tmp"] == "PermissionError"
@@ -279,6 +287,33 @@ def test_drop_capabilities_blocks_root_privileges():
     assert out["setuid"] == "PermissionError"
     assert out["chroot"] == "PermissionError"
     assert out["again"] is False
+
+
+@pytest.mark.slow
+@needs_root
+def test_bounding_set_emptied_by_the_parent_leaves_its_children_only_their_held_caps():
+    """``empty_bounding_set`` (the warm parent's) keeps the caps it holds; a child it forks inherits the
+    empty bounding set, and ``drop_capabilities`` there ends as bare as it would have on its own."""
+    out = run_child("""
+        from grader.sandbox.confine import privileges
+        def caps():
+            return {l.split(":")[0]: l.split()[1] for l in open("/proc/self/status") if l.startswith("Cap")}
+        results["emptied"] = privileges.empty_bounding_set()
+        results["parent"] = caps()
+        pid = os.fork()
+        if pid == 0:
+            dropped = confine.drop_capabilities()
+            child = caps()
+            ok = dropped and child["CapBnd"] == child["CapEff"] == child["CapPrm"] == "0" * 16
+            os._exit(0 if ok and attempt(lambda: os.chroot("/")) == "PermissionError" else 1)
+        results["child_status"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        results["parent_chroot"] = attempt(lambda: os.chroot("/"))
+    """)
+    assert out["emptied"] is True
+    assert out["parent"]["CapBnd"] == "0" * 16
+    assert out["parent"]["CapEff"] != "0" * 16  # the parent still holds what it held
+    assert out["parent_chroot"] == "ok"
+    assert out["child_status"] == 0
 
 
 @pytest.mark.slow

@@ -72,6 +72,10 @@ class _Server:
             subreaper = True
         except Exception:
             subreaper = False
+        try:  # learner processes inherit it, and only clear the capabilities they hold (this one never execs)
+            privileges.empty_bounding_set()
+        except Exception:  # they drop the bounding set themselves, as before
+            pass
         try:  # learner processes inherit it: their /proc entries are closed to their siblings
             privileges.set_non_dumpable()
             non_dumpable = True
@@ -80,6 +84,7 @@ class _Server:
         if landlock_paths is None:  # opened once here, so a learner process adds its rules without opening ~300 paths
             read, listed = _landlock_paths(landlock)
             landlock_paths = {"read": landlock.open_ahead(read), "list": landlock.open_ahead(listed)}
+            landlock.prepare_rules(landlock_paths["read"], landlock_paths["list"])
         self.landlock_paths = landlock_paths
         self.facts = {
             "landlock_abi": landlock.abi_version(),

@@ -19,7 +19,7 @@ import stat
 import sysconfig
 from typing import Any, Iterable, NamedTuple
 
-from ._libc import PR_SET_NO_NEW_PRIVS, fail, prctl, syscall, thread_count
+from ._libc import PR_SET_NO_NEW_PRIVS, fail, libc, prctl, syscall, thread_count
 
 # The numbers are the same on x86_64 and aarch64 (asm-generic table).
 SYS_LANDLOCK_CREATE_RULESET = 444
@@ -148,6 +148,45 @@ def close_ahead(opened: Iterable[Any]) -> None:
                 pass
 
 
+def prepare_rules(read_paths: Iterable[Opened], list_paths: Iterable[Opened] = ()) -> None:
+    """Build now the rules :func:`restrict` will add for these descriptors, in a process about to fork many.
+
+    A warm parent's learner processes all add the same ~280 rules: built
+    once here, each fork finds them ready and only makes the system calls.
+    """
+    abi = abi_version()
+    if abi < 1:
+        return  # nothing to prepare: restrict() will refuse
+    handled = _fs_rights(min(abi, HIGHEST_KNOWN_ABI))
+    for rights, opened in ((READ_RIGHTS, read_paths), (READ_DIR, list_paths)):
+        for item in opened:
+            access = _access(item.is_dir, rights, handled)
+            if access and len(_PREPARED) < _MAX_PREPARED:
+                _rule(item.fd, access)
+
+
+# Rule arguments by (descriptor, rights): what a rule holds is exactly its key, so an entry never goes stale.
+_PREPARED: dict[tuple[int, int], Any] = {}
+_MAX_PREPARED = 4096
+
+
+def _rule(fd: int, access: int) -> Any:
+    """The ``landlock_add_rule`` argument allowing ``access`` beneath ``fd``: prepared, or built now."""
+    rule = _PREPARED.get((fd, access))
+    if rule is None:
+        rule = ctypes.byref(_PathBeneath(access, fd))
+        if len(_PREPARED) < _MAX_PREPARED:
+            _PREPARED[(fd, access)] = rule
+    return rule
+
+
+def _access(is_dir: bool, wanted: int, handled: int) -> int:
+    return (wanted if is_dir else wanted & FILE_RIGHTS) & handled
+
+
+_ADD_RULE_ARGS = (ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_long(RULE_PATH_BENEATH), ctypes.c_long(0))
+
+
 def _add_rule(ruleset_fd: int, path: str | Opened, wanted: int, handled: int) -> bool:
     """Allow ``wanted`` beneath ``path``; False when the path does not exist."""
     if isinstance(path, Opened):
@@ -165,13 +204,11 @@ def _add_rule(ruleset_fd: int, path: str | Opened, wanted: int, handled: int) ->
 
 
 def _add_rule_at(ruleset_fd: int, fd: int, is_dir: bool, wanted: int, handled: int, path: str) -> bool:
-    if not is_dir:
-        wanted &= FILE_RIGHTS
-    access = wanted & handled
+    access = _access(is_dir, wanted, handled)
     if not access:
         return True
-    rule = _PathBeneath(access, fd)
-    if syscall(SYS_LANDLOCK_ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
+    number, kind, zero = _ADD_RULE_ARGS  # full machine words, as ``syscall`` would pass them
+    if libc.syscall(number, ctypes.c_long(ruleset_fd), kind, _rule(fd, access), zero) < 0:
         raise fail(f"landlock_add_rule({path!r})")
     return True
 

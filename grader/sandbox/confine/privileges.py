@@ -70,9 +70,7 @@ def drop_capabilities() -> bool:
             if exc.errno != errno.EINVAL:  # EINVAL: kernel without ambient capabilities
                 raise
     if may_drop_bounding:
-        for cap in range(_cap_last_cap(before["CapBnd"]) + 1):
-            if (before["CapBnd"] >> cap) & 1:
-                prctl(PR_CAPBSET_DROP, cap)
+        _drop_bounding(before["CapBnd"])
     if held:
         header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
         data = (_CapData * 2)()
@@ -84,6 +82,28 @@ def drop_capabilities() -> bool:
         raise OSError(errno.EPERM, f"drop_capabilities: still holding CapEff={after['CapEff']:x}"
                                    f" CapPrm={after['CapPrm']:x} CapAmb={after['CapAmb']:x}")
     return True
+
+
+def empty_bounding_set() -> bool:
+    """Empty this process's bounding set, keeping the capabilities it holds; True when it is empty after.
+
+    Meant for the warm parent, which never executes a program: the processes
+    it forks inherit the empty set, so each skips dropping some forty
+    capabilities one system call at a time (about 40 us each on a VM),
+    and :func:`drop_capabilities` then clears only what they hold.
+    """
+    caps = _caps()
+    bounding = caps["CapBnd"]
+    if bounding and (caps["CapEff"] >> _CAP_SETPCAP) & 1:
+        _drop_bounding(bounding)
+        bounding = _caps()["CapBnd"]
+    return not bounding
+
+
+def _drop_bounding(bounding: int) -> None:
+    for cap in range(_cap_last_cap(bounding) + 1):
+        if (bounding >> cap) & 1:
+            prctl(PR_CAPBSET_DROP, cap)
 
 
 def set_no_new_privs() -> None:
