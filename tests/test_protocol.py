@@ -133,3 +133,38 @@ def test_a_malformed_batch_is_refused_before_anything_is_cut(change: dict) -> No
     (header, blobs), = MessageParser().feed(_batched(ANSWERS))
     with pytest.raises(ProtocolError):
         unbatch({**header, **change}, blobs)
+
+
+OK_ANSWERS = [
+    ({"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+     [encode_array(np.array([0.25, 0.75]))]),
+    ({"op": "result", "index": 1, "ok": True, "kind": "tuple", "types": ["float", "float"], "values": 2},
+     [encode_array(np.float64(64.2)), encode_array(np.float64(1.003))]),
+]
+
+
+def _taken_apart(answers: list) -> list:  # type: ignore[type-arg]
+    """What the grader's side makes of a batch: each answer's outcome, in order."""
+    from grader.sandbox.runner import LearnerProcess
+
+    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]  # never started: only decodes
+    (header, blobs), = MessageParser().feed(_batched(answers))
+    return [process._decode_result(h["index"], h, p) for h, p in process._answers_in(header, blobs)]
+
+
+def test_a_batch_with_the_same_bytes_as_a_recent_one_gets_its_outcomes_again() -> None:
+    first, again = _taken_apart(OK_ANSWERS), _taken_apart(OK_ANSWERS)
+    assert [o.status for o in first] == ["ok", "ok"] and first[1].value == (64.2, 1.003)
+    assert all(a is b for a, b in zip(first, again))  # not taken apart a second time
+    assert not first[0].values[0].flags.writeable  # shared, so nobody may change them
+
+    one_bit_off = [OK_ANSWERS[0], (OK_ANSWERS[1][0], [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))])]
+    other = _taken_apart(one_bit_off)
+    assert other[1].value == (64.2, 1.0031) and other[1].digest != first[1].digest
+    assert other[0] is not first[0]  # an exact match or nothing: the whole batch is decoded afresh
+
+
+def test_a_batch_with_a_failed_answer_is_always_taken_apart_afresh() -> None:
+    first, again = _taken_apart(ANSWERS), _taken_apart(ANSWERS)
+    assert [o.status for o in first] == [o.status for o in again] and "raised" in {o.status for o in first}
+    assert all(a is not b for a, b in zip(first, again))

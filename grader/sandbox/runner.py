@@ -15,7 +15,9 @@ import selectors
 import shutil
 import signal
 import tempfile
+import threading
 import time
+from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -150,7 +152,7 @@ class LearnerProcess:
         self._pipes: _Pipes | None = None
         self._scratch: str | None = None
         self._parser = MessageParser()
-        self._inbox: list[tuple[dict[str, Any], list[bytes]]] = []
+        self._inbox: deque[tuple[dict[Any, Any], list[bytes]]] = deque()
         self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
         self.end: dict[str, Any] | None = None
@@ -375,9 +377,26 @@ class LearnerProcess:
 
     # -- internals -------------------------------------------------------
 
-    def _decode_result(self, index: int, header: dict[str, Any], payload: list[bytes]) -> CallOutcome:
+    def _answers_in(self, header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[Any, Any], list[bytes]]]:
+        """The answers of a ``results`` message, each decoded and checked, as messages of their own.
+
+        A batch whose bytes are exactly those of a recent one (a class's correct
+        submissions return the same numbers) gets that batch's outcomes again:
+        same bytes, same outcomes, without taking them apart a second time.
+        """
+        outcomes = _KNOWN_BATCHES.find(header, blobs)
+        if outcomes is None:
+            outcomes = [self._decode_result(answer["index"], answer, payload) for answer, payload in unbatch(header, blobs)]
+            _KNOWN_BATCHES.remember(header, blobs, outcomes)
+        first = header["first"]
+        return [({"op": "result", "index": first + number, _DECODED: outcome}, []) for number, outcome in enumerate(outcomes)]
+
+    def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
         if header.get("op") != "result" or header.get("index") != index:
             return CallOutcome(status="protocol", detail="the process sent an answer out of order")
+        decoded = header.get(_DECODED)  # a key JSON cannot spell: only _answers_in puts it there
+        if decoded is not None:
+            return decoded
         if not header.get("ok"):
             error = _as_error(header.get("error"))
             status = "bad_value" if header.get("stage") == "value" else "raised"
@@ -406,7 +425,7 @@ class LearnerProcess:
         """
         assert self._pipes is not None
         if self._inbox:
-            return self._inbox.pop(0), None
+            return self._inbox.popleft(), None
         pipes = self._pipes
         selector = self._selector
         if selector is None:
@@ -480,7 +499,7 @@ class LearnerProcess:
                     try:
                         for message in self._parser.feed(data):
                             if message[0].get("op") == "results":
-                                self._inbox.extend(unbatch(*message))
+                                self._inbox.extend(self._answers_in(*message))
                             else:
                                 self._inbox.append(message)
                     except ProtocolError as exc:
@@ -489,7 +508,7 @@ class LearnerProcess:
                     if len(data) < _READ_SIZE:
                         break
                 if self._inbox:
-                    return self._inbox.pop(0), None
+                    return self._inbox.popleft(), None
                 if closed:
                     return None, self._crash(self._end(grace=0.5), during)
 
@@ -562,7 +581,10 @@ class _WireOutcome(CallOutcome):
 
     def _decoded(self) -> list[Any]:
         if self._arrays is None:
-            self._arrays = [decode_array(blob) for blob in self._payload]  # checked on arrival: cannot fail
+            arrays = [decode_array(blob) for blob in self._payload]  # checked on arrival: cannot fail
+            for array in arrays:
+                array.flags.writeable = False  # an outcome may be shared (``_KnownBatches``): nobody changes it
+            self._arrays = arrays
         return self._arrays
 
     @property  # type: ignore[override]
@@ -621,6 +643,52 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
 
 
 MAX_BATCH = 1 << 16
+_DECODED = object()
+
+
+class _KnownBatches:
+    """Recent batches of answers whose every answer was ``ok``, by their exact bytes, with their outcomes.
+
+    Found only on an exact match (payload, headers and first index), so a
+    hit is what decoding would give. The outcomes are shared, which is safe
+    because their arrays are read-only (``_WireOutcome``) and nothing else
+    in them changes once decoded. Shared by a process's threads.
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self._limit = limit
+        self._entries: OrderedDict[bytes, tuple[Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(blobs: list[bytes]) -> bytes | None:
+        return digests.blake2b(blobs[0], digest_size=16).digest() if len(blobs) == 1 else None
+
+    def find(self, header: dict[str, Any], blobs: list[bytes]) -> list[CallOutcome] | None:
+        key = self._key(blobs)
+        with self._lock:
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None:
+                return None
+            first, answers, sizes, data, outcomes = entry
+            if (type(header.get("first")) is not int or header["first"] != first or data != blobs[0]
+                    or header.get("sizes") != sizes or header.get("answers") != answers):
+                return None
+            self._entries.move_to_end(key)  # type: ignore[arg-type]
+            return outcomes
+
+    def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome]) -> None:
+        key = self._key(blobs)
+        if key is None or not outcomes or not all(type(o) is _WireOutcome for o in outcomes):
+            return
+        with self._lock:
+            self._entries[key] = (header["first"], header["answers"], header["sizes"], bytes(blobs[0]), outcomes)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._limit:
+                self._entries.popitem(last=False)
+
+
+_KNOWN_BATCHES = _KnownBatches()
 
 
 def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
