@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from grader import __version__
-from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.engine import SourceModule, grade_implementation, warm_plans
 from grader.checks.quiz import grade_quiz
 from grader.errors import UsageError, WeakSandboxError
 from grader.results import ExerciseResult, Report, SandboxInfo
@@ -192,6 +192,8 @@ class GradingSession:
         checks would run on a machine whose sandbox is weaker than tier A or
         failed its self-test, unless the session allows a weak sandbox.
         """
+        if selected is not None and submission.python:  # while a warm parent that is still starting is waited for
+            warm_plans(selected, public_only=public_only)
         self._require_sandbox(submission, selected, public_only)
         try:
             problems = list(submission.notes)

@@ -131,3 +131,24 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp
     assert again == first
     assert any(check.diagnosis for check in again.exercises[0].checks)  # diagnosed, from the stored answers
     assert len(spawned) == 1
+
+
+def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_path: Path, monkeypatch) -> None:
+    """A cold ``grader grade`` loads its plans while the warm parent may still be importing numpy."""
+    from grader.grading import GradingSession
+
+    learner = tmp_path / "answer.py"
+    shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "reference.py", learner)
+    exercise = session.catalog.exercises["stable-softmax"]
+    for public_only in (False, True):
+        monkeypatch.setattr(engine, "_PLANS", {})
+        built_before: list[bool] = []
+        with GradingSession(session.catalog, zygote=session.zygote) as fresh:
+            original = fresh.factory.require_strong
+            monkeypatch.setattr(fresh.factory, "require_strong",
+                                lambda: built_before.append(bool(engine._PLANS)) or original())
+            report = fresh.grade(learner, exercise_ids=["stable-softmax"], public_only=public_only)
+        assert report.exercises[0].checks and all(c.status == "passed" for c in report.exercises[0].checks)
+        assert built_before == ([] if public_only else [True])  # public checks need no strong sandbox
+        checks = [c for c in exercise.checks if not public_only or c.visibility == "public"]
+        assert list(engine._PLANS) == [(id(exercise), tuple(c.id for c in checks))]  # the plan grading used

@@ -221,7 +221,7 @@ def grade_implementation(
     one bad input costs one check, not the exercise.
     """
     entries = list(exercise.entries)
-    checks = [c for c in exercise.checks if not public_only or c.visibility == "public"]
+    checks = _checks_to_run(exercise, public_only)
     hidden_not_run = len(exercise.checks) - len(checks)
     if source.failed_start is not None:
         return _unimportable(exercise, checks, source.failed_start, hidden_not_run)
@@ -360,11 +360,15 @@ def _shift(item: dict[str, Any], offset: int) -> dict[str, Any]:
 _PLANS: dict[tuple[int, tuple[str, ...]], _Plan] = {}
 
 
-def warm_plans(exercises: list[Any]) -> None:
-    """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading all its checks would."""
+def warm_plans(exercises: list[Any], *, public_only: bool = False) -> None:
+    """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading it would."""
     for exercise in exercises:
         if isinstance(exercise, ImplementationExercise):
-            _plan_for(exercise, list(exercise.checks))
+            _plan_for(exercise, _checks_to_run(exercise, public_only))
+
+
+def _checks_to_run(exercise: ImplementationExercise, public_only: bool) -> list[Check]:
+    return [c for c in exercise.checks if not public_only or c.visibility == "public"]
 
 
 def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
