@@ -115,6 +115,7 @@ _CLONE_THREAD = 0x00010000
 _CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 _OPEN_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, SECCOMP_MODE_FILTER = 1, 1, 2
+SECCOMP_FILTER_FLAG_SPEC_ALLOW = 1 << 2  # Linux 4.17
 
 
 class _SockFilter(ctypes.Structure):
@@ -218,7 +219,11 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     Uses seccomp(SECCOMP_SET_MODE_FILTER, TSYNC) so threads started before
     (OpenBLAS) are covered too; falls back to prctl(PR_SET_SECCOMP) on kernels
     without the seccomp syscall, refusing (RuntimeError) if several threads
-    exist then. ``kill``/``tgkill`` stay allowed only towards this process's
+    exist then. With SPEC_ALLOW where the kernel knows it: kernels before
+    5.16 (or booted with ``spec_store_bypass_disable=seccomp``) otherwise turn
+    on the speculative store bypass mitigation for every filtered process,
+    which slows all of its code to guard data inside the process itself; a
+    learner process holds nothing it may not read (its own code and inputs). ``kill``/``tgkill`` stay allowed only towards this process's
     current pid. ``read_only_fs=True`` adds the no-writes rules for when
     Landlock is missing. Sets no_new_privs. Raises OSError on failure.
     """
@@ -229,8 +234,11 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     array = (_SockFilter * len(insns))(*(_SockFilter(*i) for i in insns))
     prog = _SockFprog(len(insns), array)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
-    result = syscall(_ARCHES[machine][1]["seccomp"], SECCOMP_SET_MODE_FILTER,
-                     SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(prog))
+    number = _ARCHES[machine][1]["seccomp"]
+    result = syscall(number, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+                     ctypes.byref(prog))
+    if result < 0 and ctypes.get_errno() == errno.EINVAL:  # a kernel before 4.17: without SPEC_ALLOW
+        result = syscall(number, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(prog))
     if result == 0:
         return
     if result > 0:
