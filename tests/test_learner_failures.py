@@ -57,3 +57,35 @@ def test_grade_warnings_on_stderr_cost_nothing(tmp_path: Path) -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
     assert "learner| debug" in done.stdout
+
+
+def test_an_exception_names_the_learners_own_frames_as_the_standard_traceback_would(tmp_path: Path) -> None:
+    """Frames outside the learner's files (numpy's, ours) are left out; each kept one has its line of code."""
+    import importlib.util
+    import traceback
+
+    import numpy as np
+
+    from grader.sandbox import child
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "helper.py").write_text("import numpy as np\n\ndef solve(a):\n    return np.linalg.solve(a, a)\n")
+    (scratch / "mine.py").write_text("from helper import solve\n\ndef softmax(z, axis=-1):\n"
+                                     "    inner = solve(z)  # singular\n    return inner\n")
+    sys.path.insert(0, str(scratch))
+    try:
+        spec = importlib.util.spec_from_file_location("mine_frames", scratch / "mine.py")
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        with pytest.raises(np.linalg.LinAlgError) as caught:
+            module.softmax(np.zeros((2, 2)))
+    finally:
+        sys.path.remove(str(scratch))
+        sys.modules.pop("helper", None)
+    described = child._describe_exception(caught.value, str(scratch))
+    expected = [{"file": Path(f.filename).name, "line": f.lineno, "function": f.name, "text": f.line}
+                for f in traceback.extract_tb(caught.value.__traceback__) if f.filename.startswith(str(scratch))]
+    assert described["frames"] == expected
+    assert [(f["file"], f["function"], f["text"]) for f in described["frames"]] == [
+        ("mine.py", "softmax", "inner = solve(z)  # singular"), ("helper.py", "solve", "return np.linalg.solve(a, a)")]

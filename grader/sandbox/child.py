@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import importlib.util
+import linecache
 import os
 import sys
 import time
@@ -290,18 +291,32 @@ def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     if isinstance(exc, SystemExit):
         described["message"] = repr(exc.code)[:_MESSAGE_LIMIT]
     try:
-        frames = traceback.extract_tb(exc.__traceback__)
+        described["frames"] = _learner_frames(exc.__traceback__, scratch)
     except BaseException:
-        frames = []
-    for frame in frames:
-        if frame.filename and frame.filename.startswith(scratch):
-            described["frames"].append({
-                "file": os.path.relpath(frame.filename, scratch),
-                "line": frame.lineno,
-                "function": frame.name,
-                "text": (frame.line or "")[:200],
-            })
+        pass
     return described
+
+
+def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
+    """The traceback's frames in the learner's own files, oldest first, each with its line of code.
+
+    Walked by hand: ``traceback.extract_tb`` would also read the source of
+    every numpy frame and work out each frame's columns, about a millisecond
+    per exception in a fresh process, for frames that are then dropped.
+    """
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        filename = code.co_filename
+        if filename and filename.startswith(scratch):
+            frames.append({
+                "file": os.path.relpath(filename, scratch),
+                "line": tb.tb_lineno,
+                "function": code.co_name,
+                "text": linecache.getline(filename, tb.tb_lineno).strip()[:200],
+            })
+        tb = tb.tb_next
+    return frames
 
 
 # Requests the warm parent decoded before forking this process (``preload``), by key: every
