@@ -15,7 +15,6 @@ import linecache
 import os
 import sys
 import time
-import traceback
 from typing import Any, Callable
 
 import numpy as np
