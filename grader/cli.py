@@ -258,11 +258,15 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
         catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
-        preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)  # refuse before any learner runs
+
+        def preflight() -> None:  # refuse before any learner runs; meanwhile the learners were found and hashed
+            preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)
+
         try:
             summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
                                 scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(),
-                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, catalog=catalog)
+                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, catalog=catalog,
+                                before_grading=preflight)
         except KeyboardInterrupt:
             click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
                        "Run the same command again to grade the rest.", err=True)

@@ -156,6 +156,27 @@ class _StopAfter:
                 raise KeyboardInterrupt
 
 
+def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is_written(world, tmp_path,
+                                                                                       monkeypatch) -> None:
+    """``grader batch`` passes its sandbox preflight as ``before_grading``: a refusal leaves no trace."""
+    import grader.batch.run as batch_run
+
+    hashed: list[Path] = []
+    original = batch_run.learner_digest
+    monkeypatch.setattr(batch_run, "learner_digest", lambda path: hashed.append(path) or original(path))
+    seen: list[int] = []
+
+    def refuse() -> None:
+        seen.append(len(hashed))
+        raise SandboxError("this machine's sandbox is too weak")
+
+    out = tmp_path / "out"
+    with pytest.raises(SandboxError):
+        run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
+                  before_grading=refuse, executor=lambda config: pytest.fail("nothing may be graded"))
+    assert seen == [len(LEARNERS)] and not out.exists()
+
+
 def test_batch_interrupted_then_resumed_matches_uninterrupted(first_run, world, tmp_path) -> None:
     out = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):

@@ -81,6 +81,7 @@ def run_batch(
     allow_weak_sandbox: bool = False,
     zygote: Any = None,
     catalog: Any = None,
+    before_grading: Callable[[], Any] | None = None,
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
@@ -93,7 +94,10 @@ def run_batch(
     command's warm parent, which local workers are then given clones of
     (see ``LocalPool``); it stays the caller's to close. ``catalog``: what
     ``prepare`` returned for these specs, when the caller loaded them already
-    (``grader batch`` does, while its warm parent boots). Raises
+    (``grader batch`` does, while its warm parent boots). ``before_grading``
+    runs once the learners are found and hashed, before anything is written
+    or graded (``grader batch`` passes its sandbox preflight, which waits for
+    the warm parent: the hashing is done meanwhile). Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
     """
@@ -113,14 +117,16 @@ def run_batch(
     learners, notes = discover_learners(folder, exclude=out_dir)
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
+    specs = spec_digest(catalog, exercises_path)
+    keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
+    if before_grading is not None:
+        before_grading()
     results, feedback = out_dir / "results", out_dir / "feedback"
     results.mkdir(parents=True, exist_ok=True)
     feedback.mkdir(exist_ok=True)
     with _locked(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
-        specs = spec_digest(catalog, exercises_path)
-        keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
         todo = [learner for learner in learners if force or not _finished(out_dir, learner, keys[learner.name])]
         config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs,
                               allow_weak_sandbox=allow_weak_sandbox)
