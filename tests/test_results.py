@@ -30,6 +30,27 @@ def test_json_is_byte_for_byte_what_pydantic_writes(case: str) -> None:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("exclude_none", [False, True])
+def test_to_data_is_what_asdict_gives_without_sharing_anything(case: str, exclude_none: bool) -> None:
+    """``to_data`` builds ``dataclasses.asdict``'s result (minus ``None`` fields when asked) without deep copies."""
+    from dataclasses import asdict
+
+    from grader.results import to_data
+
+    def without_none(value):  # type: ignore[no-untyped-def]
+        if isinstance(value, dict):
+            return {key: without_none(item) for key, item in value.items() if item is not None}
+        return [without_none(item) for item in value] if isinstance(value, list) else value
+
+    report = CASES[case]()
+    data = to_data(report, exclude_none=exclude_none)
+    assert data == (without_none(asdict(report)) if exclude_none else asdict(report))
+    assert list(data) == [name for name in asdict(report) if name in data]  # declaration order
+    data["exercises"].clear()  # the record's own lists are not handed out
+    assert to_data(report, exclude_none=exclude_none)["exercises"] == to_data(CASES[case](), exclude_none=exclude_none)["exercises"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_json_reads_back_to_the_same_report(case: str) -> None:
     report = CASES[case]()
     assert report_from_json(report_to_json(report)) == report
