@@ -12,6 +12,7 @@ trusts no file on disk.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
@@ -198,7 +199,7 @@ def _write_json(value: Any, newline: str, parts: list[str]) -> None:
     if kind is str:
         parts.append(_encode_string(value))
     elif kind is float:
-        if value != value or value in (_INFINITY, -_INFINITY):
+        if not math.isfinite(value):
             raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
         parts.append(float.__repr__(value))
     elif kind is int:
@@ -228,8 +229,6 @@ def _write_json(value: Any, newline: str, parts: list[str]) -> None:
     else:  # anything unusual: the standard encoder decides, exactly as json.dumps would
         parts.append(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", newline))
 
-
-_INFINITY = float("inf")
 _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
