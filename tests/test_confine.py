@@ -462,3 +462,23 @@ def test_path_resolver_agrees_with_realpath(tmp_path):
                  "stdlib/json/.", "linked-stdlib/..", "stdlib"]:
         full = str(tmp_path / path)
         assert resolve(full) == os.path.realpath(full), path
+
+
+def test_close_ahead_closes_every_opened_descriptor_and_nothing_between_them(tmp_path):
+    from grader.sandbox.confine import landlock
+
+    files = []
+    for index in range(8):
+        (tmp_path / f"f{index}").write_text("x")
+        files.append(str(tmp_path / f"f{index}"))
+    first = landlock.open_ahead(files[:5])
+    between = os.pipe()  # numbered inside the span of the opened descriptors
+    second = landlock.open_ahead(files[5:])
+    os.close(first[1].fd)  # already closed: no error
+    landlock.close_ahead([*first, "/not/opened", *second])
+    for item in first + second:
+        with pytest.raises(OSError):
+            os.fstat(item.fd)
+    for fd in between:
+        os.fstat(fd)
+        os.close(fd)

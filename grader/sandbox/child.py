@@ -44,7 +44,8 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     while True:
         op = request.get("op")
         if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
-            _restore_process_state(fresh_state, config["scratch"])
+            if module is not None:  # the first one finds the process as it was captured
+                _restore_process_state(fresh_state, config["scratch"])
             module, failure = _import_submission(str(request["module"]), config["scratch"])
             if failure is not None:
                 channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})

@@ -139,13 +139,17 @@ def open_ahead(paths: Iterable[str]) -> list[Opened]:
 
 
 def close_ahead(opened: Iterable[Any]) -> None:
-    """Close the descriptors of ``Opened`` items (plain paths among them are ignored)."""
-    for item in opened:
-        if isinstance(item, Opened):
-            try:
-                os.close(item.fd)
-            except OSError:
-                pass
+    """Close the descriptors of ``Opened`` items (plain paths among them are ignored).
+
+    Descriptors opened one after another have consecutive numbers: each run
+    of them is closed with one ``closerange`` (one system call on Linux 5.9+).
+    """
+    fds = sorted({item.fd for item in opened if isinstance(item, Opened)})
+    start = 0
+    for end in range(1, len(fds) + 1):
+        if end == len(fds) or fds[end] != fds[end - 1] + 1:  # the run fds[start:end] ends here
+            os.closerange(fds[start], fds[end - 1] + 1)
+            start = end
 
 
 def prepare_rules(read_paths: Iterable[Opened], list_paths: Iterable[Opened] = ()) -> None:
