@@ -133,3 +133,20 @@ def test_second_batch_on_one_output_folder_is_refused(tmp_path: Path) -> None:
                 run_batch(folder, assignment=ASSIGNMENT, out=out, jobs=1, exercises_dir=exercises)
         finally:
             holder.kill()
+
+
+def test_a_clone_starts_with_its_parents_idle_work_done() -> None:
+    """The idle work (importing numpy.random) is done before cloning: each worker's learners find it imported."""
+    from grader.sandbox.runner import LearnerProcess
+
+    source = b"import sys\nLOADED = 'numpy.random' in sys.modules\n\ndef probe():\n    return float(LOADED)\n"
+    with Zygote.start() as parent:
+        twin = parent.clone()  # at once: the parent has had no quiet moment for its idle work
+        process = LearnerProcess(twin, {"probe.py": source}, "probe.py", ["probe"])
+        try:
+            assert process.start().status == "ok"
+            (outcome,) = process.call_many([{"fn": "probe", "args": [], "return_inputs": False}], [])
+            assert outcome.status == "ok" and float(outcome.value) == 1.0
+        finally:
+            process.close()
+            twin.close()

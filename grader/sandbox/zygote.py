@@ -43,7 +43,7 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, Callable
 
 _MAX_DATAGRAM = 1 << 20
 _MAX_PRELOAD = 64 * 1024 * 1024
@@ -62,6 +62,7 @@ class _Server:
         self._early_probe: Any = None
         self.active: set[int] = set()
         self.clones: set[int] = set()
+        self.idle_work: list[Callable[[], None]] = []  # done once no request has come for a moment
         self.exited: dict[int, dict[str, int]] = {}
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
@@ -104,12 +105,12 @@ class _Server:
         if self.early is not None:
             self.begin_early_self_test()
             self.early_outcome = self._finish_probe(self._early_probe)
-        idle_work = [_import_numpy_random]
+        self.idle_work = [_import_numpy_random]
         while True:
-            quiet = _QUIET_BEFORE_IDLE_WORK if idle_work else None
+            quiet = _QUIET_BEFORE_IDLE_WORK if self.idle_work else None
             ready, _, _ = select.select([self.control, self.wake_r], [], [], quiet)
-            if not ready and idle_work:
-                idle_work.pop()()
+            if not ready and self.idle_work:
+                self.idle_work.pop()()
                 continue
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
@@ -211,6 +212,8 @@ class _Server:
         """Fork a warm parent that serves ``control_fd``; it keeps nothing of this one but its imports."""
         from grader.sandbox.confine import privileges
 
+        while self.idle_work:  # done here, once, so that every clone starts with it done
+            self.idle_work.pop()()
         me = os.getpid()
         pid = os.fork()
         if pid == 0:  # the clone
