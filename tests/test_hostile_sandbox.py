@@ -357,3 +357,12 @@ def test_scratch_of_a_killed_grader_is_swept_by_the_next(tmp_path: Path, monkeyp
     (tmp_path / "grader-oldstyle").mkdir()
     assert sweep_stale_scratch() == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"grader-{os.getpid()}-mine", "grader-oldstyle"]
+
+
+def test_a_self_test_result_compares_by_value_and_owns_its_defaults() -> None:
+    a = selftest.SelfTest(probes={"fork": "denied"}, expected={"fork": True})
+    b = selftest.SelfTest(probes={"fork": "denied"}, expected={"fork": True})
+    assert a == b and a != selftest.SelfTest(probes={"fork": "denied"}, expected={"fork": True}, error="no")
+    a.layers["seccomp"] = True
+    assert b.layers == {} and a != b  # each result has its own layers
+    assert "probes={'fork': 'denied'}" in repr(a)

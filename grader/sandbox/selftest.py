@@ -38,7 +38,6 @@ import resource
 import shutil
 import socket
 import tempfile
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = ["PROBES", "Bait", "SelfTest", "expected_denials", "judge", "probe", "run_self_test", "summarise"]
@@ -178,15 +177,31 @@ def expected_denials(facts: dict[str, Any], layers: Any) -> dict[str, bool]:
     }
 
 
-@dataclass
 class SelfTest:
-    """What the self-test found: each probe's outcome, what should have been denied, the tier proved."""
+    """What the self-test found: each probe's outcome, what should have been denied, the tier proved.
 
-    probes: dict[str, str]
-    expected: dict[str, bool]
-    layers: dict[str, Any] = field(default_factory=dict)
-    reached: tuple[str, ...] = ()  # "connect" / "udp": the parent's listener got something
-    error: str | None = None
+    A plain class, not a dataclass: the warm parent imports this module
+    before numpy, and importing ``dataclasses`` there cost its start ~5 ms.
+    """
+
+    _FIELDS = ("probes", "expected", "layers", "reached", "error")
+
+    def __init__(self, probes: dict[str, str], expected: dict[str, bool], layers: dict[str, Any] | None = None,
+                 reached: tuple[str, ...] = (), error: str | None = None) -> None:
+        self.probes, self.expected = probes, expected
+        self.layers = {} if layers is None else layers
+        self.reached = reached  # "connect" / "udp": the parent's listener got something
+        self.error = error
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SelfTest:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return "SelfTest(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS) + ")"
 
     def held(self, name: str) -> bool:
         """Whether probe ``name`` was stopped (or could not be tried here)."""
