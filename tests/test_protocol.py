@@ -168,3 +168,44 @@ def test_a_batch_with_a_failed_answer_is_always_taken_apart_afresh() -> None:
     first, again = _taken_apart(ANSWERS), _taken_apart(ANSWERS)
     assert [o.status for o in first] == [o.status for o in again] and "raised" in {o.status for o in first}
     assert all(a is not b for a, b in zip(first, again))
+
+
+def test_known_batches_are_bounded_in_bytes_as_well_as_in_number() -> None:
+    """A learner returning large arrays must not make the grader keep them: big batches are never kept."""
+    from grader.sandbox.runner import _KnownBatches, unbatch
+
+    (header, blobs), = MessageParser().feed(_batched(OK_ANSWERS))
+    size = len(blobs[0])
+
+    def outcomes():  # type: ignore[no-untyped-def]
+        from grader.sandbox.runner import LearnerProcess
+
+        process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
+        return [process._decode_result(h["index"], h, p) for h, p in unbatch(header, blobs)]
+
+    too_big = _KnownBatches(max_batch_bytes=size - 1)
+    too_big.remember(header, blobs, outcomes())
+    assert too_big.find(header, blobs) is None
+    room_for_one = _KnownBatches(max_bytes=size)
+    room_for_one.remember(header, blobs, outcomes())
+    assert room_for_one.find(header, blobs) is not None
+    other = dict(header, first=header["first"] + 100)
+    other_blobs = [blobs[0] + b""]  # the same bytes under another first index replace the entry
+    room_for_one.remember(other, other_blobs, outcomes())
+    assert room_for_one.find(other, other_blobs) is not None and room_for_one._bytes == size
+
+
+def test_known_batches_let_the_oldest_go_when_full() -> None:
+    from grader.sandbox.runner import LearnerProcess, _KnownBatches, unbatch
+
+    def batch(value: float):  # type: ignore[no-untyped-def]
+        answers = [(OK_ANSWERS[0][0], [encode_array(np.array([value, 1 - value]))])]
+        (header, blobs), = MessageParser().feed(_batched(answers))
+        process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
+        return header, blobs, [process._decode_result(h["index"], h, p) for h, p in unbatch(header, blobs)]
+
+    first, second = batch(0.25), batch(0.5)
+    known = _KnownBatches(max_bytes=len(first[1][0]))  # room for one batch
+    known.remember(*first)
+    known.remember(*second)
+    assert known.find(first[0], first[1]) is None and known.find(second[0], second[1]) is second[2]

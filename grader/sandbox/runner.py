@@ -652,12 +652,14 @@ class _KnownBatches:
     Found only on an exact match (payload, headers and first index), so a
     hit is what decoding would give. The outcomes are shared, which is safe
     because their arrays are read-only (``_WireOutcome``) and nothing else
-    in them changes once decoded. Shared by a process's threads.
+    in them changes once decoded. Shared by a process's threads. Bounded in
+    bytes too: a learner returning large arrays must not fill the grader.
     """
 
-    def __init__(self, limit: int = 64) -> None:
-        self._limit = limit
+    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 1 << 24) -> None:
+        self._limit, self._max_batch_bytes, self._max_bytes = limit, max_batch_bytes, max_bytes
         self._entries: OrderedDict[bytes, tuple[Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
+        self._bytes = 0  # payload bytes held (each outcome holds a copy of its part, and maybe its arrays)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -679,13 +681,17 @@ class _KnownBatches:
 
     def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome]) -> None:
         key = self._key(blobs)
-        if key is None or not outcomes or not all(type(o) is _WireOutcome for o in outcomes):
+        if (key is None or not outcomes or len(blobs[0]) > self._max_batch_bytes
+                or not all(type(o) is _WireOutcome for o in outcomes)):
             return
         with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old[3])
             self._entries[key] = (header["first"], header["answers"], header["sizes"], bytes(blobs[0]), outcomes)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._limit:
-                self._entries.popitem(last=False)
+            self._bytes += len(blobs[0])
+            while len(self._entries) > self._limit or self._bytes > self._max_bytes:
+                self._bytes -= len(self._entries.popitem(last=False)[1][3])
 
 
 _KNOWN_BATCHES = _KnownBatches()
