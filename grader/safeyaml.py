@@ -106,12 +106,7 @@ def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any,
             return read
     loader = _loader_class()(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, {}
-        lines: dict[tuple[Any, ...], int] = {}
-        _walk(node, (), lines, 0)
-        data = loader.construct_document(node)
+        return _read(loader)
     except YamlProblem:
         raise
     except RecursionError:
@@ -123,7 +118,16 @@ def load_yaml(text: str, max_bytes: int = 1 << 20) -> tuple[Any, dict[tuple[Any,
         raise YamlProblem(f"not valid YAML: {exc}") from None
     finally:
         loader.dispose()
-    return data, lines
+
+
+def _read(loader: Any) -> tuple[Any, dict[tuple[Any, ...], int]]:
+    """Compose the one document, note each value's line (refusing deep nesting), then build the data."""
+    node = loader.get_single_node()
+    if node is None:
+        return None, {}
+    lines: dict[tuple[Any, ...], int] = {}
+    _walk(node, (), lines, 0)
+    return loader.construct_document(node), lines
 
 
 def _read_fast(text: str) -> tuple[Any, dict[tuple[Any, ...], int]] | None:
@@ -133,12 +137,7 @@ def _read_fast(text: str) -> tuple[Any, dict[tuple[Any, ...], int]] | None:
         return None
     loader = loader_class(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, {}
-        lines: dict[tuple[Any, ...], int] = {}
-        _walk(node, (), lines, 0)
-        return loader.construct_document(node), lines
+        return _read(loader)
     except Exception:  # noqa: BLE001 - the pure-Python loader reads it again and gives the usual reason
         return None
     finally:
