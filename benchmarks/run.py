@@ -260,9 +260,9 @@ def main() -> None:
         for _ in range(max(1, options.batch_runs)):  # in turns, like the cold commands: a drifting machine slows both
             for folder, times in ((work / "class", everyone), (correct_dir, only_correct)):
                 started = time.perf_counter()
-                done = subprocess.run(GRADER + ["batch", str(folder), "--assignment", "all", "--out",
-                                                str(work / f"out-{folder.name}"), "--jobs", str(options.jobs), "--force"],
-                                      cwd=ROOT, capture_output=True, text=True)
+                command = GRADER + ["batch", str(folder), "--assignment", "all", "--out",
+                                    str(work / f"out-{folder.name}"), "--jobs", str(options.jobs), "--force"]
+                done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
                 times.append(time.perf_counter() - started)
                 failed = failed or (done if done.returncode != 0 else None)
         batch_seconds = statistics.median(everyone)

@@ -192,7 +192,7 @@ class GradingSession:
         checks would run on a machine whose sandbox is weaker than tier A or
         failed its self-test, unless the session allows a weak sandbox.
         """
-        if selected is not None and submission.python:  # while a warm parent that is still starting is waited for
+        if selected is not None and submission.python:  # before the wait below: the warm parent may still be booting
             warm_plans(selected, public_only=public_only)
         self._require_sandbox(submission, selected, public_only)
         try:

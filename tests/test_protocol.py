@@ -158,7 +158,8 @@ def test_a_batch_with_the_same_bytes_as_a_recent_one_gets_its_outcomes_again() -
     assert all(a is b for a, b in zip(first, again))  # not taken apart a second time
     assert not first[0].values[0].flags.writeable  # shared, so nobody may change them
 
-    one_bit_off = [OK_ANSWERS[0], (OK_ANSWERS[1][0], [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))])]
+    other_values = [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))]
+    one_bit_off = [OK_ANSWERS[0], (OK_ANSWERS[1][0], other_values)]
     other = _taken_apart(one_bit_off)
     assert other[1].value == (64.2, 1.0031) and other[1].digest != first[1].digest
     assert other[0] is not first[0]  # an exact match or nothing: the whole batch is decoded afresh

@@ -386,10 +386,12 @@ class LearnerProcess:
         """
         outcomes = _KNOWN_BATCHES.find(header, blobs)
         if outcomes is None:
-            outcomes = [self._decode_result(answer["index"], answer, payload) for answer, payload in unbatch(header, blobs)]
+            outcomes = [self._decode_result(answer["index"], answer, payload)
+                        for answer, payload in unbatch(header, blobs)]
             _KNOWN_BATCHES.remember(header, blobs, outcomes)
         first = header["first"]
-        return [({"op": "result", "index": first + number, _DECODED: outcome}, []) for number, outcome in enumerate(outcomes)]
+        return [({"op": "result", "index": first + number, _DECODED: outcome}, [])
+                for number, outcome in enumerate(outcomes)]
 
     def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
         if header.get("op") != "result" or header.get("index") != index:

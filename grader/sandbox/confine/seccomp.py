@@ -219,13 +219,15 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     Uses seccomp(SECCOMP_SET_MODE_FILTER, TSYNC) so threads started before
     (OpenBLAS) are covered too; falls back to prctl(PR_SET_SECCOMP) on kernels
     without the seccomp syscall, refusing (RuntimeError) if several threads
-    exist then. With SPEC_ALLOW where the kernel knows it: kernels before
-    5.16 (or booted with ``spec_store_bypass_disable=seccomp``) otherwise turn
-    on the speculative store bypass mitigation for every filtered process,
-    which slows all of its code to guard data inside the process itself; a
-    learner process holds nothing it may not read (its own code and inputs). ``kill``/``tgkill`` stay allowed only towards this process's
+    exist then. ``kill``/``tgkill`` stay allowed only towards this process's
     current pid. ``read_only_fs=True`` adds the no-writes rules for when
     Landlock is missing. Sets no_new_privs. Raises OSError on failure.
+
+    With SPEC_ALLOW where the kernel knows it: kernels before 5.16 (or
+    booted with ``spec_store_bypass_disable=seccomp``) otherwise turn on the
+    speculative store bypass mitigation for every filtered process, which
+    slows all of its code to guard data inside the process itself; a learner
+    process holds nothing it may not read (its own code and inputs).
     """
     machine = platform.machine()
     if machine not in _ARCHES:
