@@ -99,13 +99,18 @@ ANSWERS = [
 
 
 def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
-    from grader.sandbox.child import _Answers
+    """The answers as one ``results`` message, as a learner process sends them (never cut by time here)."""
+    from grader.sandbox import child
 
     sent: list[bytes] = []
-    batch = _Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
-    for header, payloads in answers:
-        batch.add(header, payloads)
-    batch.flush()
+    batch = child._Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
+    every, child._BATCH_SECONDS = child._BATCH_SECONDS, float("inf")  # a slow moment must not cut the batch in two
+    try:
+        for header, payloads in answers:
+            batch.add(header, payloads)
+        batch.flush()
+    finally:
+        child._BATCH_SECONDS = every
     return b"".join(sent)
 
 
