@@ -384,11 +384,12 @@ class LearnerProcess:
         submissions return the same numbers) gets that batch's outcomes again:
         same bytes, same outcomes, without taking them apart a second time.
         """
-        outcomes = _KNOWN_BATCHES.find(header, blobs)
+        key = _KNOWN_BATCHES.key(blobs)  # hashed once, whether found or remembered
+        outcomes = _KNOWN_BATCHES.find(header, blobs, key)
         if outcomes is None:
             outcomes = [self._decode_result(answer["index"], answer, payload)
                         for answer, payload in unbatch(header, blobs)]
-            _KNOWN_BATCHES.remember(header, blobs, outcomes)
+            _KNOWN_BATCHES.remember(header, blobs, outcomes, key)
         first = header["first"]
         return [({"op": "result", "index": first + number, _DECODED: outcome}, [])
                 for number, outcome in enumerate(outcomes)]
@@ -665,11 +666,12 @@ class _KnownBatches:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(blobs: list[bytes]) -> bytes | None:
+    def key(blobs: list[bytes]) -> bytes | None:
+        """What a batch is filed under: a digest of its one payload (``None``: not a batch that is kept)."""
         return digests.blake2b(blobs[0], digest_size=16).digest() if len(blobs) == 1 else None
 
-    def find(self, header: dict[str, Any], blobs: list[bytes]) -> list[CallOutcome] | None:
-        key = self._key(blobs)
+    def find(self, header: dict[str, Any], blobs: list[bytes], key: bytes | None = None) -> list[CallOutcome] | None:
+        key = key if key is not None else self.key(blobs)
         with self._lock:
             entry = self._entries.get(key) if key is not None else None
             if entry is None:
@@ -681,8 +683,9 @@ class _KnownBatches:
             self._entries.move_to_end(key)  # type: ignore[arg-type]
             return outcomes
 
-    def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome]) -> None:
-        key = self._key(blobs)
+    def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome],
+                 key: bytes | None = None) -> None:
+        key = key if key is not None else self.key(blobs)
         if (key is None or not outcomes or len(blobs[0]) > self._max_batch_bytes
                 or not all(type(o) is _WireOutcome for o in outcomes)):
             return
