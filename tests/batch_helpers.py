@@ -134,18 +134,21 @@ def snapshot(out: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".batch.lock"}
 
 
-def crashing_worker_main(config, connection, zygote=None, inherited=None):  # pragma: no cover - runs in a pool process
+def crashing_worker_main(config, connection, zygote=None, inherited=None, core=None):  # pragma: no cover - runs in a pool process
     """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
 
-    ``zygote`` and ``inherited`` are what a forked pool hands its processes (see ``executors._worker_main``).
+    ``zygote``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
     """
     import os
     import signal
     import time
 
+    from grader.batch.affinity import keep_to
     from grader.batch.worker import start_worker
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if core is not None:
+        keep_to(0, core)
     if inherited is not None:
         inherited.abandon()
     worker = start_worker(config, zygote)
@@ -163,3 +166,30 @@ def crashing_worker_main(config, connection, zygote=None, inherited=None):  # pr
             time.sleep(3600)
         connection.send(("done", worker.grade(task)))
     worker.close()
+
+
+def affinity_worker_main(config, connection, zygote=None, inherited=None, core=None):  # pragma: no cover - runs in a pool process
+    """A pool process that answers each task with the cores it, its warm parent and a learner process may use."""
+    import json
+    import os
+
+    from grader.batch.affinity import keep_to
+    from grader.batch.worker import Outcome
+    from grader.sandbox.runner import LearnerProcess
+
+    if core is not None:
+        keep_to(0, core)
+    if inherited is not None:
+        inherited.abandon()
+    connection.send(("ready", None))
+    while (task := connection.recv()) is not None:
+        learner = LearnerProcess(zygote, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
+        try:
+            learner.start()
+            found = {"pid": os.getpid(), "core": core, "worker": sorted(os.sched_getaffinity(0)),
+                     "warm_parent": sorted(os.sched_getaffinity(zygote.pid)),
+                     "learner": sorted(os.sched_getaffinity(learner._pid))}
+        finally:
+            learner.close()
+        connection.send(("done", Outcome(result_json=json.dumps(found))))
+    zygote.close()

@@ -10,6 +10,7 @@ still refused.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,9 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import ASSIGNMENT, CORRECT, make_class, make_exercises
+from batch_helpers import ASSIGNMENT, CORRECT, affinity_worker_main, make_class, make_exercises
 
 from grader.batch import run_batch
+from grader.batch.executors import LocalPool
+from grader.batch.worker import Task, WorkerConfig
 from grader.errors import UsageError
 from grader.grading import GradingSession, SandboxFactory
 from grader.sandbox.runner import Layers, Limits
@@ -150,3 +153,31 @@ def test_a_clone_starts_with_its_parents_idle_work_done() -> None:
         finally:
             process.close()
             twin.close()
+
+
+@pytest.mark.skipif(not 2 <= len(os.sched_getaffinity(0)) <= 8, reason="one core: nothing to keep apart; many: slow")
+def test_each_grading_process_keeps_to_a_core_of_its_own_with_its_learners(tmp_path: Path) -> None:
+    config = WorkerConfig(exercises_dir=str(make_exercises(tmp_path)), assignment=ASSIGNMENT, spec_digest="")
+    jobs = len(os.sched_getaffinity(0))  # one grading process per core, as by default
+    tasks = [Task(learner=f"l{index}", path=str(tmp_path), label="") for index in range(2 * jobs)]
+    with Zygote.start() as zygote:
+        pool = LocalPool(config, jobs, zygote=zygote, worker_main=affinity_worker_main)
+        found = [json.loads(outcome.result_json) for _, outcome in pool.map(tasks)]
+    assert len(found) == 2 * jobs
+    core_of = {entry["pid"]: entry["core"] for entry in found}
+    assert len(set(core_of.values())) == len(core_of)  # no two grading processes share a core
+    assert set(core_of.values()) <= os.sched_getaffinity(0)
+    for entry in found:  # the grading process, its clone of the warm parent and every learner it forks
+        assert entry["worker"] == entry["warm_parent"] == entry["learner"] == [entry["core"]]
+
+
+def test_grading_processes_keep_to_cores_only_with_one_for_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.batch.affinity import cores_to_use
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3, 1, 2, 0})
+    assert cores_to_use(4) == [0, 1, 2, 3]
+    assert cores_to_use(2) is None  # fewer than cores: the system knows which are free
+    assert cores_to_use(5) is None  # two would share a core while another might idle
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {7})
+    assert cores_to_use(1) is None  # nothing to choose
+    assert LocalPool(WorkerConfig("x", "all", ""), 2, pin=False)._free_core() is None

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
+from grader.batch.affinity import cores_to_use, keep_to
 from grader.batch.worker import Outcome, Task, WorkerConfig, grade_task, start_worker, task_id
 from grader.errors import SandboxError, UsageError
 from grader.sandbox.confine.privileges import die_with_parent
@@ -41,13 +42,17 @@ class Executor(Protocol):
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]: ...
 
 
-def _worker_main(config: WorkerConfig, connection: Connection, zygote: Any = None, inherited: Any = None) -> None:
+def _worker_main(config: WorkerConfig, connection: Connection, zygote: Any = None, inherited: Any = None,
+                 core: int | None = None) -> None:
     """A pool process: start one grading session, then grade what the parent sends until told to stop.
 
     ``zygote``: a warm parent cloned for this process (forked pools); ``inherited``:
     the parent's own warm parent client, whose socket a fork copied here and which is not ours to use.
+    ``core``: the one core this process keeps to (``affinity``); a warm parent it starts itself inherits it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if core is not None:
+        keep_to(0, core)
     if inherited is not None:  # forked from the batch: it grades nothing once the batch is gone
         die_with_parent(multiprocessing.parent_process().pid)
         inherited.abandon()
@@ -77,6 +82,7 @@ class _Slot:
     ready: bool = False
     task: Task | None = None
     started: float = 0.0
+    core: int | None = None
 
 
 @dataclass
@@ -93,7 +99,10 @@ class LocalPool:
     which learner each process holds, so a process that dies is blamed on
     that learner's grading alone and replaced; ``watchdog`` seconds bound the
     grading of one learner, as a backstop for a grader bug (learner code has
-    its own, much shorter, limits in the sandbox).
+    its own, much shorter, limits in the sandbox). With ``pin`` and no more
+    processes than cores, each process, its warm parent and its learner
+    processes keep to a core of their own (``affinity``); ``worker_main``
+    is then also given ``core=``.
     """
 
     config: WorkerConfig
@@ -101,8 +110,10 @@ class LocalPool:
     watchdog: float = 600.0
     context: str = "forkserver"
     zygote: Any = None
-    worker_main: Callable[[WorkerConfig, Connection], None] = _worker_main
+    worker_main: Callable[..., None] = _worker_main
+    pin: bool = True
     _slots: list[_Slot] = field(default_factory=list, init=False)
+    _cores: list[int] | None = field(default=None, init=False)
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         pending = list(tasks)
@@ -111,6 +122,7 @@ class LocalPool:
             return
         context = _context(self.context)
         wanted = max(1, min(self.jobs, len(pending)))
+        self._cores = cores_to_use(wanted) if self.pin else None
         failures: list[str] = []
         try:
             for _ in range(wanted):
@@ -134,8 +146,13 @@ class LocalPool:
                 context = multiprocessing.get_context("fork")
             except SandboxError:  # the worker starts a warm parent of its own, as without one to clone
                 pass
+        core = self._free_core()
         ours, theirs = context.Pipe()
-        extra = {"zygote": twin, "inherited": self.zygote} if twin is not None else {}
+        extra: dict[str, Any] = {"zygote": twin, "inherited": self.zygote} if twin is not None else {}
+        if core is not None:
+            extra["core"] = core
+            if twin is not None and twin.pid is not None:
+                keep_to(twin.pid, core)  # and so every learner process it forks
         process = context.Process(target=self.worker_main, args=(self.config, theirs), kwargs=extra, daemon=True,
                                   name="grader-batch-worker")
         try:
@@ -144,7 +161,14 @@ class LocalPool:
             theirs.close()
             if twin is not None:
                 twin.abandon()  # the worker holds the clone's socket now; the clone ends when the worker does
-        self._slots.append(_Slot(process, ours))
+        self._slots.append(_Slot(process, ours, core=core))
+
+    def _free_core(self) -> int | None:
+        """A core no live grading process keeps to (a replacement takes its predecessor's), or ``None``."""
+        if not self._cores:
+            return None
+        taken = {slot.core for slot in self._slots}
+        return next((core for core in self._cores if core not in taken), None)
 
     def _collect(self, context: Any, failures: list[str], pending: list[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Wait for one event (a message, a death, a deadline) and handle what happened.

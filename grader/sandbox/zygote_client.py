@@ -185,6 +185,7 @@ class Zygote:
         """The client's state: its end of the control socket, the file the warm parent's errors go to,
         the warm parent's process (``None`` for a clone, which its own parent reaps) and the early self-test asked for."""
         self._socket, self._stderr, self._process, self._early = control, stderr, process, early
+        self.pid: int | None = process.pid if process is not None else None  # a clone's: set by clone()
         self._lock = threading.Lock()
         self._facts: dict[str, Any] | None = None
         self._refused: set[str] = set()
@@ -242,11 +243,12 @@ class Zygote:
             with self._lock:
                 self._wait_ready()
                 socket.send_fds(self._socket, [json.dumps({"op": "clone"}).encode()], [theirs.fileno()])
-                self._reply("cloned")
+                pid = self._reply("cloned").get("pid")
         finally:
             theirs.close()
         twin = Zygote.__new__(Zygote)
         twin._attach(ours, self._stderr, None, None)
+        twin.pid = pid if type(pid) is int else None
         try:
             same = twin.facts == self.facts
         except BaseException:  # the clone did not start: nothing of it is kept
