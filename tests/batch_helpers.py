@@ -176,11 +176,13 @@ def affinity_worker_main(config, connection, zygote=None, inherited=None, core=N
     from grader.batch.affinity import keep_to
     from grader.batch.worker import Outcome
     from grader.sandbox.runner import LearnerProcess
+    from grader.sandbox.zygote_client import Zygote
 
     if core is not None:
         keep_to(0, core)
     if inherited is not None:
         inherited.abandon()
+    zygote = zygote or Zygote.start()  # not forked from the batch (it ran threads): a warm parent of its own
     connection.send(("ready", None))
     while (task := connection.recv()) is not None:
         learner = LearnerProcess(zygote, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
