@@ -60,3 +60,23 @@ def test_datagrams_and_passed_descriptors_arrive_whole() -> None:
             item.close()
         os.close(r)
         os.close(w)
+
+
+def test_a_new_reader_takes_memory_only_as_reads_fill_it() -> None:
+    """Every learner process makes one: a 1 MiB buffer written with zeros up front would be 256 page faults each."""
+    import resource
+
+    def faults() -> int:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+    before = faults()
+    reader = Reader()
+    made = faults() - before
+    r, w = os.pipe()
+    try:
+        os.write(w, b"x" * 100)
+        assert reader.read(r) == b"x" * 100
+    finally:
+        os.close(r)
+        os.close(w)
+    assert made < 32, f"making a 1 MiB reader touched {made} pages"
