@@ -181,3 +181,24 @@ def test_grading_processes_keep_to_cores_only_with_one_for_every_core(monkeypatc
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {7})
     assert cores_to_use(1) is None  # nothing to choose
     assert LocalPool(WorkerConfig("x", "all", ""), 2, pin=False)._free_core() is None
+
+
+def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
+    """Blocks up to 4 MiB come from malloc's heap and stay there once freed (``zygote._keep_freed_memory``)."""
+    from grader.sandbox.runner import LearnerProcess
+
+    source = (b"import resource\nimport numpy as np\n\ndef probe():\n"
+              b"    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+              b"    np.ones(1 << 18).sum()\n"  # 2 MiB, written, then freed
+              b"    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults)\n")
+    with Zygote.start() as zygote:
+        process = LearnerProcess(zygote, {"probe.py": source}, "probe.py", ["probe"])
+        try:
+            assert process.start().status == "ok"
+            call = {"fn": "probe", "args": [], "return_inputs": False}
+            first, second = process.call_many([call, call], [])
+        finally:
+            process.close()
+    assert first.status == second.status == "ok"
+    assert float(first.value) >= 256  # the first fills fresh pages: 512 of them
+    assert float(second.value) < 64, f"the second array of 2 MiB faulted {float(second.value):.0f} pages in again"
