@@ -124,13 +124,26 @@ def test_a_batch_of_answers_comes_apart_into_the_answers_sent_one_by_one() -> No
     assert got == [({k: v for k, v in h.items() if k != "blobs"}, p) for h, p in expected]
 
 
+def test_a_batch_names_each_distinct_answer_header_once() -> None:
+    """A check's answers mostly share one header: the batch carries it once and numbers the answers."""
+    same = [({**OK_ANSWERS[0][0], "index": index}, OK_ANSWERS[0][1]) for index in range(40)]
+    (header, blobs), = MessageParser().feed(_batched(same + [({**OK_ANSWERS[1][0], "index": 40}, OK_ANSWERS[1][1])]))
+    assert header["kinds"] == [{k: v for k, v in h.items() if k not in ("op", "index")}
+                               for h in (OK_ANSWERS[0][0], OK_ANSWERS[1][0])]
+    assert header["answers"] == [0] * 40 + [1]
+
+
 @pytest.mark.parametrize("change", [
-    {"first": -1}, {"first": "4"}, {"answers": {"0": {}}}, {"answers": [[1, 2]]}, {"sizes": [1, -1]},
+    {"first": -1}, {"first": "4"}, {"answers": {"0": {}}}, {"answers": [[1, 2]]}, {"answers": [True]},
+    {"answers": [0, 99]}, {"answers": [-1]}, {"kinds": {"0": {}}}, {"kinds": [[1, 2]], "answers": [0]},
+    {"sizes": [1, -1]},
     {"sizes": [24, 16, 32, 16, 1]},  # more bytes named than sent
-    {"answers": [{"ok": True, "values": 5}]},  # more arrays named than sizes given
-    {"answers": [{"ok": True, "values": 1}]},  # arrays sent that no answer names
-    {"answers": [{"ok": True, "values": True}]}, {"answers": [{"ok": True, "values": 1, "inputs": -2}]},
-], ids=["negative-first", "text-first", "answers-not-a-list", "answer-not-an-object", "negative-size",
+    {"kinds": [{"ok": True, "values": 99}], "answers": [0]},  # more arrays named than sizes given
+    {"kinds": [{"ok": True, "values": 1}], "answers": [0]},  # arrays sent that no answer names
+    {"kinds": [{"ok": True, "values": True}], "answers": [0]},
+    {"kinds": [{"ok": True, "values": 1, "inputs": -2}], "answers": [0]},
+], ids=["negative-first", "text-first", "answers-not-a-list", "answer-not-a-number", "answer-a-boolean",
+        "answer-past-the-kinds", "negative-answer", "kinds-not-a-list", "kind-not-an-object", "negative-size",
         "sizes-past-the-payload", "too-many-arrays-named", "arrays-left-over", "boolean-count", "negative-count"])
 def test_a_malformed_batch_is_refused_before_anything_is_cut(change: dict) -> None:  # type: ignore[type-arg]
     from grader.sandbox.runner import unbatch

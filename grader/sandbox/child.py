@@ -143,11 +143,12 @@ class _Channel:
 class _Answers:
     """Answers on their way to the parent: one message each, or (``batched``) one per pipe-full or 10 ms.
 
-    A batch is one ``results`` message: the answers' headers in one JSON list
-    and their arrays in one payload, cut by ``sizes``; the parent takes it
-    apart into the answers it would have received one by one. Batching saves
-    a system call, a wake-up of the parent and the parsing of a header per
-    answer. The parent asks for it only on a first attempt: if the process
+    A batch is one ``results`` message: each distinct answer header once, in
+    ``kinds``, each answer as the number of its header, in ``answers``, and
+    their arrays in one payload, cut by ``sizes``; the parent takes it apart
+    into the answers it would have received one by one. Batching saves a
+    system call, a wake-up of the parent and the parsing of a header per
+    answer (most answers of an exercise have the same header). The parent asks for it only on a first attempt: if the process
     then hangs or dies, answers still held here are lost and the parent
     cannot tell which call was to blame, so it asks again one answer at a time.
     """
@@ -155,7 +156,8 @@ class _Answers:
     def __init__(self, channel: _Channel, batched: bool) -> None:
         self._channel, self._batched = channel, batched
         self._first = 0
-        self._entries: list[bytes] = []
+        self._kinds: dict[bytes, int] = {}  # each distinct answer header (JSON) and its number, in order
+        self._answers: list[bytes] = []  # each answer's header number, as JSON
         self._blobs: list[bytes] = []
         self._held = 0
         self._since = time.monotonic()
@@ -164,9 +166,13 @@ class _Answers:
         if not self._batched:
             self._channel.write(_answer(header, payloads))
             return
-        if not self._entries:
+        if not self._answers:
             self._first = header["index"]
-        self._entries.append(_entry(header))
+        entry = _entry(header)
+        kind = self._kinds.get(entry)
+        if kind is None:
+            kind = self._kinds[entry] = len(self._kinds)
+        self._answers.append(b"%d" % kind)
         self._blobs += payloads
         self._held += sum(len(blob) for blob in payloads) + 64
         now = time.monotonic()
@@ -174,12 +180,12 @@ class _Answers:
             self.flush(now)
 
     def flush(self, now: float | None = None) -> None:
-        if self._entries:
+        if self._answers:
             sizes = b",".join(b"%d" % len(blob) for blob in self._blobs)
-            head = b'{"op":"results","first":%d,"answers":[%s],"sizes":[%s],"blobs":1}' % (
-                self._first, b",".join(self._entries), sizes)
+            head = b'{"op":"results","first":%d,"kinds":[%s],"answers":[%s],"sizes":[%s],"blobs":1}' % (
+                self._first, b",".join(self._kinds), b",".join(self._answers), sizes)
             self._channel.write(frame_message(head, [b"".join(self._blobs)]))
-            self._entries, self._blobs, self._held = [], [], 0
+            self._kinds, self._answers, self._blobs, self._held = {}, [], [], 0
         self._since = time.monotonic() if now is None else now
 
 

@@ -616,22 +616,18 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
     malformed batch raises ``ProtocolError`` (the sender cannot be trusted).
     Each answer is then checked by ``_decode_result`` as any other.
     """
-    answers, sizes, first = header.get("answers"), header.get("sizes"), header.get("first")
-    if (not isinstance(answers, list) or not isinstance(sizes, list) or type(first) is not int or first < 0
-            or len(blobs) != 1 or len(answers) > MAX_BATCH or len(sizes) > MAX_BATCH
+    kinds, answers, sizes, first = header.get("kinds"), header.get("answers"), header.get("sizes"), header.get("first")
+    if (not isinstance(kinds, list) or not isinstance(answers, list) or not isinstance(sizes, list)
+            or type(first) is not int or first < 0 or len(blobs) != 1
+            or len(kinds) > MAX_BATCH or len(answers) > MAX_BATCH or len(sizes) > MAX_BATCH
+            or not all(type(kind) is int and 0 <= kind < len(kinds) for kind in answers)
             or not all(type(size) is int and size >= 0 for size in sizes) or sum(sizes) != len(blobs[0])):
         raise ProtocolError("a batch of answers is malformed")
+    counts = [_array_count(entry) for entry in kinds]
     data, offset, taken = blobs[0], 0, 0
     out: list[tuple[dict[str, Any], list[bytes]]] = []
-    for number, entry in enumerate(answers):
-        if not isinstance(entry, dict):
-            raise ProtocolError("a batch of answers is malformed")
-        count = 0
-        if entry.get("ok") is True:
-            values, inputs = entry.get("values", 0), entry.get("inputs", 0)
-            if type(values) is not int or type(inputs) is not int or values < 0 or inputs < 0:
-                raise ProtocolError("a batch of answers is malformed")
-            count = values + inputs
+    for number, kind in enumerate(answers):
+        count = counts[kind]
         if taken + count > len(sizes):
             raise ProtocolError("a batch of answers names more arrays than it holds")
         payload = []
@@ -639,10 +635,22 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
             payload.append(data[offset:offset + size])
             offset += size
         taken += count
-        out.append(({**entry, "op": "result", "index": first + number}, payload))
+        out.append(({**kinds[kind], "op": "result", "index": first + number}, payload))
     if taken != len(sizes):
         raise ProtocolError("a batch of answers holds arrays no answer names")
     return out
+
+
+def _array_count(entry: Any) -> int:
+    """How many arrays an answer header of a batch says it comes with; ``ProtocolError`` if it makes no sense."""
+    if not isinstance(entry, dict):
+        raise ProtocolError("a batch of answers is malformed")
+    if entry.get("ok") is not True:
+        return 0
+    values, inputs = entry.get("values", 0), entry.get("inputs", 0)
+    if type(values) is not int or type(inputs) is not int or values < 0 or inputs < 0:
+        raise ProtocolError("a batch of answers is malformed")
+    return values + inputs
 
 
 MAX_BATCH = 1 << 16
@@ -652,7 +660,7 @@ _DECODED = object()
 class _KnownBatches:
     """Recent batches of answers whose every answer was ``ok``, by their exact bytes, with their outcomes.
 
-    Found only on an exact match (payload, headers and first index), so a
+    Found only on an exact match (payload, answer headers and first index), so a
     hit is what decoding would give. The outcomes are shared, which is safe
     because their arrays are read-only (``_WireOutcome``) and nothing else
     in them changes once decoded. Shared by a process's threads. Bounded in
@@ -661,7 +669,7 @@ class _KnownBatches:
 
     def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 1 << 24) -> None:
         self._limit, self._max_batch_bytes, self._max_bytes = limit, max_batch_bytes, max_bytes
-        self._entries: OrderedDict[bytes, tuple[Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[Any, Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
         self._bytes = 0  # payload bytes held (each outcome holds a copy of its part, and maybe its arrays)
         self._lock = threading.Lock()
 
@@ -676,9 +684,10 @@ class _KnownBatches:
             entry = self._entries.get(key) if key is not None else None
             if entry is None:
                 return None
-            first, answers, sizes, data, outcomes = entry
+            first, kinds, answers, sizes, data, outcomes = entry
             if (type(header.get("first")) is not int or header["first"] != first or data != blobs[0]
-                    or header.get("sizes") != sizes or header.get("answers") != answers):
+                    or header.get("sizes") != sizes or header.get("answers") != answers
+                    or header.get("kinds") != kinds):
                 return None
             self._entries.move_to_end(key)  # type: ignore[arg-type]
             return outcomes
@@ -692,11 +701,12 @@ class _KnownBatches:
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:
-                self._bytes -= len(old[3])
-            self._entries[key] = (header["first"], header["answers"], header["sizes"], bytes(blobs[0]), outcomes)
+                self._bytes -= len(old[4])
+            self._entries[key] = (header["first"], header["kinds"], header["answers"], header["sizes"],
+                                  bytes(blobs[0]), outcomes)
             self._bytes += len(blobs[0])
             while len(self._entries) > self._limit or self._bytes > self._max_bytes:
-                self._bytes -= len(self._entries.popitem(last=False)[1][3])
+                self._bytes -= len(self._entries.popitem(last=False)[1][4])
 
 
 _KNOWN_BATCHES = _KnownBatches()
