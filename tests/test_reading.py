@@ -80,3 +80,25 @@ def test_a_new_reader_takes_memory_only_as_reads_fill_it() -> None:
         os.close(r)
         os.close(w)
     assert made < 32, f"making a 1 MiB reader touched {made} pages"
+
+
+def test_a_forked_process_reads_into_its_own_copy_of_the_buffer() -> None:
+    """Grading processes are forked from the batch with its reader: each must read into memory of its own."""
+    reader = Reader(size=64)
+    r, w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.write(w, b"from the child")
+            reader.read(r)
+            os.write(done_w, b"x")
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(done_r, 1) == b"x"
+        os.waitpid(pid, 0)
+        assert bytes(reader._buffer[:14]) != b"from the child"
+    finally:
+        for fd in (r, w, done_r, done_w):
+            os.close(fd)

@@ -28,7 +28,7 @@ class Reader:
     """One reusable buffer of ``size`` bytes; each read returns a copy of what arrived."""
 
     def __init__(self, size: int = 1 << 20) -> None:
-        self._buffer = mmap.mmap(-1, size)
+        self._buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)  # private: a fork gets a copy, not this memory
         self._view = memoryview(self._buffer)
 
     def read(self, fd: int) -> bytes:
