@@ -116,6 +116,34 @@ def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None
     assert len(judged) > once and different.score == different.max_score
 
 
+def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exercise, monkeypatch) -> None:
+    """A check fails on many inputs and its reason shows the first: the others are counted, not printed."""
+    import contextlib
+
+    import numpy as np
+
+    from grader.checks import engine
+
+    printed: list[int] = []
+    original = np.array2string
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        printed.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(np, "array2string", counting)
+    monkeypatch.setattr(engine, "_PLANS", {})
+    counted, _ = _grade(exercise, OVERFLOWS)
+    quietly = len(printed)
+    monkeypatch.setattr(engine, "values_not_shown", contextlib.nullcontext)  # every failure written out
+    monkeypatch.setattr(engine, "_PLANS", {})
+    printed.clear()
+    written, _ = _grade(exercise, OVERFLOWS)
+    assert counted == written  # the same reasons, the same counts of further failing inputs
+    assert any(check.more_failures > 2 for check in counted.checks)
+    assert quietly < len(printed) / 2
+
+
 def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch) -> None:
     """Outputs on which every case of a check held before pass again at once, with the same result."""
     from grader.checks import engine
@@ -126,9 +154,9 @@ def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exerci
     looked: list[str] = []
     original = engine._Findings.judge
 
-    def counting(self, run, index, outcomes):  # type: ignore[no-untyped-def]
+    def counting(self, run, index, outcomes, **how):  # type: ignore[no-untyped-def]
         looked.append(run.check.id)
-        return original(self, run, index, outcomes)
+        return original(self, run, index, outcomes, **how)
 
     monkeypatch.setattr(engine._Findings, "judge", counting)
     again, _ = _grade(exercise, CORRECT + b"\n# the same maths, handed in by someone else\n")

@@ -20,7 +20,7 @@ import numpy as np
 from grader import digests
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
-from grader.checks.display import format_call
+from grader.checks.display import format_call, values_not_shown
 from grader.checks.plan_cache import stored_answers, stored_plan
 from grader.reasons import describe_error, describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, ExerciseResult
@@ -80,10 +80,19 @@ class _CheckRun:
             self.held_before = signature in self.memo.held
         return bool(self.held_before)
 
-    def find(self, index: int, outcomes: list[CallOutcome]) -> Finding | None:
-        """The finding of case ``index`` (``None``: the property holds), judged once per distinct output."""
+    def find(self, index: int, outcomes: list[CallOutcome], *, shown: bool = True) -> Finding | None:
+        """The finding of case ``index`` (``None``: the property holds), judged once per distinct output.
+
+        ``shown=False``: only whether it holds will be used (a failure after
+        the one the reason shows), so its values are not written out
+        (``display.values_not_shown``).
+        """
         if index not in self.findings:
-            if self.memo is None:
+            if not shown:
+                with values_not_shown():
+                    self.findings[index] = (_judge(self.check, self.entry, self.cases[index], outcomes)
+                                            if self.memo is None else self.memo.judge(self, index, outcomes, shown=False))
+            elif self.memo is None:
                 self.findings[index] = _judge(self.check, self.entry, self.cases[index], outcomes)
             else:
                 self.findings[index] = self.memo.judge(self, index, outcomes)
@@ -102,6 +111,7 @@ class _Findings:
     def __init__(self, cases: int) -> None:
         self.limit = _MEMO_PER_CASE * max(cases, 1)
         self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
+        self.unshown: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}  # judged with values not written out
         self.held: set[tuple[bytes, ...]] = set()  # whole outputs (every call of every case) on which every case held
 
     def remember_held(self, run: "_CheckRun", table: "_CallTable") -> None:
@@ -109,16 +119,24 @@ class _Findings:
         if signature is not None and len(self.held) < _MEMO_PER_CASE:
             self.held.add(signature)
 
-    def judge(self, run: "_CheckRun", index: int, outcomes: list[CallOutcome]) -> Finding | None:
+    def judge(self, run: "_CheckRun", index: int, outcomes: list[CallOutcome], shown: bool = True) -> Finding | None:
+        """The finding, from memory when these exact outputs were judged before.
+
+        A finding judged with its values not written out (``shown=False``)
+        is remembered apart, and serves only where it will not be shown either.
+        """
         digests = tuple(outcome.digest for outcome in outcomes)
         if not digests or None in digests:
             return _judge(run.check, run.entry, run.cases[index], outcomes)
         key = (index, digests)  # type: ignore[arg-type]
         if key in self.seen:
             return self.seen[key]
+        memory = self.seen if shown else self.unshown
+        if not shown and key in memory:
+            return memory[key]
         finding = _judge(run.check, run.entry, run.cases[index], outcomes)
-        if len(self.seen) < self.limit:
-            self.seen[key] = finding
+        if len(memory) < self.limit:
+            memory[key] = finding
         return finding
 
 
@@ -496,7 +514,7 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         if any(key not in table.outcomes for key in keys):
             continue
         mine = [table.outcomes[key] for key in keys]
-        finding = run.find(index, mine)
+        finding = run.find(index, mine, shown=first is None)  # only the first failure is written out
         if finding is None:
             continue
         failures += 1
