@@ -172,3 +172,42 @@ def test_a_helper_module_and_process_settings_start_afresh(session, tmp_path: Pa
                                    "import time\ntime.sleep(0.5)\n" + _reference("log-softmax"))
     exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
     assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
+
+
+def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function_costs_the_next_nothing(
+        session, tmp_path: Path, monkeypatch) -> None:
+    """Each exercise's calls go with its import; when nobody collects their answers the process is not reused."""
+    folder = _learner(tmp_path, files={"stable_softmax.py": "softmax = 'not written yet'\n"},
+                      references=("log-softmax", "temperature"))
+    session.factory.self_test()
+    pids = _spawns(monkeypatch)
+    report = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax", "temperature"]))
+    assert report["stable-softmax"].status == "missing"
+    assert "does not define softmax()" in report["stable-softmax"].reason
+    for exercise in ("log-softmax", "temperature"):
+        assert report[exercise].score == report[exercise].max_score, report[exercise].reason
+    assert len(pids) <= 2  # the process owing the first file's answers was replaced, not asked again
+
+
+def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
+    from grader.sandbox.runner import LearnerProcess
+
+    source = b"def double(x):\n    return 2.0 * x\n"
+    ahead = [{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}]
+    other = [{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}]
+    blobs: list[bytes] = []  # the very lists sent ahead identify the request whose answers are awaited
+    with zygote_client.Zygote.start() as zygote:
+        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+        try:
+            assert process.start((ahead, blobs, True)).status == "ok" and not process.settled
+            (answer,) = process.call_many(ahead, blobs, batch=True)
+            assert answer.status == "ok" and float(answer.value) == 3.0 and process.settled
+        finally:
+            process.close()
+        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+        try:
+            assert process.start((ahead, blobs, True)).status == "ok"
+            (answer,) = process.call_many(other, blobs, batch=True)
+            assert answer.status == "not_run" and not process.alive  # its answers to `ahead` would be taken for these
+        finally:
+            process.close()

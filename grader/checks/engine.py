@@ -37,7 +37,7 @@ BUDGET_SECONDS = 30.0
 class LearnerProcessLike(Protocol):
     output: Any
 
-    def start(self) -> StartOutcome: ...
+    def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome: ...
     def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes],
                   deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]: ...
     def close(self) -> None: ...
@@ -245,8 +245,11 @@ def grade_implementation(
         return _unimportable(exercise, checks, source.failed_start, hidden_not_run)
     process = factory.open(source.files, source.module, entries, exercise.time_limit)
     outputs: list[str] = []
+    plan = _plan_for(exercise, checks)
+    # Every call of the plan goes with the import: the process answers them without waiting to be asked.
+    ahead: tuple[list[int], tuple[list[dict[str, Any]], list[bytes]]] | None = plan.whole() if plan.checks else None
     try:
-        start = process.start()
+        start = process.start((*ahead[1], True)) if ahead else process.start()
         if start.status != "ok":
             source.failed_start = start
             return _unimportable(exercise, checks, start, hidden_not_run, process.output.excerpt())
@@ -254,7 +257,6 @@ def grade_implementation(
             names = ", ".join(f"{name}()" for name in entries)
             return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
                           hidden_not_run)
-        plan = _plan_for(exercise, checks)
         fixed: dict[str, CheckResult] = {}
         runs: list[_CheckRun] = []
         table = plan.table.fresh()
@@ -287,7 +289,11 @@ def grade_implementation(
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
                     continue
-            encoded, blobs = plan.encode(needed)
+            if ahead is not None:  # the first round: the calls sent with the import (a superset of those needed)
+                needed, (encoded, blobs) = ahead
+                ahead = None
+            else:
+                encoded, blobs = plan.encode(needed)
             # Answers come in batches until something goes wrong; then one by one, to know which call it was.
             for key, outcome in zip(needed, process.call_many(encoded, blobs, deadline, batch=batch)):
                 if outcome.status != "not_run":
@@ -320,6 +326,14 @@ class _Plan:
     encoded: dict[int, tuple[dict[str, Any], list[bytes]]] = field(default_factory=dict)
     findings: dict[str, _Findings] = field(default_factory=dict)
     batches: dict[tuple[int, ...], tuple[list[dict[str, Any]], list[bytes]]] = field(default_factory=dict)
+
+    def whole(self) -> tuple[list[int], tuple[list[dict[str, Any]], list[bytes]]]:
+        """Every call of the plan, in the order a submission's first request asks for them, and that request."""
+        keys = self.__dict__.get("_whole")
+        if keys is None:  # (not a field: plans stored on disk by earlier versions load without it)
+            keys = self.__dict__["_whole"] = list(dict.fromkeys(
+                key for *_, case_keys in self.checks for keys_of_case in case_keys for key in keys_of_case))
+        return keys, self.encode(keys)
 
     def memo(self, check: Check, cases: int) -> _Findings:
         """The check's remembered findings, shared by every submission this process grades."""

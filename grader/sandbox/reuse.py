@@ -98,16 +98,17 @@ class SharedHandle:
     def alive(self) -> bool:
         return self._process is not None and self._process.alive
 
-    def start(self) -> StartOutcome:
+    def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
+        """Import the file, in the shared process when it can; ``then``: calls to send along (``LearnerProcess.start``)."""
         process, self._shared, reused = self._owner._take(self._files, self._module, self._entries, self._limits)
         self._process = process
         process.call_seconds = self._limits.call_seconds
         if reused:
             self.output = process.fresh_output()
-            start = process.load(self._module, self._entries)
+            start = process.load(self._module, self._entries, then)
         else:
             self.output = process.output
-            start = process.start()
+            start = process.start(then)
         self._on_start(start)
         return start
 
@@ -125,8 +126,8 @@ class SharedHandle:
         if not self._shared:
             process.close()
             return
-        if process.alive:
+        if process.alive and process.settled:
             process.fresh_output()  # drains what this exercise printed into self.output
-        else:
+        else:  # ended, or still owing answers to calls sent ahead that nobody will read: not for another exercise
             process.close()
         self._owner._give_back(process)

@@ -159,28 +159,53 @@ class LearnerProcess:
         self.call_seconds = limits.call_seconds
         self.holds_trusted = False
         self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
+        self._ahead: _Request | None = None  # a request sent with the import, its answers not yet collected
 
     @property
     def alive(self) -> bool:
         return self._pid is not None and self.end is None
 
-    def start(self) -> StartOutcome:
-        """Fork, confine, import the submission; report how that went."""
-        self._spawn({})
-        return self._ready()
+    def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
+        """Fork, confine, import the submission; report how that went.
 
-    def load(self, module: str, entries: list[str]) -> StartOutcome:
+        ``then``: the calls, payloads and batch flag of the first ``call_many``,
+        sent at once, so the process goes on to them without waiting to be
+        asked. Collect their answers with ``call_many`` on the very same lists.
+        """
+        held = set(getattr(self._zygote, "preloaded", ()))  # preloaded before this fork: the new process holds them
+        self._spawn({})
+        self._preloaded = held
+        return self._ready(memoryview(self._send_ahead(then)))
+
+    def load(self, module: str, entries: list[str],
+             then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
         """Import another of the submission's files, as a fresh module, in this live process.
 
         One process can then serve every exercise of a submission: confinement
         and process start are paid once. A failed import ends the process.
+        ``then``: as for :meth:`start`; the import and the calls go in one write.
         """
         if not self.alive:
             return StartOutcome(status="crashed", detail="the process had already ended")
         assert self._scratch is not None
         self._module, self._entries = module, entries
         request = {"op": "import", "module": os.path.join(self._scratch, module), "entries": entries}
-        return self._ready(memoryview(encode_message(request)))
+        return self._ready(memoryview(encode_message(request) + self._send_ahead(then)))
+
+    @property
+    def settled(self) -> bool:
+        """Whether no answers are owed to calls sent ahead (``then``) and not collected: it may serve another exercise."""
+        return self._ahead is None
+
+    def _send_ahead(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None) -> bytes:
+        """The message of the calls sent along with an import (``b""`` for none), remembered until collected."""
+        if then is None:
+            return b""
+        request = _request(*then)
+        if request.trusted:
+            self.holds_trusted = True  # so it never serves another exercise, whose code could call them
+        self._ahead = request
+        return self._message_for(request)
 
     def fresh_output(self) -> OutputCapture:
         """Start a new capture of what the learner prints (each exercise shows only its own output)."""
@@ -291,9 +316,16 @@ class LearnerProcess:
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
         request = _request(calls, blobs, batch)
-        if request.trusted:
-            self.holds_trusted = True  # so it never serves another exercise, whose code could call them
-        pending = memoryview(self._message_for(request))
+        if self._ahead is not None and self._ahead is not request:  # answers to other calls are on their way
+            self._end()
+            return [CallOutcome(status="not_run", detail="the process was busy with other calls")] * len(calls)
+        if self._ahead is request:  # sent with the import: only the answers are left to read
+            self._ahead = None
+            pending = memoryview(b"")
+        else:
+            if request.trusted:
+                self.holds_trusted = True  # so it never serves another exercise, whose code could call them
+            pending = memoryview(self._message_for(request))
         out_of_memory = 0
         for index, call in enumerate(calls):
             wait = self.call_seconds
