@@ -45,6 +45,25 @@ def test_learner_digest_does_not_follow_links_or_open_fifos(tmp_path: Path) -> N
     assert len(learner_digest(folder)) == 64
 
 
+def test_learner_digest_of_a_fixed_tree_never_changes(tmp_path: Path) -> None:
+    """Every stored result is filed under this digest: a new way of computing it must give the same bytes,
+    or the next batch after an upgrade grades the whole class again. (Value from the pathlib version.)"""
+    folder = tmp_path / "ann"
+    (folder / "sub" / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__").mkdir()
+    (folder / "softmax.py").write_text("import numpy as np\n")
+    (folder / "answers.yaml").write_text("q: A\n")
+    (folder / "sub" / "helper.py").write_text("X = 1\n")
+    (folder / "sub" / "__pycache__" / "helper.cpython-311.pyc").write_bytes(b"\0")
+    (folder / "__pycache__" / "softmax.cpython-311.pyc").write_bytes(b"\1")
+    (folder / "b\u00e9.py").write_text("y = 2\n")
+    (folder / "link.py").symlink_to("softmax.py")
+    (folder / "gone.py").symlink_to("nowhere.py")
+    os.mkfifo(folder / "pipe")
+    assert learner_digest(folder) == "a16b3af4296ebba962986129ddf0423c9f637b199a4b242825086101237503ce"
+    assert learner_digest(folder / "softmax.py") == "10e57aba2330a6189013367f7459c91b4be474fdd905885c02a4b44cb801a4a0"
+
+
 def test_spec_digest_changes_with_any_spec_or_solution(tmp_path: Path) -> None:
     from batch_helpers import make_exercises
 

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,22 +64,28 @@ def read_key(path: Path) -> KeyRecord | None:
         return None
 
 
-def _hash_file(digest: Any, path: Path) -> None:
-    with path.open("rb") as stream:
+def _hash_file(digest: Any, path: str | Path) -> None:
+    with open(path, "rb") as stream:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
 
 
-def _files_under(root: Path) -> list[tuple[str, Path]]:
-    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed."""
-    if not root.is_dir() or root.is_symlink():
-        return [(root.name, root)]
+def _files_under(root: Path) -> list[tuple[str, str]]:
+    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed.
+
+    Plain strings and ``os`` calls, not ``Path`` objects: a batch hashes every
+    learner before the first is graded, and its start waits for that.
+    """
+    top = os.fspath(root)
+    if not os.path.isdir(top) or os.path.islink(top):
+        return [(root.name, top)]
     found = []
-    for folder, subfolders, names in os.walk(root, followlinks=False):
+    for folder, subfolders, names in os.walk(top, followlinks=False):
         subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        prefix = os.path.relpath(folder, top).replace(os.sep, "/") + "/"
+        prefix = "" if prefix == "./" else prefix
         for name in names:
-            path = Path(folder, name)
-            found.append((path.relative_to(root).as_posix(), path))
+            found.append((prefix + name, os.path.join(folder, name)))
     return sorted(found, key=lambda item: item[0].encode("utf-8", "surrogateescape"))
 
 
@@ -88,10 +95,14 @@ def _hash_tree(digest: Any, root: Path, *, label: str) -> None:
     digest.update(f"{label}\0{len(files)}\0".encode())
     for name, path in files:
         digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
-        if path.is_symlink():
+        try:
+            facts = os.lstat(path)
+        except FileNotFoundError:  # gone since the listing
+            facts = None
+        if facts is not None and stat.S_ISLNK(facts.st_mode):
             digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
-        elif path.is_file():
-            digest.update(str(path.stat().st_size).encode() + b"\0")
+        elif facts is not None and stat.S_ISREG(facts.st_mode):
+            digest.update(str(facts.st_size).encode() + b"\0")
             _hash_file(digest, path)
         else:
             digest.update(b"special\0")
