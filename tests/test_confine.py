@@ -94,6 +94,17 @@ def test_seccomp_build_program_resolves_for_every_arch():
     assert not any(code == 0x35 for code, *_ in arm)
 
 
+def test_a_prepared_seccomp_program_with_a_pid_patched_in_is_the_one_built_for_that_pid():
+    """The warm parent assembles the filter once; each learner process only sets its own pid in it."""
+    for machine in ("x86_64", "aarch64"):
+        for read_only in (False, True):
+            array, where = seccomp_mod._program(machine, read_only)
+            for pid in (4242, 1 << 22, 7):
+                array[where].k = pid
+                patched = [(i.code, i.jt, i.jf, i.k) for i in array]
+                assert patched == seccomp_mod.build_program(machine, pid, read_only_fs=read_only)
+
+
 @pytest.mark.slow
 @needs_landlock
 @pytest.mark.parametrize("ahead", [False, True, "prepared"], ids=["paths", "opened-ahead", "prepared"])

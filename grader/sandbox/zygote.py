@@ -86,6 +86,7 @@ class _Server:
             read, listed = _landlock_paths(landlock)
             landlock_paths = {"read": landlock.open_ahead(read), "list": landlock.open_ahead(listed)}
             landlock.prepare_rules(landlock_paths["read"], landlock_paths["list"])
+            seccomp.prepare_filter()
         self.landlock_paths = landlock_paths
         self.facts = {
             "landlock_abi": landlock.abi_version(),

@@ -15,6 +15,7 @@ import ctypes
 import errno
 import os
 import platform
+from typing import Any
 
 from ._libc import PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, fail, prctl, syscall, thread_count
 
@@ -198,6 +199,33 @@ def build_program(machine: str, pid: int, *, read_only_fs: bool = False) -> list
     return _assemble(prog)
 
 
+def prepare_filter() -> None:
+    """Build now the programs :func:`install_filter` loads, in a process about to fork many (the warm parent).
+
+    Only the process's own pid differs from one learner process to the
+    next; the rest (about 110 instructions, assembled in Python) is built
+    once here, and a fork patches in its pid.
+    """
+    if platform.machine() in _ARCHES:
+        for read_only_fs in (False, True):
+            _program(platform.machine(), read_only_fs)
+
+
+def _program(machine: str, read_only_fs: bool) -> tuple[Any, int]:
+    """The assembled filter for any pid, as a ``sock_filter`` array, and the index of the instruction naming the pid."""
+    key = (machine, read_only_fs)
+    hit = _PROGRAMS.get(key)
+    if hit is None:
+        one, two = (build_program(machine, pid, read_only_fs=read_only_fs) for pid in (1, 2))
+        (where,) = [i for i, (a, b) in enumerate(zip(one, two)) if a != b]
+        array = (_SockFilter * len(one))(*(_SockFilter(*i) for i in one))
+        hit = _PROGRAMS[key] = (array, where)
+    return hit
+
+
+_PROGRAMS: dict[tuple[str, bool], tuple[Any, int]] = {}
+
+
 def available() -> bool:
     """True when seccomp filters can be installed here (kernel support, known arch).
 
@@ -232,9 +260,9 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     machine = platform.machine()
     if machine not in _ARCHES:
         raise OSError(errno.ENOSYS, f"seccomp: unsupported architecture {machine!r}")
-    insns = build_program(machine, os.getpid(), read_only_fs=read_only_fs)
-    array = (_SockFilter * len(insns))(*(_SockFilter(*i) for i in insns))
-    prog = _SockFprog(len(insns), array)
+    array, where = _program(machine, read_only_fs)  # prepared by the warm parent: only the pid is ours to set
+    array[where].k = os.getpid() & 0xFFFFFFFF
+    prog = _SockFprog(len(array), array)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     number = _ARCHES[machine][1]["seccomp"]
     result = syscall(number, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_SPEC_ALLOW,
