@@ -134,7 +134,8 @@ def snapshot(out: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".batch.lock"}
 
 
-def crashing_worker_main(config, connection, zygote=None, inherited=None, core=None):  # pragma: no cover - runs in a pool process
+def crashing_worker_main(config, connection, zygote=None, inherited=None,  # pragma: no cover - runs in a pool process
+                         core=None):
     """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
 
     ``zygote``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
@@ -168,7 +169,8 @@ def crashing_worker_main(config, connection, zygote=None, inherited=None, core=N
     worker.close()
 
 
-def affinity_worker_main(config, connection, zygote=None, inherited=None, core=None):  # pragma: no cover - runs in a pool process
+def affinity_worker_main(config, connection, zygote=None, inherited=None,  # pragma: no cover - runs in a pool process
+                         core=None):
     """A pool process that answers each task with the cores it, its warm parent and a learner process may use."""
     import json
     import os

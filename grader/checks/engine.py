@@ -90,8 +90,9 @@ class _CheckRun:
         if index not in self.findings:
             if not shown:
                 with values_not_shown():
-                    self.findings[index] = (_judge(self.check, self.entry, self.cases[index], outcomes)
-                                            if self.memo is None else self.memo.judge(self, index, outcomes, shown=False))
+                    self.findings[index] = (
+                        _judge(self.check, self.entry, self.cases[index], outcomes) if self.memo is None
+                        else self.memo.judge(self, index, outcomes, shown=False))
             elif self.memo is None:
                 self.findings[index] = _judge(self.check, self.entry, self.cases[index], outcomes)
             else:

@@ -148,9 +148,10 @@ class _Answers:
     their arrays in one payload, cut by ``sizes``; the parent takes it apart
     into the answers it would have received one by one. Batching saves a
     system call, a wake-up of the parent and the parsing of a header per
-    answer (most answers of an exercise have the same header). The parent asks for it only on a first attempt: if the process
-    then hangs or dies, answers still held here are lost and the parent
-    cannot tell which call was to blame, so it asks again one answer at a time.
+    answer (most answers of an exercise have the same header). The parent
+    asks for it only on a first attempt: if the process then hangs or dies,
+    answers still held here are lost and the parent cannot tell which call
+    was to blame, so it asks again one answer at a time.
     """
 
     def __init__(self, channel: _Channel, batched: bool) -> None:

@@ -99,7 +99,10 @@ class SharedHandle:
         return self._process is not None and self._process.alive
 
     def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
-        """Import the file, in the shared process when it can; ``then``: calls to send along (``LearnerProcess.start``)."""
+        """Import the file, in the shared process when it can.
+
+        ``then``: calls to send along with the import (``LearnerProcess.start``).
+        """
         process, self._shared, reused = self._owner._take(self._files, self._module, self._entries, self._limits)
         self._process = process
         process.call_seconds = self._limits.call_seconds

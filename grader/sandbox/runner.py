@@ -194,7 +194,10 @@ class LearnerProcess:
 
     @property
     def settled(self) -> bool:
-        """Whether no answers are owed to calls sent ahead (``then``) and not collected: it may serve another exercise."""
+        """Whether no answers are owed to calls sent ahead (``then``) and not collected.
+
+        Only such a process may serve another exercise.
+        """
         return self._ahead is None
 
     def _send_ahead(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None) -> bytes:
