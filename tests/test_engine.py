@@ -94,7 +94,7 @@ def test_grade_implementation_exception_is_an_error_quoting_it(exercise) -> None
     assert "ZeroDivisionError: division by zero" in check.reason
 
 
-def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None:
+def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch, cache_dir) -> None:
     """A second submission that returns the very same bytes is not judged again, and gets the same result."""
     from grader.checks import engine
 
@@ -116,7 +116,7 @@ def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch) -> None
     assert len(judged) > once and different.score == different.max_score
 
 
-def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exercise, monkeypatch) -> None:
+def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exercise, monkeypatch, cache_dir) -> None:
     """A check fails on many inputs and its reason shows the first: the others are counted, not printed."""
     import contextlib
 
@@ -144,7 +144,35 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
     assert quietly < len(printed) / 2
 
 
-def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch) -> None:
+def test_outputs_that_held_are_kept_for_the_next_run(exercise, monkeypatch, cache_dir) -> None:
+    """A later run (a new process: no plans in memory) does not judge outputs on which every case held before."""
+    from grader.checks import engine
+
+    monkeypatch.setattr(engine, "_PLANS", {})
+    first, _ = _grade(exercise, CORRECT)
+    assert first.score == first.max_score and list(cache_dir.glob("held-*.pickle"))
+    judged: list[str] = []
+    original = engine._judge
+
+    def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
+        judged.append(check.id)
+        return original(check, entry, case, outcomes)
+
+    monkeypatch.setattr(engine, "_judge", counting)
+    monkeypatch.setattr(engine, "_PLANS", {})  # the next run
+    again, _ = _grade(exercise, CORRECT + b"\n# handed in by someone else\n")
+    assert judged == [] and again == first
+    monkeypatch.setattr(engine, "_PLANS", {})
+    wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged, and found wanting
+    assert judged and wrong.score < wrong.max_score
+    monkeypatch.setenv("GRADER_NO_CACHE", "1")  # nothing kept is used with the cache off
+    monkeypatch.setattr(engine, "_PLANS", {})
+    judged.clear()
+    off, _ = _grade(exercise, CORRECT)
+    assert judged and off == first
+
+
+def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch, cache_dir) -> None:
     """Outputs on which every case of a check held before pass again at once, with the same result."""
     from grader.checks import engine
 

@@ -13,6 +13,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -21,7 +22,7 @@ from grader import digests
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
 from grader.checks.display import format_call, values_not_shown
-from grader.checks.plan_cache import stored_answers, stored_plan
+from grader.checks.plan_cache import stored_answers, stored_held, stored_plan, store_held
 from grader.reasons import describe_error, describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, ExerciseResult
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -109,16 +110,20 @@ class _Findings:
     Only answered calls are remembered, and only a few outputs per case.
     """
 
-    def __init__(self, cases: int) -> None:
+    def __init__(self, cases: int, held: Iterable[bytes] = ()) -> None:
         self.limit = _MEMO_PER_CASE * max(cases, 1)
         self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
         self.unshown: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}  # judged with values not written out
-        self.held: set[tuple[bytes, ...]] = set()  # whole outputs (every call of every case) on which every case held
+        # Whole outputs (the digest of every call of every case) on which every case held; kept on disk
+        # between runs beside the plan (``plan_cache.stored_held``), so a run's first learner is not judged either.
+        self.held: set[bytes] = set(held)
+        self.changed = False
 
     def remember_held(self, run: "_CheckRun", table: "_CallTable") -> None:
         signature = _signature(run, table)
-        if signature is not None and len(self.held) < _MEMO_PER_CASE:
+        if signature is not None and signature not in self.held and len(self.held) < _MEMO_PER_CASE:
             self.held.add(signature)
+            self.changed = True
 
     def judge(self, run: "_CheckRun", index: int, outcomes: list[CallOutcome], shown: bool = True) -> Finding | None:
         """The finding, from memory when these exact outputs were judged before.
@@ -144,17 +149,17 @@ class _Findings:
 _MEMO_PER_CASE = 4
 
 
-def _signature(run: _CheckRun, table: "_CallTable") -> tuple[bytes, ...] | None:
-    """The digests of every call of the check, in order; ``None`` while one is unanswered or has no digest."""
+def _signature(run: _CheckRun, table: "_CallTable") -> bytes | None:
+    """A digest of what every call of the check returned, in order; ``None`` while one is unanswered or has none."""
     outcomes = table.outcomes
-    digests = []
+    parts = []
     for keys in run.keys:
         for key in keys:
             outcome = outcomes.get(key)
             if outcome is None or outcome.digest is None:
                 return None
-            digests.append(outcome.digest)
-    return tuple(digests)
+            parts.append(outcome.digest)  # each 16 bytes: joined, they cannot run into each other
+    return digests.blake2b(b"".join(parts), digest_size=16).digest()
 
 
 def encode_calls(
@@ -306,6 +311,7 @@ def grade_implementation(
     outputs.append(process.output.excerpt())
     results = [fixed.get(check.id) for check in checks]
     by_run = {run.check.id: _judge_run(run, table) for run in runs if run.check.id not in fixed}
+    plan.keep_held()
     results = [r if r is not None else by_run[c.id] for r, c in zip(results, checks)]
     diagnoses = _diagnose(exercise, runs, factory, root, diagnosis_cache, plan) if root else {}
     for run in runs:
@@ -339,8 +345,18 @@ class _Plan:
     def memo(self, check: Check, cases: int) -> _Findings:
         """The check's remembered findings, shared by every submission this process grades."""
         if check.id not in self.findings:
-            self.findings[check.id] = _Findings(cases)
+            self.findings[check.id] = _Findings(cases, self.__dict__.get("_stored_held", {}).get(check.id, ()))
         return self.findings[check.id]
+
+    def keep_held(self) -> None:
+        """Save the outputs every case held on, when a submission added some (``plan_cache.store_held``)."""
+        if any(memo.changed for memo in self.findings.values()):
+            store_held(self.exercise, self.check_ids(), {name: memo.held for name, memo in self.findings.items()})
+            for memo in self.findings.values():
+                memo.changed = False
+
+    def check_ids(self) -> tuple[str, ...]:
+        return tuple(check.id for check, *_ in self.checks)
 
     def encode(self, keys: list[int]) -> tuple[list[dict[str, Any]], list[bytes]]:
         """The calls numbered ``keys`` as one message, reusing each call's encoding.
@@ -410,6 +426,7 @@ def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
     plan = _PLANS.get(key)
     if plan is None or plan.exercise is not exercise:
         plan = _PLANS[key] = stored_plan(exercise, checks, _build_plan)  # on disk between runs: plan_cache
+        plan.__dict__["_stored_held"] = stored_held(exercise, key[1])
     return plan
 
 

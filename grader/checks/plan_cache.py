@@ -28,7 +28,7 @@ from typing import Any, Callable, TypeVar
 from grader import digests
 from grader.spec import cache
 
-__all__ = ["plan_key", "stored_answers", "stored_plan"]
+__all__ = ["plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
 
 P = TypeVar("P")
 
@@ -101,3 +101,30 @@ def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
     if all(getattr(answer, "status", None) in _FINAL for answer in answers):
         cache.store(key, answers, kind="known-wrong")
     return answers
+
+
+def stored_held(exercise: Any, check_ids: tuple[str, ...]) -> dict[str, set[bytes]]:
+    """For each check of the plan, the digests of whole outputs on which every case held (empty when none kept).
+
+    A digest covers every call's answer bytes (``engine._signature``); the key
+    covers the spec, the check code, numpy, Python and the learner-process code
+    that computes those digests, so a kept one always means what it meant.
+    """
+    key = _held_key(exercise, check_ids)
+    value = cache.load(key, kind="held") if key is not None else None
+    if not isinstance(value, dict):
+        return {}
+    return {str(name): {d for d in kept if type(d) is bytes and len(d) == 16}
+            for name, kept in value.items() if isinstance(kept, (list, tuple, set))}
+
+
+def store_held(exercise: Any, check_ids: tuple[str, ...], held: dict[str, set[bytes]]) -> None:
+    """Keep ``held`` (see :func:`stored_held`) for the next run; a process grading in parallel may overwrite it."""
+    key = _held_key(exercise, check_ids)
+    if key is not None:
+        cache.store(key, {name: sorted(kept) for name, kept in held.items() if kept}, kind="held")
+
+
+def _held_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
+    plan = plan_key(exercise, check_ids) if cache.enabled() else None
+    return None if plan is None else digests.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()
