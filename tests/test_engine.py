@@ -29,6 +29,21 @@ def _check(result, check_id):
     return next(c for c in result.checks if c.id == check_id)
 
 
+def _count_judging(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
+    """The id of the check, each time a case is judged (``engine._judge``) from now on."""
+    from grader.checks import engine
+
+    judged: list[str] = []
+    original = engine._judge
+
+    def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
+        judged.append(check.id)
+        return original(check, entry, case, outcomes)
+
+    monkeypatch.setattr(engine, "_judge", counting)
+    return judged
+
+
 def test_grade_implementation_reports_the_simplest_failing_input(exercise) -> None:
     result, _ = _grade(exercise, OVERFLOWS)
     finite = _check(result, "finite-for-large-inputs")
@@ -98,14 +113,7 @@ def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch, cache_d
     """A second submission that returns the very same bytes is not judged again, and gets the same result."""
     from grader.checks import engine
 
-    judged: list[str] = []
-    original = engine._judge
-
-    def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
-        judged.append(check.id)
-        return original(check, entry, case, outcomes)
-
-    monkeypatch.setattr(engine, "_judge", counting)
+    judged = _count_judging(monkeypatch)
     monkeypatch.setattr(engine, "_PLANS", {})  # nothing remembered from earlier tests
     first, _ = _grade(exercise, OVERFLOWS)
     once = len(judged)
@@ -151,14 +159,7 @@ def test_outputs_that_held_are_kept_for_the_next_run(exercise, monkeypatch, cach
     monkeypatch.setattr(engine, "_PLANS", {})
     first, _ = _grade(exercise, CORRECT)
     assert first.score == first.max_score and list(cache_dir.glob("held-*.pickle"))
-    judged: list[str] = []
-    original = engine._judge
-
-    def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
-        judged.append(check.id)
-        return original(check, entry, case, outcomes)
-
-    monkeypatch.setattr(engine, "_judge", counting)
+    judged = _count_judging(monkeypatch)
     monkeypatch.setattr(engine, "_PLANS", {})  # the next run
     again, _ = _grade(exercise, CORRECT + b"\n# handed in by someone else\n")
     assert judged == [] and again == first
