@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -356,6 +356,7 @@ class _Plan:
                 memo.changed = False
 
     def check_ids(self) -> tuple[str, ...]:
+        """The ids of the plan's checks, in order: with the spec, what its entries on disk are filed under."""
         return tuple(check.id for check, *_ in self.checks)
 
     def encode(self, keys: list[int]) -> tuple[list[dict[str, Any]], list[bytes]]:
@@ -426,7 +427,7 @@ def _plan_for(exercise: ImplementationExercise, checks: list[Check]) -> _Plan:
     plan = _PLANS.get(key)
     if plan is None or plan.exercise is not exercise:
         plan = _PLANS[key] = stored_plan(exercise, checks, _build_plan)  # on disk between runs: plan_cache
-        plan.__dict__["_stored_held"] = stored_held(exercise, key[1])
+        plan.__dict__["_stored_held"] = stored_held(exercise, plan.check_ids())
     return plan
 
 
@@ -701,7 +702,7 @@ def _known_wrong_answers(exercise: ImplementationExercise, relative: str, runs: 
         key = f"{relative}:plan:{id(plan)}"
         outcomes = cache.get(key) if cache is not None else None
         if outcomes is None:
-            outcomes = stored_answers(exercise, tuple(check.id for check, *_ in plan.checks), path.read_bytes(),
+            outcomes = stored_answers(exercise, plan.check_ids(), path.read_bytes(),
                                       lambda: ask(*plan.encode(list(range(len(plan.table.calls))))))
             if cache is not None:
                 cache[key] = outcomes
