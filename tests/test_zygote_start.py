@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -152,3 +153,62 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
         left = third._scratch
         third.close(wait=False)
     assert left is not None and not os.path.exists(left)  # closing the warm parent settles what was left
+
+
+OPEN_DESCRIPTORS = """
+import os
+import numpy as np
+
+def f():
+    found = []
+    for fd in range(1024):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        found.append(fd)
+    return np.array(found, dtype=float)
+"""
+
+
+def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open() -> None:
+    """The warm parent's ~280 Landlock descriptors, its socket and other learners' pipes are closed in the learner
+    (with ``close_range``, one call per gap between the descriptors kept)."""
+    with Zygote.start() as zygote:
+        outcome = _call(zygote, OPEN_DESCRIPTORS)
+    assert outcome.status == "ok", outcome
+    held = [int(fd) for fd in outcome.values[0]]
+    assert held == [0, 1, 2, 3, 4], held  # stdin, output twice, then requests and answers (renumbered low)
+
+
+@pytest.mark.parametrize("close_range", [True, False], ids=["close_range", "kernel-without-close_range"])
+def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypatch: pytest.MonkeyPatch,
+                                                                        close_range: bool) -> None:
+    from grader.sandbox import zygote
+
+    if not close_range:  # a kernel before 5.9: the descriptors are listed instead
+        monkeypatch.setattr(zygote, "_close_range", lambda first, last: -1)
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            extra = [os.open("/dev/null", os.O_RDONLY) for _ in range(6)]
+            keep = zygote._runs([0, 1, 2, report_w, extra[4]], [(extra[1], extra[2])])
+            zygote._close_inherited(keep)
+            left = [fd for fd in range(1024) if _is_open(fd)]
+            os.write(report_w, json.dumps([left, sorted({0, 1, 2, report_w, extra[1], extra[2], extra[4]})]).encode())
+        finally:
+            os._exit(0)
+    os.close(report_w)
+    left, wanted = json.loads(os.read(report_r, 65536))
+    os.close(report_r)
+    os.waitpid(pid, 0)
+    assert left == wanted
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

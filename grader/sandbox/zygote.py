@@ -43,7 +43,7 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 _MAX_DATAGRAM = 1 << 20
 _MAX_PRELOAD = 64 * 1024 * 1024
@@ -88,6 +88,7 @@ class _Server:
             landlock.prepare_rules(landlock_paths["read"], landlock_paths["list"])
             seccomp.prepare_filter()
         self.landlock_paths = landlock_paths
+        self._landlock_fds = _runs(item.fd for items in landlock_paths.values() for item in items)
         self.facts = {
             "landlock_abi": landlock.abi_version(),
             "seccomp": seccomp.available(),
@@ -161,14 +162,8 @@ class _Server:
                 privileges.die_with_parent(me)
                 os.dup2(output_fd, 1)
                 os.dup2(output_fd, 2)
-                keep = {0, 1, 2, request_fd, response_fd}  # and the Landlock paths, closed once confined
-                keep.update(item.fd for items in self.landlock_paths.values() for item in items)
-                for fd in _open_fds():
-                    if fd not in keep:
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
+                # All but these, and the Landlock paths (closed once confined)
+                _close_inherited(_runs((0, 1, 2, request_fd, response_fd), self._landlock_fds))
                 request_fd, response_fd = _renumber_low(request_fd), _renumber_low(response_fd)
                 os.chdir(config["scratch"])
                 if config.get("selftest"):  # trusted probes, no learner code: the confinement is what is tested
@@ -422,6 +417,52 @@ def _open_fds() -> list[int]:
         return [int(fd) for fd in os.listdir("/proc/self/fd")]
     except OSError:  # pragma: no cover
         return list(range(3, 256))
+
+
+def _runs(fds: Iterable[int], runs: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """``fds`` and the ``(first, last)`` ``runs`` as sorted, merged runs of consecutive descriptors."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted([(fd, fd) for fd in fds] + list(runs)):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+_SYS_CLOSE_RANGE = 436  # the same number on every Linux architecture (added in 5.9)
+
+
+def _close_inherited(keep: list[tuple[int, int]]) -> None:
+    """In a just-forked learner process, close every descriptor outside the ``keep`` runs.
+
+    ``close_range`` closes each gap in one system call. Listing
+    ``/proc/self/fd`` instead (the fallback, for kernels before 5.9) costs a
+    fresh process about 1.3 ms with the ~280 Landlock descriptors open.
+    """
+    start = 0
+    for first, last in keep + [(_FD_CEILING, _FD_CEILING)]:
+        if first > start and _close_range(start, first - 1) != 0:
+            break
+        start = last + 1
+    else:
+        return
+    kept = {fd for first, last in keep for fd in range(first, last + 1)}
+    for fd in _open_fds():
+        if fd not in kept:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_FD_CEILING = (1 << 31) - 1
+
+
+def _close_range(first: int, last: int) -> int:
+    from grader.sandbox.confine._libc import syscall
+
+    return syscall(_SYS_CLOSE_RANGE, first, last, 0)
 
 
 def _children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
