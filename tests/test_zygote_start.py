@@ -212,3 +212,18 @@ def _is_open(fd: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() -> None:
+    """A new process imports its file before it reads a request, so its ``ready`` can come back while the calls
+    sent along are still being written (here: more than the 1 MiB pipe holds). The rest is written afterwards;
+    it used to be dropped, and the process then waited for it until the call's deadline."""
+    big = np.arange(300_000, dtype=float)  # 2.4 MB: never written before the import is done
+    with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f(x):\n    return x.sum()\n"},
+                                                   "m.py", ["f"]) as process:
+        process.call_seconds = 5.0
+        calls, blobs = encode_calls([Call("f", {"x": big})])
+        assert process.start(then=(calls, blobs, True)).status == "ok"
+        outcome = process.call_many(calls, blobs, batch=True)[0]
+    assert outcome.status == "ok", outcome
+    assert float(outcome.values[0]) == float(big.sum())

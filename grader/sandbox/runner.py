@@ -160,6 +160,7 @@ class LearnerProcess:
         self.holds_trusted = False
         self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
         self._ahead: _Request | None = None  # a request sent with the import, its answers not yet collected
+        self._unsent = memoryview(b"")  # requests not yet written (the pipe was full, or an answer came first)
 
     @property
     def alive(self) -> bool:
@@ -459,9 +460,15 @@ class LearnerProcess:
 
         Everything that has arrived is read and parsed at once, so a child
         that answers faster than we judge costs one wake-up per pipe buffer,
-        not one per answer.
+        not one per answer. What could not be written before the message
+        came stays queued and is written during the next wait: a new process
+        imports its file before it reads any request, so its ``ready`` can
+        arrive while the calls sent ahead of it are still being written (they
+        were lost then, and the process waited for them until its deadline).
         """
         assert self._pipes is not None
+        if outgoing:
+            self._unsent = memoryview(bytes(self._unsent) + bytes(outgoing)) if self._unsent else outgoing
         if self._inbox:
             return self._inbox.popleft(), None
         pipes = self._pipes
@@ -470,17 +477,17 @@ class LearnerProcess:
             selector = self._selector = selectors.DefaultSelector()
             selector.register(pipes.response_r, selectors.EVENT_READ, "response")
             selector.register(pipes.output_r, selectors.EVENT_READ, "output")
-        writing = bool(outgoing)
+        writing = bool(self._unsent)
         if writing:
             selector.register(pipes.request_w, selectors.EVENT_WRITE, "request")
         try:
-            return self._wait(selector, seconds, during, outgoing)
+            return self._wait(selector, seconds, during)
         finally:
             if writing and pipes.request_w in selector.get_map():
                 selector.unregister(pipes.request_w)
 
-    def _wait(self, selector: selectors.BaseSelector, seconds: float, during: str,
-              outgoing: memoryview) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
+    def _wait(self, selector: selectors.BaseSelector, seconds: float,
+              during: str) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
         assert self._pipes is not None
         pipes = self._pipes
         started = time.monotonic()
@@ -505,15 +512,15 @@ class LearnerProcess:
             for key, _ in selector.select(wait):
                 if key.data == "request":
                     try:
-                        written = os.write(pipes.request_w, outgoing)
+                        written = os.write(pipes.request_w, self._unsent)
                     except (BlockingIOError, InterruptedError):
                         continue
                     except OSError:  # the child closed its end: it will be seen as a crash
                         selector.unregister(pipes.request_w)
-                        outgoing = memoryview(b"")
+                        self._unsent = memoryview(b"")
                         continue
-                    outgoing = outgoing[written:]
-                    if not outgoing:
+                    self._unsent = self._unsent[written:]
+                    if not self._unsent:
                         selector.unregister(pipes.request_w)
                     continue
                 if key.data == "output":
