@@ -23,6 +23,7 @@ import threading
 import time
 import traceback
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -80,9 +81,14 @@ class _Slot:
     process: Any
     connection: Connection
     ready: bool = False
-    task: Task | None = None
-    started: float = 0.0
+    tasks: deque[Task] = field(default_factory=deque)  # sent, in order: the first is being graded
+    started: float = 0.0  # when the first began (about: when the one before it came back)
     core: int | None = None
+
+    @property
+    def task(self) -> Task | None:
+        """The learner this process is grading now, if any."""
+        return self.tasks[0] if self.tasks else None
 
 
 @dataclass
@@ -95,13 +101,16 @@ class LocalPool:
     of an interpreter start and two imports of numpy. Forking needs this
     process to run a single thread; otherwise (or without ``zygote``) they
     are started from a ``forkserver`` (a clean, preloaded parent) and start
-    their own warm parents. The parent knows
-    which learner each process holds, so a process that dies is blamed on
-    that learner's grading alone and replaced; ``watchdog`` seconds bound the
-    grading of one learner, as a backstop for a grader bug (learner code has
-    its own, much shorter, limits in the sandbox). With ``pin`` and no more
-    processes than cores, each process, its warm parent and its learner
-    processes keep to a core of their own (``affinity``); ``worker_main``
+    their own warm parents. The parent knows which learner each process
+    holds, so a process that dies is blamed on that learner's grading alone
+    and replaced; ``watchdog`` seconds bound the grading of one learner, as a
+    backstop for a grader bug (learner code has its own, much shorter, limits
+    in the sandbox). A process is sent its next learner while it grades one
+    (``ahead``), so it never waits while this process stores a result:
+    storing one (three files, each flushed to disk) takes 3 to 40 ms, and the
+    workers stood idle for part of it. With ``pin`` and no more processes
+    than cores, each process, its warm parent and its learner processes keep
+    to a core of their own (``affinity``); ``worker_main``
     is then also given ``core=``.
     """
 
@@ -112,6 +121,7 @@ class LocalPool:
     zygote: Any = None
     worker_main: Callable[..., None] = _worker_main
     pin: bool = True
+    ahead: int = 1
     _slots: list[_Slot] = field(default_factory=list, init=False)
     _cores: list[int] | None = field(default=None, init=False)
 
@@ -127,11 +137,9 @@ class LocalPool:
         try:
             for _ in range(wanted):
                 self._start(context)
-            while pending or any(slot.task for slot in self._slots):
+            while pending or any(slot.tasks for slot in self._slots):
                 for slot in self._slots:
-                    if slot.ready and slot.task is None and pending:
-                        slot.task, slot.started = pending.pop(), time.monotonic()
-                        slot.connection.send(slot.task)
+                    self._send_next(slot, pending)
                 if not self._slots:
                     raise SandboxError("no grading process could start: " + (failures[-1] if failures else "unknown"))
                 yield from self._collect(context, failures, pending)
@@ -163,6 +171,25 @@ class LocalPool:
                 twin.abandon()  # the worker holds the clone's socket now; the clone ends when the worker does
         self._slots.append(_Slot(process, ours, core=core))
 
+    def _send_next(self, slot: _Slot, pending: list[Task]) -> None:
+        """Give a ready process learners up to one being graded and ``ahead`` more.
+
+        Near the end (fewer learners left than processes) none is sent ahead,
+        so the last ones do not queue behind another while a process is idle.
+        """
+        if not slot.ready:
+            return
+        depth = 1 + (self.ahead if len(pending) > len(self._slots) else 0)
+        while pending and len(slot.tasks) < depth:
+            if not slot.tasks:
+                slot.started = time.monotonic()
+            slot.tasks.append(pending.pop())
+            slot.connection.send(slot.tasks[-1])
+
+    def _requeue(self, slot: _Slot, pending: list[Task]) -> None:
+        """The learners sent ahead to a process that is gone go back to the front of the queue."""
+        pending.extend(reversed(list(slot.tasks)[1:]))
+
     def _free_core(self) -> int | None:
         """A core no live grading process keeps to (a replacement takes its predecessor's), or ``None``."""
         if not self._cores:
@@ -176,10 +203,9 @@ class LocalPool:
         A process that finishes gets its next learner before the result is
         handed on, so it grades while the caller stores what it sent.
         """
-        more = bool(pending)
         waits: dict[Any, _Slot] = {slot.connection: slot for slot in self._slots}
         waits.update({slot.process.sentinel: slot for slot in self._slots})
-        busy = [slot.started + self.watchdog for slot in self._slots if slot.task is not None]
+        busy = [slot.started + self.watchdog for slot in self._slots if slot.tasks]
         timeout = max(0.0, min(busy) - time.monotonic()) if busy else None
         for ready in wait(list(waits), timeout=timeout):
             slot = waits[ready]
@@ -195,31 +221,32 @@ class LocalPool:
                 elif kind == "failed":
                     failures.append(str(payload).strip().splitlines()[-1])
                     self._drop(slot)
-                elif kind == "done" and slot.task is not None:
-                    done, slot.task = slot.task, None
-                    if pending:
-                        slot.task, slot.started = pending.pop(), time.monotonic()
-                        slot.connection.send(slot.task)
+                elif kind == "done" and slot.tasks:
+                    done = slot.tasks.popleft()
+                    slot.started = time.monotonic()  # the next one sent began as this one came back
+                    self._send_next(slot, pending)
                     yield done, payload
             elif not slot.process.is_alive():
                 lost = slot.task
+                self._requeue(slot, pending)
                 self._drop(slot)
                 if lost is not None:
                     code = slot.process.exitcode
                     how = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
                     yield lost, Outcome(grader_error=f"the grading process stopped unexpectedly ({how}) "
                                                      "while grading this learner")
-                    if more:
+                    if pending:
                         self._start(context)
         now = time.monotonic()
         for slot in list(self._slots):
-            if slot.task is not None and now - slot.started > self.watchdog:
-                task = slot.task
+            if slot.tasks and now - slot.started > self.watchdog:
+                task = slot.tasks[0]
+                self._requeue(slot, pending)
                 self._drop(slot)
                 yield task, Outcome(grader_error=f"grading this learner took longer than {self.watchdog:g} s, "
                                                  "so the grader stopped it (learner code has far shorter limits: "
                                                  "this points at a grader or machine problem)")
-                if more:
+                if pending:
                     self._start(context)
 
     def _drop(self, slot: _Slot) -> None:
@@ -232,7 +259,7 @@ class LocalPool:
     def _stop(self) -> None:
         """Idle processes are asked to stop; busy ones (we were interrupted) are killed at once."""
         for slot in self._slots:
-            if slot.task is not None:
+            if slot.tasks:
                 slot.process.kill()
                 continue
             try:
