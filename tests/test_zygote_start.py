@@ -135,9 +135,12 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
 
 
 def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() -> None:
-    """``close(wait=False)`` (a graded submission): the grader moves on; its folder goes once the process has."""
+    """``close(wait=False)`` (a graded submission): the grader moves on; its folder is emptied once the process is
+    gone (the warm parent's reply comes with the next request's), and only then handed to a later process,
+    which finds none of the first one's files there."""
     with Zygote.start() as zygote:
-        first = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+        first = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"},
+                               "m.py", ["f"])
         assert first.start().status == "ok"
         pid, scratch = first._pid, first._scratch
         assert pid is not None and scratch is not None and os.path.isdir(scratch)
@@ -147,12 +150,15 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
             assert second.start().status == "ok"  # served after the warm parent ended the first
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
-            assert not os.path.exists(scratch)
+            assert second._scratch != scratch and os.listdir(scratch) == []  # emptied, kept for a later one
+            used = [scratch, second._scratch]
         third = LearnerProcess(zygote, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
         assert third.start().status == "ok"
-        left = third._scratch
+        assert third._scratch in used and os.listdir(third._scratch) == ["m.py"]
+        calls, blobs = encode_calls([Call("f", {})])
+        assert float(third.call_many(calls, blobs)[0].values[0]) == 3.0
         third.close(wait=False)
-    assert left is not None and not os.path.exists(left)  # closing the warm parent settles what was left
+    assert not any(os.path.exists(folder) for folder in used)  # closing the warm parent removes what it kept
 
 
 OPEN_DESCRIPTORS = """
@@ -227,3 +233,43 @@ def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() ->
         outcome = process.call_many(calls, blobs, batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == float(big.sum())
+
+
+CONFINED = """
+import ctypes
+import os
+import numpy as np
+
+def f(outside):
+    def readable(path):
+        try:
+            with open(path, "rb") as handle:
+                handle.read(1)
+            return 1.0
+        except OSError:
+            return 0.0
+    libc = ctypes.CDLL(None, use_errno=True)
+    refused = all(libc.syscall(ctypes.c_long(445), ctypes.c_long(fd), ctypes.c_long(1), None, ctypes.c_long(0)) < 0
+                  for fd in range(3, 64))  # landlock_add_rule, on any descriptor it may hold
+    return np.array([readable(os.path.join(os.path.dirname(__file__), "own.txt")), readable(outside), float(refused)])
+"""
+
+
+def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_ruleset(tmp_path) -> None:
+    """A folder handed out again gets the ruleset its warm parent built the first time: each process can read its
+    own files and nothing outside, and cannot add a rule to the ruleset the next process will be confined with."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not for learners")
+    seen = []
+    with Zygote.start() as zygote:
+        if not zygote.facts.get("landlock_abi"):
+            pytest.skip("Landlock is not available here")
+        for _ in range(3):
+            with LearnerProcess(zygote, {"m.py": CONFINED.encode(), "own.txt": b"mine"}, "m.py", ["f"]) as process:
+                assert process.start().status == "ok"
+                seen.append(process._scratch)
+                calls, blobs = encode_calls([Call("f", {"outside": str(outside)})])
+                outcome = process.call_many(calls, blobs)[0]
+                assert outcome.status == "ok", outcome
+                assert list(outcome.values[0]) == [1.0, 0.0, 1.0]
+    assert seen[0] == seen[1] == seen[2]  # the same folder each time: the ruleset was built once

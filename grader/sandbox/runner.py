@@ -12,9 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import selectors
-import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
@@ -26,7 +24,8 @@ from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
 from grader.sandbox.reading import local_reader
-from grader.sandbox.zygote_client import SCRATCH_PREFIX, Zygote
+from grader.sandbox.scratch import ScratchFolders
+from grader.sandbox.zygote_client import Zygote
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
 
@@ -271,10 +270,10 @@ class LearnerProcess:
             self.close()
 
     def _spawn(self, extra: dict[str, Any]) -> None:
-        self._scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        self._scratch = self._folders().take()
         self.output.hide.append(self._scratch)
         for name, data in self._files.items():
-            with open(os.path.join(self._scratch, name), "wb") as handle:
+            with open(os.path.join(self._scratch, name), "xb") as handle:
                 handle.write(data)
         request_r, request_w = os.pipe()
         response_r, response_w = os.pipe()
@@ -388,7 +387,7 @@ class LearnerProcess:
         if not wait and self._pid is not None and self.end is None and hasattr(self._zygote, "finish_later"):
             scratch, self._scratch = self._scratch, None
             self.end = {"pid": self._pid, "killed": True}
-            self._zygote.finish_later(self._pid, lambda: scratch and shutil.rmtree(scratch, ignore_errors=True))
+            self._zygote.finish_later(self._pid, lambda: scratch and self._give_back(scratch))
         if self._pid is not None and self.end is None:
             self._end()
         if self._pipes is not None:
@@ -401,9 +400,17 @@ class LearnerProcess:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+        if self._scratch is not None:  # its process is gone (``_end`` waits for that)
+            self._give_back(self._scratch)
             self._scratch = None
+
+    def _folders(self) -> ScratchFolders:
+        """The warm parent's scratch folders (a test double without any gets folders of its own)."""
+        folders = getattr(self._zygote, "scratch", None)
+        return folders if isinstance(folders, ScratchFolders) else _UNSHARED_FOLDERS
+
+    def _give_back(self, scratch: str) -> None:
+        self._folders().give_back(scratch, self._files)
 
     def __enter__(self) -> "LearnerProcess":
         return self
@@ -779,6 +786,7 @@ def _widen(fd: int) -> None:
 
 
 _PIPE_BYTES = 1 << 20
+_UNSHARED_FOLDERS = ScratchFolders(keep=0)
 _READ_SIZE = 1 << 20
 _CPU_MARK_SECONDS = 0.25
 

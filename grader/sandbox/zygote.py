@@ -47,11 +47,13 @@ from typing import Any, Callable, Iterable
 
 _MAX_DATAGRAM = 1 << 20
 _MAX_PRELOAD = 64 * 1024 * 1024
+_RULESETS_KEPT = 16
 
 
 class _Server:
     def __init__(self, control: socket.socket, early: dict[str, Any] | None = None,
-                 landlock_paths: dict[str, list[Any]] | None = None) -> None:
+                 landlock_paths: dict[str, list[Any]] | None = None,
+                 rulesets: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
         from grader.sandbox.confine import landlock, privileges, seccomp
         from grader.sandbox.reading import Reader
 
@@ -89,6 +91,8 @@ class _Server:
             seccomp.prepare_filter()
         self.landlock_paths = landlock_paths
         self._landlock_fds = _runs(item.fd for items in landlock_paths.values() for item in items)
+        # Landlock rulesets built for scratch folders, by the folder's (device, inode): never changed once built
+        self._rulesets: dict[tuple[int, int], tuple[int, int]] = dict(rulesets or {})
         self.facts = {
             "landlock_abi": landlock.abi_version(),
             "seccomp": seccomp.available(),
@@ -150,7 +154,13 @@ class _Server:
         request_fd, response_fd, output_fd = fds
         from grader.sandbox.confine import privileges
 
-        config = dict(config, landlock_paths=self.landlock_paths)
+        ruleset = self._ruleset_for(config)
+        if ruleset is not None:
+            config = dict(config, landlock_ruleset=list(ruleset))
+            keep = _runs((0, 1, 2, request_fd, response_fd, ruleset[0]))
+        else:  # the learner process adds the rules itself, from the paths opened here
+            config = dict(config, landlock_paths=self.landlock_paths)
+            keep = _runs((0, 1, 2, request_fd, response_fd), self._landlock_fds)
         me = os.getpid()
         pid = os.fork()
         if pid == 0:  # the learner process
@@ -162,8 +172,7 @@ class _Server:
                 privileges.die_with_parent(me)
                 os.dup2(output_fd, 1)
                 os.dup2(output_fd, 2)
-                # All but these, and the Landlock paths (closed once confined)
-                _close_inherited(_runs((0, 1, 2, request_fd, response_fd), self._landlock_fds))
+                _close_inherited(keep)  # the ruleset or the Landlock paths are closed once confined
                 request_fd, response_fd = _renumber_low(request_fd), _renumber_low(response_fd)
                 os.chdir(config["scratch"])
                 if config.get("selftest"):  # trusted probes, no learner code: the confinement is what is tested
@@ -181,6 +190,38 @@ class _Server:
             os.close(fd)
         self.active.add(pid)
         return pid
+
+    def _ruleset_for(self, config: dict[str, Any]) -> tuple[int, int] | None:
+        """The Landlock ruleset (descriptor, ABI) for the learner's scratch folder: built the first time, then kept.
+
+        A grading process hands a scratch folder out again once its process
+        is gone (``sandbox/scratch.py``), so most learner processes find their
+        ruleset built and confine themselves with one system call instead of
+        adding ~280 rules (about 1.8 ms each). The key is the folder's inode,
+        which the ruleset holds on to: a folder made anew gets a ruleset anew.
+        ``None`` when Landlock is not wanted or the ruleset cannot be built
+        here: the learner process then builds its own and reports what failed.
+        """
+        if not config.get("layers", {}).get("landlock", True) or not self.landlock_paths.get("read"):
+            return None
+        try:
+            found = os.stat(config["scratch"])
+        except (OSError, KeyError, TypeError, ValueError):
+            return None
+        key = (found.st_dev, found.st_ino)
+        ruleset = self._rulesets.pop(key, None)
+        if ruleset is None:
+            from grader.sandbox.confine import landlock
+
+            try:
+                ruleset = landlock.build_ruleset(self.landlock_paths["read"] + [config["scratch"]], ["/dev/null"],
+                                                 list_paths=self.landlock_paths.get("list", []))
+            except (OSError, RuntimeError):
+                return None
+            while len(self._rulesets) >= _RULESETS_KEPT:
+                os.close(self._rulesets.pop(next(iter(self._rulesets)))[0])
+        self._rulesets[key] = ruleset  # the most recently used last
+        return ruleset
 
     def _preload(self, request: dict[str, Any], fd: int) -> bool:
         """Decode a request the grader will send to many learner processes, once, before they are forked."""
@@ -219,7 +260,8 @@ class _Server:
                 for fd in (self.control.fileno(), self.wake_r, self.wake_w):
                     os.close(fd)
                 privileges.die_with_parent(me)
-                _Server(socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths).run()
+                _Server(socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths,
+                        rulesets=self._rulesets).run()
             except BaseException:  # noqa: BLE001 - nothing may escape into this warm parent's loop
                 code = 70
             os._exit(code)

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.sandbox.reading import local_reader
+from grader.sandbox.scratch import SCRATCH_PREFIX, ScratchFolders
 
 __all__ = ["SCRATCH_PREFIX", "Zygote", "default_self_test", "start_early", "sweep_stale_scratch"]
 
-SCRATCH_PREFIX = "grader-"  # learner scratch folders: grader-<pid of the grading process>-<random>
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 _MAX_PRELOADS = 256
@@ -192,6 +192,7 @@ class Zygote:
         self._owed: list[Callable[[], None]] = []  # what waits on replies to finish_later, in order
         self._to_preload: dict[str, bytes] = {}
         self.preloaded: set[str] = set()
+        self.scratch = ScratchFolders()  # folders handed out again to this warm parent's learner processes
 
     @classmethod
     def start(cls) -> "Zygote":
@@ -346,6 +347,7 @@ class Zygote:
             for then in self._owed:  # not waited for: the learners end with the warm parent
                 then()
             self._owed.clear()
+            self.scratch.close()
             self._socket.close()
         finally:
             if self._process is not None and not wait:

@@ -231,9 +231,24 @@ def restrict(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Ope
     process has several threads: below ABI 8 only the calling thread would be
     confined. Raises OSError when Landlock is unavailable or a call fails.
     """
-    if thread_count() > 1:
-        raise RuntimeError("landlock.restrict: the process has several threads; "
-                           "confine it while it is single-threaded")
+    ruleset_fd, abi = build_ruleset(read_paths, write_paths, list_paths=list_paths)
+    try:
+        return restrict_with(ruleset_fd, abi)
+    finally:
+        os.close(ruleset_fd)
+
+
+def build_ruleset(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Opened] = (), *,
+                  list_paths: Iterable[str | Opened] = ()) -> tuple[int, int]:
+    """A ruleset descriptor holding :func:`restrict`'s rules for these paths, and its ABI level.
+
+    A warm parent builds one per scratch folder and keeps it: each learner
+    process it forks for that folder then confines itself with
+    :func:`restrict_with`, one system call instead of ~280. The ruleset must
+    never reach code that is not trusted: a rule added to it would reach
+    every later process confined with it (the learner process closes it
+    before importing anything, and its seccomp filter refuses Landlock calls).
+    """
     kernel_abi, err = _probe()
     if kernel_abi < 1:
         raise OSError(err or errno.ENOSYS,
@@ -245,12 +260,25 @@ def restrict(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Ope
                               (READ_DIR, list_paths)):
             for path in paths:
                 _add_rule(ruleset_fd, path if isinstance(path, Opened) else os.fspath(path), rights, handled)
-        prctl(PR_SET_NO_NEW_PRIVS, 1)
-        if syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0) < 0:
-            raise fail("landlock_restrict_self")
-    finally:
+    except BaseException:
         os.close(ruleset_fd)
+        raise
+    return ruleset_fd, abi
+
+
+def restrict_with(ruleset_fd: int, abi: int) -> int:
+    """Confine this process with a ruleset :func:`build_ruleset` made; return ``abi``. The caller closes it."""
+    _single_threaded()
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0) < 0:
+        raise fail("landlock_restrict_self")
     return abi
+
+
+def _single_threaded() -> None:
+    if thread_count() > 1:
+        raise RuntimeError("landlock.restrict: the process has several threads; "
+                           "confine it while it is single-threaded")
 
 
 class PythonPaths(NamedTuple):

@@ -9,6 +9,7 @@ runs it before numpy is imported.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 from grader.sandbox.confine import landlock, privileges, seccomp
@@ -23,10 +24,18 @@ def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
     steps: list[tuple[str, Callable[[], Any]]] = []
     if wanted.get("caps", True):
         steps.append(("caps_dropped", privileges.drop_capabilities))
-    # The warm parent's allow-list arrives as open descriptors (``landlock.Opened``); they are closed
-    # once the rules are in, before the limit on open files and before any code of the learner's.
+    # The warm parent's allow-list arrives as a ruleset it built for this scratch folder
+    # (``landlock_ruleset``: descriptor and ABI), or as open descriptors of its paths
+    # (``landlock.Opened``). Either is closed once this process is confined, before the limit on open
+    # files and before any code of the learner's: a rule added to the ruleset would reach later processes.
     paths = config.get("landlock_paths") or {}
-    if wanted.get("landlock", True):
+    ruleset = config.get("landlock_ruleset")
+    if ruleset is not None and not wanted.get("landlock", True):  # (the warm parent builds none then)
+        os.close(int(ruleset[0]))
+        ruleset = None
+    if ruleset is not None:
+        steps.append(("landlock_abi", lambda: _confine_with(ruleset)))
+    elif wanted.get("landlock", True):
         steps.append((
             "landlock_abi",
             lambda: landlock.restrict(
@@ -50,3 +59,12 @@ def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
             held[name] = False
             held.setdefault("errors", {})[name] = f"{exc.__class__.__name__}: {exc}"
     return held
+
+
+def _confine_with(ruleset: list[int]) -> int:
+    """Enforce the warm parent's ruleset, and close it whatever happens."""
+    fd, abi = int(ruleset[0]), int(ruleset[1])
+    try:
+        return landlock.restrict_with(fd, abi)
+    finally:
+        os.close(fd)

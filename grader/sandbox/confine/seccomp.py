@@ -73,7 +73,8 @@ _COMMON = {
     "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
     "fsconfig": 431, "fsmount": 432, "fspick": 433, "pidfd_open": 434, "clone3": 435,
     "openat2": 437, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
-    "quotactl_fd": 443, "fchmodat2": 452,
+    "quotactl_fd": 443, "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
+    "fchmodat2": 452,
 }
 # machine -> (AUDIT_ARCH_*, syscall table)
 _ARCHES = {
@@ -98,6 +99,9 @@ DENY_EPERM = (
     "iopl", "ioperm", "syslog", "quotactl", "quotactl_fd", "capset", "setuid", "setgid",
     "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
     "setgroups", "fanotify_init", "mknod", "mknodat",
+    # A learner process has no use for Landlock, and a rule added to a ruleset its warm parent built
+    # would reach the processes confined with it later (it closes the one it was given, before any code of the learner's).
+    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
 )
 DENY_READ_ONLY_FS = (
     "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat",
