@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -228,3 +229,55 @@ def test_known_batches_let_the_oldest_go_when_full() -> None:
     known.remember(*first)
     known.remember(*second)
     assert known.find(first[0], first[1]) is None and known.find(second[0], second[1]) is second[2]
+
+
+GARBAGE = b"\xff\xff\xff\xff" + b"garbage" * 10  # a frame length far over the limit
+
+
+def test_messages_whole_before_garbage_come_with_the_error() -> None:
+    parser = MessageParser()
+    ready = encode_message({"op": "ready", "ok": True})
+    with pytest.raises(ProtocolError) as caught:
+        parser.feed(ready + encode_message({"op": "result", "index": 0}) + GARBAGE)
+    assert [header["op"] for header, _ in caught.value.messages] == ["ready", "result"]
+
+
+class _WritesAtSpawn:
+    """A warm parent whose 'learner process' has written ``data`` to its answer pipe by the time it is started."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.finished = data, []
+        self._answers: int | None = None
+
+    def spawn(self, config, fds):  # type: ignore[no-untyped-def]
+        self._answers = os.dup(fds[1])
+        os.write(self._answers, self.data)
+        return 999_999
+
+    def finish(self, pid: int, grace: float = 0.0):  # type: ignore[no-untyped-def]
+        self.finished.append(pid)
+        if self._answers is not None:
+            os.close(self._answers)
+            self._answers = None
+        return {"op": "finished", "pid": pid, "killed": True}
+
+
+def test_a_ready_read_together_with_garbage_still_counts_and_the_garbage_fails_the_calls() -> None:
+    """A process that imported its file and then wrote garbage (a forged frame) while answering the calls sent
+    with the import: both can arrive in one read. The import succeeded; the calls did not. (The garbage used to
+    discard the 'ready' read with it, so the file was graded as unimportable, for every exercise it serves.)"""
+    from grader.checks.base import Call
+    from grader.checks.engine import encode_calls
+    from grader.sandbox.runner import LearnerProcess
+
+    zygote = _WritesAtSpawn(encode_message({"op": "ready", "ok": True, "entries": {"f": True}}) + GARBAGE)
+    process = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])  # type: ignore[arg-type]
+    try:
+        assert process.start().status == "ok"
+        assert zygote.finished == []
+        calls, blobs = encode_calls([Call("f", {})])
+        outcome = process.call_many(calls, blobs, batch=True)[0]
+        assert outcome.status in ("protocol", "not_run")  # in a batch, the call to blame is asked again alone
+        assert zygote.finished == [999_999] and not process.alive
+    finally:
+        process.close()

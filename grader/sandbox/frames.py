@@ -22,7 +22,14 @@ _LEN = struct.Struct(">I")
 
 
 class ProtocolError(Exception):
-    """A frame that is malformed, oversized or not numeric: the sender cannot be trusted."""
+    """A frame that is malformed, oversized or not numeric: the sender cannot be trusted.
+
+    Raised by :meth:`MessageParser.feed`, it carries the messages that came
+    whole before the bad frame (``messages``): they were sent before anything
+    went wrong, and count.
+    """
+
+    messages: list[tuple[dict[str, Any], list[bytes]]] = []
 
 
 def encode_message(header: dict[str, Any], blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
@@ -74,6 +81,9 @@ class MessageParser:
                 if len(self._blobs) == self._header["blobs"]:
                     messages.append((self._header, self._blobs))
                     self._header, self._blobs = None, []
+        except ProtocolError as exc:
+            exc.messages = messages
+            raise
         finally:
             del self._buffer[:start]  # once per feed: many small frames in one read cost no quadratic copying
 

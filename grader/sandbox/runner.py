@@ -160,6 +160,7 @@ class LearnerProcess:
         self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
         self._ahead: _Request | None = None  # a request sent with the import, its answers not yet collected
         self._unsent = memoryview(b"")  # requests not yet written (the pipe was full, or an answer came first)
+        self._broken: CallOutcome | None = None  # garbage came after the messages still in the inbox
 
     @property
     def alive(self) -> bool:
@@ -478,6 +479,9 @@ class LearnerProcess:
             self._unsent = memoryview(bytes(self._unsent) + bytes(outgoing)) if self._unsent else outgoing
         if self._inbox:
             return self._inbox.popleft(), None
+        if self._broken is not None:  # what came whole before the garbage has been read: now the garbage counts
+            self._end()
+            return None, self._broken
         pipes = self._pipes
         selector = self._selector
         if selector is None:
@@ -549,14 +553,23 @@ class LearnerProcess:
                         closed = True
                         break
                     try:
-                        for message in self._parser.feed(data):
+                        messages, broken = self._parser.feed(data), None
+                    except ProtocolError as exc:  # what came whole before it still counts (a "ready", answers)
+                        messages, broken = exc.messages, exc
+                    try:
+                        for message in messages:
                             if message[0].get("op") == "results":
                                 self._inbox.extend(self._answers_in(*message))
                             else:
                                 self._inbox.append(message)
                     except ProtocolError as exc:
+                        broken = exc
+                    if broken is not None:
+                        self._broken = CallOutcome(status="protocol", detail=f"{broken}")
+                        if self._inbox:
+                            return self._inbox.popleft(), None
                         self._end()
-                        return None, CallOutcome(status="protocol", detail=f"{exc}")
+                        return None, self._broken
                     if len(data) < _READ_SIZE:
                         break
                 if self._inbox:
