@@ -175,7 +175,7 @@ class _Answers:
             kind = self._kinds[entry] = len(self._kinds)
         self._answers.append(b"%d" % kind)
         self._blobs += payloads
-        self._held += sum(len(blob) for blob in payloads) + 64
+        self._held += sum(map(len, payloads)) + 64
         now = time.monotonic()
         if self._held >= _BATCH_BYTES or now - self._since >= _BATCH_SECONDS:
             self.flush(now)
@@ -487,6 +487,8 @@ def _plain(item: Any, budget: list[int] | None = None) -> bool:
 
 def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
     """Turn a returned value into ``.npy`` payloads; refuse anything but numbers."""
+    if type(value) is np.ndarray and value.dtype.kind in "biufc" and value.size <= MAX_ELEMENTS:
+        return "single", ["ndarray"], [encode_array(value)]  # most answers: one plain array of numbers
     kind = "tuple" if isinstance(value, tuple) else "single"
     items = list(value) if kind == "tuple" else [value]
     if len(items) > 64:
