@@ -211,3 +211,22 @@ def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
             assert answer.status == "not_run" and not process.alive  # its answers to `ahead` would be taken for these
         finally:
             process.close()
+
+
+@pytest.mark.parametrize("wrong", ["wrong_global_state", "wrong_unseeded_generator"])
+def test_unseeded_draws_are_the_same_each_time_a_submission_is_graded(session, catalog, wrong: str) -> None:
+    """NumPy's global generator and ``default_rng()`` without a seed draw the same numbers in every learner
+    process, whether it was forked before or after ``numpy.random`` was imported: the reasons are the same."""
+    from grader.grading import GradingSession
+
+    path = ROOT / "solutions" / "scaling-experiment" / f"{wrong}.py"
+
+    def reasons(grading: GradingSession) -> list[str]:
+        exercise = grading.grade(path, exercise_ids=["scaling-experiment"]).exercises[0]
+        return [check.reason for check in exercise.checks]
+
+    first = reasons(session)
+    assert any("the first time and" in reason for reason in first), first  # numbers were shown
+    assert reasons(session) == first
+    with GradingSession(catalog) as another:  # a fresh warm parent: its first learner is forked before numpy.random
+        assert reasons(another) == first

@@ -46,6 +46,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         if op == "import":  # one process may serve several exercises of one submission: each gets a fresh module
             if module is not None:  # the first one finds the process as it was captured
                 _restore_process_state(fresh_state, config["scratch"])
+            _seed_randomness()
             module, failure = _import_submission(str(request["module"]), config["scratch"])
             if failure is not None:
                 channel.send({"op": "ready", "ok": False, "layers": layers, "error": failure})
@@ -110,6 +111,71 @@ def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
             step()
         except Exception:  # pragma: no cover - the learner replaced it; their own code bears the consequences
             pass
+
+
+_SEED = 0
+
+
+def _seed_randomness() -> None:
+    """Start each exercise's code from the same random state, on every run.
+
+    Code that draws from NumPy's or Python's global generator, or makes a
+    generator without a seed (``default_rng()``), would otherwise draw new
+    numbers in every learner process, and the same submission graded twice
+    would be shown different numbers in its reasons. NumPy's fresh entropy
+    comes from a seeded stream too. A process forked before ``numpy.random``
+    was imported (a cold ``grader grade``) seeds it once the learner's code
+    imports it, rather than paying for the import itself.
+    """
+    import random
+
+    random.seed(_SEED)
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        _seed_numpy(numpy_random)
+    elif not any(isinstance(finder, _SeedNumpyOnImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SeedNumpyOnImport())
+
+
+def _seed_numpy(numpy_random: Any) -> None:
+    import random
+
+    try:
+        numpy_random.seed(_SEED)  # the legacy global RandomState (np.random.normal and friends)
+        bit_generator = sys.modules.get("numpy.random.bit_generator")
+        if bit_generator is not None:  # where SeedSequence() without entropy draws its own
+            bit_generator.randbits = random.Random(_SEED).getrandbits
+    except Exception:  # pragma: no cover - the learner replaced them: their draws, their consequences
+        pass
+
+
+class _SeedNumpyOnImport:
+    """An import finder: ``numpy.random`` loads as usual, and is seeded right after."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "numpy.random":
+            return None
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _SeedingLoader(spec.loader)
+        return spec
+
+
+class _SeedingLoader:
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        _seed_numpy(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
 
 
 class _Channel:
