@@ -273,3 +273,18 @@ def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_rul
                 assert outcome.status == "ok", outcome
                 assert list(outcome.values[0]) == [1.0, 0.0, 1.0]
     assert seen[0] == seen[1] == seen[2]  # the same folder each time: the ruleset was built once
+
+
+def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_forgotten() -> None:
+    """The answers to calls sent ahead are collected for the very same call lists, whether or not the encoded
+    request is still cached (a long session evicts it): they used to be refused as 'busy with other calls'."""
+    from grader.sandbox import runner
+
+    with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f():\n    return 4.0\n"},
+                                                   "m.py", ["f"]) as process:
+        calls, blobs = encode_calls([Call("f", {})])
+        assert process.start(then=(calls, blobs, True)).status == "ok"
+        runner._REQUESTS.clear()
+        outcome = process.call_many(calls, blobs, batch=True)[0]
+    assert outcome.status == "ok", outcome
+    assert float(outcome.values[0]) == 4.0

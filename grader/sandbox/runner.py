@@ -319,14 +319,15 @@ class LearnerProcess:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
-        request = _request(calls, blobs, batch)
-        if self._ahead is not None and self._ahead is not request:  # answers to other calls are on their way
-            self._end()
+        ahead = self._ahead
+        if ahead is not None and not (ahead.calls is calls and ahead.blobs is blobs and ahead.batch == batch):
+            self._end()  # answers to other calls are on their way
             return [CallOutcome(status="not_run", detail="the process was busy with other calls")] * len(calls)
-        if self._ahead is request:  # sent with the import: only the answers are left to read
+        if ahead is not None:  # sent with the import: only the answers are left to read
             self._ahead = None
             pending = memoryview(b"")
         else:
+            request = _request(calls, blobs, batch)
             if request.trusted:
                 self.holds_trusted = True  # so it never serves another exercise, whose code could call them
             pending = memoryview(self._message_for(request))
@@ -919,6 +920,7 @@ class _Request:
 
 
 _REQUESTS: dict[tuple[int, int, bool], _Request] = {}
+_REQUESTS_KEPT = 64
 
 
 def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> _Request:
@@ -936,8 +938,9 @@ def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> _R
     if trusted:  # only a process handed the grader's functions ever holds their source
         request["trusted_source"] = _trusted_source()
     made = _Request(calls, blobs, batch, encode_message(request, blobs), trusted)
-    if len(_REQUESTS) < 64:
-        _REQUESTS[key] = made
+    if _REQUESTS and len(_REQUESTS) >= _REQUESTS_KEPT:  # a long session: the oldest goes
+        del _REQUESTS[next(iter(_REQUESTS))]
+    _REQUESTS[key] = made
     return made
 
 
