@@ -202,3 +202,24 @@ def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
     assert first.status == second.status == "ok"
     assert float(first.value) >= 256  # the first fills fresh pages: 512 of them
     assert float(second.value) < 64, f"the second array of 2 MiB faulted {float(second.value):.0f} pages in again"
+
+
+def test_a_learner_sent_to_a_process_that_has_just_died_goes_back_to_the_queue() -> None:
+    """Learners are sent ahead to busy processes; one may die meanwhile. The send fails, the learner is not
+    blamed on it (it never had it), and the pool does not stop: the next process takes it."""
+    from grader.batch.executors import _Slot
+    from grader.batch.worker import Task
+
+    class Dead:
+        def send(self, task: object) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    pool = LocalPool(WorkerConfig("x", "all", ""), 2, pin=False)
+    busy = _Slot(process=None, connection=Dead(), ready=True)
+    first = Task(learner="a", path="a", label="a")
+    busy.tasks.append(first)  # being graded when it died
+    pool._slots = [busy]
+    pending = [Task(learner=name, path=name, label=name) for name in ("d", "c", "b")]
+    pool._send_next(busy, pending)
+    assert list(busy.tasks) == [first]
+    assert [task.learner for task in pending] == ["d", "c", "b"]

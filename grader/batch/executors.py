@@ -181,10 +181,15 @@ class LocalPool:
             return
         depth = 1 + (self.ahead if len(pending) > len(self._slots) else 0)
         while pending and len(slot.tasks) < depth:
+            task = pending.pop()
+            try:
+                slot.connection.send(task)
+            except OSError:  # it has just died: its sentinel says so, and the learner waits for another process
+                pending.append(task)
+                return
             if not slot.tasks:
                 slot.started = time.monotonic()
-            slot.tasks.append(pending.pop())
-            slot.connection.send(slot.tasks[-1])
+            slot.tasks.append(task)
 
     def _requeue(self, slot: _Slot, pending: list[Task]) -> None:
         """The learners sent ahead to a process that is gone go back to the front of the queue."""
