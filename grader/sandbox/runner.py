@@ -930,15 +930,16 @@ def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> _R
     are encoded once per process.
     """
     key = (id(calls), id(blobs), batch)
-    hit = _REQUESTS.get(key)
+    hit = _REQUESTS.pop(key, None)
     if hit is not None and hit.calls is calls and hit.blobs is blobs:
+        _REQUESTS[key] = hit  # the most recently used last: the oldest is the first to go
         return hit
     request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
     trusted = _needs_trusted(calls)
     if trusted:  # only a process handed the grader's functions ever holds their source
         request["trusted_source"] = _trusted_source()
     made = _Request(calls, blobs, batch, encode_message(request, blobs), trusted)
-    if _REQUESTS and len(_REQUESTS) >= _REQUESTS_KEPT:  # a long session: the oldest goes
+    if _REQUESTS and len(_REQUESTS) >= _REQUESTS_KEPT:  # a long session: the least recently used goes
         del _REQUESTS[next(iter(_REQUESTS))]
     _REQUESTS[key] = made
     return made
