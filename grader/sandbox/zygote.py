@@ -197,7 +197,7 @@ class _Server:
         A grading process hands a scratch folder out again once its process
         is gone (``sandbox/scratch.py``), so most learner processes find their
         ruleset built and confine themselves with one system call instead of
-        adding ~280 rules (about 1.8 ms each). The key is the folder's inode,
+        adding ~280 rules (about 1.8 ms in all). The key is the folder's inode,
         which the ruleset holds on to: a folder made anew gets a ruleset anew.
         ``None`` when Landlock is not wanted or the ruleset cannot be built
         here: the learner process then builds its own and reports what failed.
