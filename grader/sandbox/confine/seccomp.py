@@ -100,7 +100,8 @@ DENY_EPERM = (
     "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
     "setgroups", "fanotify_init", "mknod", "mknodat",
     # A learner process has no use for Landlock, and a rule added to a ruleset its warm parent built
-    # would reach the processes confined with it later (it closes the one it was given, before any code of the learner's).
+    # would reach the processes confined with it later (the one it was given is closed before the
+    # learner's code runs).
     "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
 )
 DENY_READ_ONLY_FS = (
