@@ -199,7 +199,7 @@ def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypa
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         try:
             extra = [os.open("/dev/null", os.O_RDONLY) for _ in range(6)]
-            keep = zygote._runs([0, 1, 2, report_w, extra[4]], [(extra[1], extra[2])])
+            keep = zygote._runs([0, 1, 2, report_w, extra[4]], zygote._runs([extra[1], extra[2]]))  # (not always adjacent)
             zygote._close_inherited(keep)
             left = [fd for fd in range(1024) if _is_open(fd)]
             os.write(report_w, json.dumps([left, sorted({0, 1, 2, report_w, extra[1], extra[2], extra[4]})]).encode())
