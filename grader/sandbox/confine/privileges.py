@@ -80,11 +80,7 @@ def drop_capabilities() -> bool:
     if may_drop_bounding:
         _drop_bounding(before["CapBnd"])
     if held:
-        header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
-        data = (_CapData * 2)()
-        ctypes.set_errno(0)
-        if libc.capset(ctypes.byref(header), data) != 0:
-            raise fail("capset")
+        _clear_held()
     after = _caps()
     if after["CapEff"] or after["CapPrm"] or after["CapAmb"]:
         raise OSError(errno.EPERM, f"drop_capabilities: still holding CapEff={after['CapEff']:x}"
@@ -104,13 +100,18 @@ def _held() -> tuple[int, int, int]:
             low.inheritable | high.inheritable << 32)
 
 
-def _drop_held() -> bool:
-    if not any(_held()):
-        return False
+def _clear_held() -> None:
+    """``capset`` empty effective, permitted and inheritable sets."""
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     ctypes.set_errno(0)
     if libc.capset(ctypes.byref(header), (_CapData * 2)()) != 0:
         raise fail("capset")
+
+
+def _drop_held() -> bool:
+    if not any(_held()):
+        return False
+    _clear_held()
     effective, permitted, inheritable = _held()
     if effective or permitted or inheritable:
         raise OSError(errno.EPERM, f"drop_capabilities: still holding CapEff={effective:x} CapPrm={permitted:x}")
