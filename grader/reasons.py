@@ -113,11 +113,12 @@ def _exception(error: dict[str, Any]) -> str:
 # used). These functions turn both into the phrases learners read, so a
 # timeout always names its limit and a refusal always says what was refused.
 
+IMPORTABLE = "(only the standard library and numpy are)"
 REFUSALS = {
     "process": "tried to start a process (not allowed)",
     "network": "tried to use the network (network access is not allowed)",
     "file": "tried to reach a file outside its own folder (file access denied)",
-    "import": "tried to import a module that is not available here (only the standard library and numpy are)",
+    "import": f"tried to import a module that is not available here {IMPORTABLE}",
     "signal": "tried to signal another process (not allowed)",
     "limits": "tried to raise its own resource limits (not allowed)",
     "forbidden": "tried an operation the sandbox does not allow (permission denied)",
@@ -139,6 +140,8 @@ def refusal(error: dict[str, Any]) -> str | None:
     if kind == "memory" or error.get("type") == "MemoryError":
         limit = error.get("limit")
         return f"ran out of memory (limit {size_text(limit)})" if isinstance(limit, int) else "ran out of memory"
+    if kind == "import" and isinstance(error.get("module"), str):
+        return f"tried to import a module that is not available here: {error['module']} {IMPORTABLE}"
     return REFUSALS.get(kind) if isinstance(kind, str) else None
 
 

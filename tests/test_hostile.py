@@ -134,6 +134,9 @@ ATTACKS: dict[str, Attack] = {
     "segfault": Attack(("crashed (SIGSEGV",), tier_c=True),
     "deep_recursion": Attack((("crashed (SIGSEGV", "ran out of memory", "wall-clock limit", "RecursionError"),)),
     "import_scipy": Attack(("tried to import a module that is not available here",), at_import=True, tier_b="leaks"),
+    "import_missing_module": Attack(
+        ("tried to import a module that is not available here: softmax_answers_from_the_internet",),
+        at_import=True, tier_c=True),
     "import_grader": Attack(("tried to import a module that is not available here",), at_import=True, tier_b="leaks"),
     "steal_trusted_softmax": Attack(((DENIED_FILE, "tried to import"),), tier_b="leaks"),
     "gc_stack_walk": Attack((NOT_NUMBERS,), tier_c=True),

@@ -299,6 +299,10 @@ def _classify(exc: BaseException) -> str | None:
         return "memory"
     if isinstance(exc, ValueError) and (last == "limits" or str(exc) == "not allowed to raise maximum limit"):
         return "limits"  # resource.setrlimit reports EPERM as this ValueError
+    if isinstance(exc, ModuleNotFoundError):
+        # A module missing from this machine and one the sandbox hides are the same to the learner:
+        # the grade must not depend on what else happens to be installed beside the grader.
+        return "import"
     if not (isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)):
         return None
     files = []
@@ -354,6 +358,8 @@ def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     }
     if kind:
         described["kind"] = kind
+    if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str):
+        described["module"] = exc.name[:_MESSAGE_LIMIT]
     if isinstance(exc, OSError) and type(exc.errno) is int:
         described["errno"] = exc.errno
     if isinstance(exc, SyntaxError):

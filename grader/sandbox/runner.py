@@ -870,7 +870,7 @@ def _as_error(error: Any) -> dict[str, Any]:
         "message": _clean(error.get("message", ""), 500),
         "frames": frames,
     }
-    for key in ("file", "text"):
+    for key in ("file", "text", "module"):
         if key in error:
             cleaned[key] = _clean(error[key], 200)
     if type(error.get("line")) is int:
