@@ -39,7 +39,8 @@ from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.results import CheckResult, ExerciseResult, Report, SandboxInfo
 
 markdown_it = pytest.importorskip("markdown_it")
-MD = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"])
+# Escaped characters stay tokens of their own (text_join off), as they are when linkify runs.
+MD = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 
 INJECTIONS = {
     "link": "[Grades moved](https://evil.example)",
@@ -50,6 +51,7 @@ INJECTIONS = {
     "angle-email": "<grades@evil.example>",
     "bare-url": "see https://evil.example/x.png now",
     "bare-url-in-parens": "(https://evil.example)",
+    "bare-domain": "grades moved to evil.com/x.png",
     "upper-case-url": "HTTPS://EVIL.EXAMPLE",
     "ftp-url": "ftp://evil.example/x",
     "protocol-relative": "//evil.example/x.png",
@@ -95,6 +97,7 @@ INJECTIONS = {
 IDS = list(INJECTIONS)
 PLACEHOLDER = "placeholder"
 _AUTOLINKABLE = re.compile(r"(?:https?|ftp)://|www\.|[\w.+-]+@[\w-]+\.\w|(?:mailto|xmpp):|//[^\s/]", re.IGNORECASE)
+_DOMAIN = re.compile(r"[^\W_]\.[^\W\d_]")  # what linkify's fuzzy links need within one text token
 
 
 def _shape(markdown: str) -> list[tuple[str, str]]:
@@ -103,19 +106,20 @@ def _shape(markdown: str) -> list[tuple[str, str]]:
     for token in MD.parse(markdown):
         shape.append((token.type, token.tag if not token.type.startswith("html") else token.content))
         for child in token.children or []:
-            if child.type not in ("text", "code_inline", "softbreak"):
+            if child.type not in ("text", "text_special", "code_inline", "softbreak"):
                 shape.append((child.type, child.content if child.type.startswith("html") else child.tag))
     return shape
 
 
-def _texts(markdown: str) -> list[tuple[str, str]]:
-    """Per inline run: the text as shown (text and code), and the text outside code spans."""
+def _texts(markdown: str) -> list[tuple[str, str, list[str]]]:
+    """Per inline run: the text as shown, the text outside code spans, and its text tokens one by one."""
     runs = []
     for token in MD.parse(markdown):
         if token.type == "inline":
-            shown = "".join(c.content if c.type != "softbreak" else " " for c in token.children or [])
-            prose = "\0".join(c.content for c in token.children or [] if c.type == "text")
-            runs.append((shown, prose))
+            children = token.children or []
+            shown = "".join(c.content if c.type != "softbreak" else " " for c in children)
+            prose = "".join(c.content if c.type in ("text", "text_special") else "\0" for c in children)
+            runs.append((shown, prose, [c.content for c in children if c.type == "text"]))
     return runs
 
 
@@ -124,10 +128,11 @@ def _assert_inert(with_text: str, with_placeholder: str, shown: list[str]) -> No
     html = MD.render(with_text)
     assert "<a " not in html and "<img" not in html
     runs = _texts(with_text)
-    for _, prose in runs:
+    for _, prose, tokens in runs:
         assert not _AUTOLINKABLE.search(prose), prose
+        assert not any(_DOMAIN.search(token) for token in tokens), tokens
     for text in shown:
-        assert any(text in run for run, _ in runs), text
+        assert any(text in run for run, _, _ in runs), text
 
 
 def _one_line(text: str) -> str:
@@ -180,15 +185,16 @@ def test_markdown_text_and_code_keep_a_table_row_whole(name: str) -> None:
     document = head + row.format(markdown_text(text, table=True), markdown_code(text, table=True))
     placeholder = head + row.format(markdown_text(PLACEHOLDER, table=True), markdown_code(PLACEHOLDER, table=True))
     _assert_inert(document, placeholder, [_one_line(text)])
-    cells = [run for run, _ in _texts(document)][3:]
+    cells = [run for run, _, _ in _texts(document)][3:]
     assert cells == [_one_line(text), _one_line(text), "x"]
 
 
 def test_markdown_text_keeps_ordinary_sentences_as_they_were() -> None:
-    ordinary = ("softmax raised ZeroDivisionError: division by zero (mine.py line 4: return 1 / 0). "
-                "Expected sums of 1 along axis -1 (atol 1e-09); got Q @ K.T.")
+    ordinary = ("softmax raised ZeroDivisionError: division by zero (line 4: return 1 / 0). "
+                "Expected sums of 1 along axis -1 (atol 1e-09); got 0.5 for Q @ K.")
     assert markdown_text(ordinary) == ordinary
     assert markdown_text("- 1 more") == "\\- 1 more" and markdown_text("12. x") == "12\\. x"
+    assert markdown_text("mine.py line 4, e.sum()") == "mine\\.py line 4, e\\.sum()"
 
 
 @pytest.mark.parametrize("text", ["https://evil.example", "www.evil.example", "a@evil.example", "//evil.example",
@@ -348,6 +354,6 @@ def test_batch_outputs_keep_hostile_learners_inert(tmp_path: Path) -> None:
     for markdown in [out / "summary.md", *(out / "feedback").glob("*.md")]:
         html = MD.render(markdown.read_text(encoding="utf-8"))
         assert "<a " not in html and "<img" not in html
-        for _, prose in _texts(markdown.read_text(encoding="utf-8")):
-            assert not _AUTOLINKABLE.search(prose)
+        for _, prose, tokens in _texts(markdown.read_text(encoding="utf-8")):
+            assert not _AUTOLINKABLE.search(prose) and not any(_DOMAIN.search(token) for token in tokens)
     assert "[Grades moved](https://evil.example)" in (out / "feedback" / "evil.md").read_text(encoding="utf-8")

@@ -18,7 +18,10 @@ markdown-it render them:
   backslash-escaped (``\\ ` * _ [ ] { } | ~ $ #``), ``& < >`` become entities
   (no raw HTML, no ``<https://...>`` autolink, no entity the learner typed is
   decoded), and a leading ``- + =`` or ``1.``/``1)`` is escaped, so the text
-  is inert at the start of a list item too.
+  is inert at the start of a list item too. A dot between a letter or digit
+  and a letter is escaped as well (``evil\\.com``, ``softmax\\.py``), so
+  linkify's fuzzy links (markdown-it's default once linkify is on) find no
+  domain name.
 - Prose that a renderer could turn into a link although every character of
   it is escaped goes into a code span instead: GFM links ``https://``,
   ``www.`` and e-mail addresses found in plain text, and GitHub looks for
@@ -35,9 +38,7 @@ markdown-it render them:
 - ``markdown_fence``: a fenced block whose fence has more backticks than any
   run in the text, so no line of it can close the block.
 
-Left as text: a bare domain without a scheme (``example.com``): CommonMark,
-GFM, GitHub and VS Code do not link it (renderers that do would link the
-grader's own ``softmax.py`` too). The same text always gives the same bytes.
+The same text always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ __all__ = ["markdown_code", "markdown_fence", "markdown_text"]
 
 _ESCAPE = re.compile(r"([\\`*_\[\]{}|~$#])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# The dot of a domain name (evil.com, softmax.py).
+_DOMAIN_DOT = re.compile(r"(?<=[^\W_])\.(?=[^\W\d_])")
 # A list item, a setext underline or an ordered list when the text starts a line or a list item.
 _BLOCK_START = re.compile(r"^(?:[-+=]|\d{1,9}(?=[.)]))")
 # What renderers link in text whatever its escapes: a URI scheme with something after it, a
@@ -71,7 +74,7 @@ def markdown_text(text: str, *, table: bool = False) -> str:
     line = _one_line(text)
     if _LINKABLE.search(line):
         return markdown_code(line, table=table)
-    line = _ESCAPE.sub(r"\\\1", line)
+    line = _DOMAIN_DOT.sub(r"\\.", _ESCAPE.sub(r"\\\1", line))
     line = re.sub(r"[&<>]", lambda m: _ENTITIES[m.group()], line)
     start = _BLOCK_START.match(line)
     if start is None:
