@@ -7,16 +7,17 @@ Numbers are written without exponent and without float noise (``7.5``,
 so an import leaves that grade untouched instead of recording a zero.
 
 A learner name is the learner's to choose (a folder or file name), so every
-text cell goes through ``inert_cell`` before it is written: each control or
-line-separator character (C0 and C1 controls, tab, CR, LF, ``\x0b \x0c``,
-``\x1c-\x1e``, ``\x85``, ``\u2028``, ``\u2029``) and each invisible
-format character becomes a visible escape (``\x0d``, ``\u2028``), so a cell
-is one line and a row is one learner for ``csv.reader`` and for spreadsheets
-alike; then a cell whose first visible character is a formula start (``=``,
-``+``, ``-``, ``@``, or their full-width and small forms, ``\u2212``), even
-after leading spaces, gets a leading apostrophe, so opening the gradebook
-never evaluates it. Score cells are numbers the grader writes and stay
-numbers. The results files keep the exact name.
+text cell goes through ``inert_cell`` before it is written. Each control or
+line-separator character (C0 and C1 controls, tab, CR, LF, ``\\x0b \\x0c``,
+``\\x1c-\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``) and each invisible
+format character but zero-width joiners and spaces becomes a visible escape
+(``\\x0d``, ``\\u2028``): a cell is one line, and a row is one learner for
+``csv.reader`` and for spreadsheets alike. Then a cell whose first visible
+character starts a formula (``=``, ``+``, ``-``, ``@``, their full-width and
+small forms, ``\\u2212``), even after leading spaces, gets a leading
+apostrophe, so opening the gradebook never evaluates it. Score cells are
+numbers the grader writes and stay numbers. The results files keep the exact
+name.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def inert_cell(text: str) -> str:
     """``text`` as one line that a spreadsheet shows and never evaluates (OWASP's advice for CSV files)."""
     text = "".join(_visible(ch) for ch in text)
     first = text.lstrip(_BLANK + _JOINERS)[:1]
-    formula = first == "\u2212" or unicodedata.normalize("NFKC", first)[:1] in _FORMULA_STARTS if first else False
-    return "'" + text if formula else text
+    if first and (first == "\u2212" or unicodedata.normalize("NFKC", first)[:1] in _FORMULA_STARTS):
+        return "'" + text
+    return text
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@")
