@@ -6,16 +6,25 @@ Numbers are written without exponent and without float noise (``7.5``,
 ``12``, ``0.3333``); a learner the grader failed on has empty score cells,
 so an import leaves that grade untouched instead of recording a zero.
 
-A learner name a spreadsheet would read as a formula (it starts with ``=``,
-``+``, ``-``, ``@``, a tab or a carriage return: a folder name is the
-learner's to choose) is written with a leading apostrophe, so opening the
-gradebook never runs it; the results and feedback files keep the exact name.
+A learner name is the learner's to choose (a folder or file name), so every
+text cell goes through ``inert_cell`` before it is written. Each control or
+line-separator character (C0 and C1 controls, tab, CR, LF, ``\\x0b \\x0c``,
+``\\x1c-\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``) and each invisible
+format character but zero-width joiners and spaces becomes a visible escape
+(``\\x0d``, ``\\u2028``): a cell is one line, and a row is one learner for
+``csv.reader`` and for spreadsheets alike. Then a cell whose first visible
+character starts a formula (``=``, ``+``, ``-``, ``@``, their full-width and
+small forms, ``\\u2212``), even after leading spaces, gets a leading
+apostrophe, so opening the gradebook never evaluates it. Score cells are
+numbers the grader writes and stay numbers. The results files keep the exact
+name.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from dataclasses import dataclass
 
 from grader.results import Report
@@ -37,18 +46,34 @@ def format_points(value: float) -> str:
 
 
 def inert_cell(text: str) -> str:
-    """``text`` as a spreadsheet shows it and never evaluates it (OWASP's advice for CSV files)."""
-    return "'" + text if text[:1] in _FORMULA_STARTS else text
+    """``text`` as one line that a spreadsheet shows and never evaluates (OWASP's advice for CSV files)."""
+    text = "".join(_visible(ch) for ch in text)
+    first = text.lstrip(_BLANK + _JOINERS)[:1]
+    if first and (first == "\u2212" or unicodedata.normalize("NFKC", first)[:1] in _FORMULA_STARTS):
+        return "'" + text
+    return text
 
 
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@")
+# Spaces a spreadsheet may trim before it looks for a formula; kept, as they are ordinary text in a name.
+_BLANK = " \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+# Zero-width characters of ordinary text (emoji sequences, scripts that need joiners); kept as well.
+_JOINERS = "\u200b\u200c\u200d\u2060"
+
+
+def _visible(ch: str) -> str:
+    """``ch`` itself when it is printable text, else its escape (``\\x0d``, ``\\u2028``)."""
+    if ch.isprintable() or ch in _BLANK or ch in _JOINERS:
+        return ch
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def format_gradebook(rows: list[GradebookRow], exercise_ids: list[str]) -> str:
     """The CSV text (UTF-8, ``\\n`` line ends, quoting only where needed)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["learner", "score", "max_score", *exercise_ids])
+    writer.writerow([inert_cell(text) for text in ("learner", "score", "max_score", *exercise_ids)])
     for row in sorted(rows, key=lambda r: r.learner):
         by_id = {exercise.id: exercise for exercise in row.report.exercises}
         if row.grader_error:

@@ -11,6 +11,12 @@ taken among those who attempted it and failed, grouped by the known mistake
 the grader matched when there is one, else by the first sentence of the
 reason with its numbers taken out, so ``softmax([1000, 1001])`` and
 ``softmax([800, 0])`` failing the same way count together.
+
+Reasons, notes and learner names are the learners' text as much as the
+grader's (an exception message, a folder name), so ``summary.md`` shows them
+through ``grader.report.markdown_safe``: reasons and notes as escaped prose
+(as code when a renderer would link them), learner names as code; the
+terminal summary shows them as one line with control characters escaped.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
+from grader.report._common import printable
+from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.results import CheckResult, Report
 
 __all__ = ["CheckStat", "ClassStats", "class_stats", "format_summary_markdown", "format_summary_text",
@@ -132,14 +140,7 @@ def _percent(share: float) -> str:
 
 def _plain(text: str) -> str:
     """One line of printable text: learner-made text may hold control characters or terminal escapes."""
-    text = " ".join(text.split())
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
-
-
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: no pipes, no line breaks, no HTML."""
-    text = _plain(text)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(printable(text).split())
 
 
 def _headline(stats: ClassStats) -> list[str]:
@@ -152,13 +153,13 @@ def _headline(stats: ClassStats) -> list[str]:
 
 def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
     """``summary.md``: the headline, the distribution, and every check by share of learners failing it."""
-    lines = [f"# {_cell(title)}", ""]
+    lines = [f"# {markdown_text(title)}", ""]
     lines += [line + "  " for line in _headline(stats)]
     if stats.grader_errors:
         lines += ["", f"**The grader failed on {len(stats.grader_errors)} learner"
                       f"{'s' if len(stats.grader_errors) != 1 else ''}** (left out of every number below; "
                       "see their `results/*.key` files, then run the batch again): "
-                      + ", ".join(_cell(name) for name in stats.grader_errors)]
+                      + ", ".join(markdown_code(name) for name in stats.grader_errors)]
     lines += ["", "## Score distribution", "", "| score | learners | |", "|---|---:|---|"]
     most = max(stats.histogram) or 1
     for label, count in zip(BIN_LABELS, stats.histogram):
@@ -168,11 +169,13 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
                "the most common reason is among those who attempted it."), "",
               "| exercise | check | did not pass | not attempted | most common reason |", "|---|---|---:|---:|---|"]
     for stat in stats.checks:
-        reason = f"{_cell(stat.reason)} ({stat.reason_count} of {stat.failed_attempts})" if stat.reason else ""
-        lines.append(f"| {stat.exercise} | {stat.check} | {_percent(stat.share)} ({stat.not_passed}) "
+        reason = (f"{markdown_text(stat.reason, table=True)} ({stat.reason_count} of {stat.failed_attempts})"
+                  if stat.reason else "")
+        lines.append(f"| {markdown_text(stat.exercise, table=True)} | {markdown_text(stat.check, table=True)} "
+                     f"| {_percent(stat.share)} ({stat.not_passed}) "
                      f"| {stat.not_attempted} | {reason} |")
     if stats.notes:
-        lines += ["", "## Notes", ""] + [f"- {_cell(note)}" for note in stats.notes]
+        lines += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in stats.notes]
     return "\n".join(lines) + "\n"
 
 

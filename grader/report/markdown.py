@@ -5,56 +5,23 @@ exercise the checks that did not pass (input, expected, got, likely mistake,
 hint as a list), the passing ones folded in a ``<details>`` block, and what
 the learner's code printed in a fenced block.
 
-Every piece of text that the learner can influence is escaped so it stays
-text: in prose, Markdown punctuation is backslash-escaped and ``<``, ``>``,
-``&`` become entities (no HTML, no links, no emphasis); line breaks become
-spaces, so nothing can start a heading or a list. Calls are shown in code
-spans whose delimiter is longer than any run of backticks inside them.
-Printed output goes in a fence made of more backticks than the longest run in
-the output, so no line of it can close the fence. The same report always
-gives the same bytes.
+Every piece of text that the learner can influence goes through
+``grader.report.markdown_safe``, whose docstring gives the rules: prose is
+escaped so it stays one line of text (no markup, HTML, link or autolink),
+text a renderer would link anyway is shown as code, and printed output goes in
+a fence no line of it can close. The same report always gives the same bytes.
 """
 
 from __future__ import annotations
 
-import functools
-import re
-
-from grader.report._common import check_rows, points, printable
+from grader.report._common import check_rows, points
+from grader.report.markdown_safe import markdown_code, markdown_fence, markdown_text
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_markdown", "markdown_code", "markdown_fence", "markdown_text"]
 
 _LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
-_ESCAPE = re.compile(r"([\\`*_\[\]{}|~$#])")
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MAX_OUTPUT_LINES = 60
-
-
-@functools.lru_cache(maxsize=4096)  # a class's feedback repeats the same sentences learner after learner
-def markdown_text(text: str) -> str:
-    """Prose that renders as exactly these characters: one line, no markup, no HTML."""
-    text = " ".join(printable(text).split())
-    text = _ESCAPE.sub(r"\\\1", text)
-    return re.sub(r"[&<>]", lambda m: _ENTITIES[m.group()], text)
-
-
-@functools.lru_cache(maxsize=4096)
-def markdown_code(text: str) -> str:
-    """An inline code span that no backtick inside ``text`` can end."""
-    text = " ".join(printable(text).split())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def markdown_fence(text: str, info: str = "text") -> list[str]:
-    """A fenced block holding ``text`` verbatim; no line of it can close the fence."""
-    body = printable(text).rstrip("\n").split("\n")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}{info}", *body, fence]
 
 
 def format_markdown(report: Report) -> str:
@@ -68,7 +35,7 @@ def format_markdown(report: Report) -> str:
         for exercise in report.exercises:
             rows = check_rows(exercise)
             passed = sum(check.status == "passed" for check in rows)
-            lines.append(f"| {markdown_text(exercise.id)} | {exercise.status} | "
+            lines.append(f"| {markdown_text(exercise.id, table=True)} | {exercise.status} | "
                          f"{points(exercise.score)} / {points(exercise.max_score)} | {passed} of {len(rows)} |")
         lines.append("")
     if report.public_only and report.hidden_not_run:
