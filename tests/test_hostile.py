@@ -151,9 +151,9 @@ ATTACKS: dict[str, Attack] = {
 }
 ANSWER_ATTACKS = {  # attacks on the quiz through the answers file; attack.py is a correct softmax
     "billion_laughs": "YAML aliases (*name) are not allowed",
-    "answers_50_mb": "larger than 256 KiB",
-    "answers_nested_yaml": "nested more than 64 levels deep",
-    "answers_nested_json": "nested too deeply",
+    "answers_50_mb": "larger than 32 KiB",
+    "answers_nested_yaml": "larger than 32 KiB",  # 200 KB of brackets: over the size limit before any nesting
+    "answers_nested_json": "larger than 32 KiB",
 }
 QUICK = sorted(name for name, attack in ATTACKS.items() if not attack.slow)
 SLOW = sorted(name for name, attack in ATTACKS.items() if attack.slow)

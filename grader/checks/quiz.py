@@ -1,12 +1,19 @@
-"""Grade a learner's answers to a quiz: each question is a check, each pick gets its reason."""
+"""Grade a learner's answers to a quiz: each question is a check, each pick gets its reason.
+
+An answer may be any value an answers file can hold (a 5,000-digit integer,
+``nan``, a date, a list of lists, a 60,000-character string): each is graded,
+and a reason quotes it shortened, never in full.
+"""
 
 from __future__ import annotations
 
+import datetime
 import math
 import string
 from typing import Any
 
 from grader.results import CheckResult, ExerciseResult
+from grader.safeyaml import LongInteger
 from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
 __all__ = ["grade_quiz", "letters"]
@@ -42,7 +49,7 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     right = sum(check.status == "passed" for check in checks)
     reason = f"{right} of {len(checks)} questions answered correctly."
     if unknown:
-        reason += f" Ignored unknown question ids: {', '.join(repr(u) for u in unknown)} (the questions are " \
+        reason += f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are " \
                   f"{', '.join(q.id for q in quiz.questions)})."
     return ExerciseResult(
         id=quiz.id, title=quiz.title, kind="quiz", status="passed" if right == len(checks) else "failed",
@@ -63,10 +70,12 @@ def _choice(question: ChoiceQuestion, given: Any) -> tuple[str, str]:
         return "failed", f"Not answered: pick {'one option' if question.type == 'single' else 'every option that applies'} of {', '.join(options)}."
     picks = _letters(given)
     if picks is None or not picks:
-        return "failed", f"{given!r} is not an answer here: give {'an option letter' if question.type == 'single' else 'a list of option letters'} from {', '.join(options)}."
+        form = "an option letter" if question.type == "single" else "a list of option letters"
+        return "failed", f"{_shown(given)} is not an answer here: give {form} from {', '.join(options)}."
     outside = [p for p in picks if p not in options]
     if outside:
-        return "failed", f"{', '.join(outside)} {'is not an option' if len(outside) == 1 else 'are not options'}; the options are {', '.join(options)}."
+        verb = "is not an option" if len(outside) == 1 else "are not options"
+        return "failed", f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
     correct = {letter for letter, option in zip(options, question.options) if option.correct}
     chosen = sorted(set(picks))
     if question.type == "single":
@@ -102,19 +111,84 @@ def _letters(given: Any) -> list[str] | None:
 
 def _numeric(question: NumericQuestion, given: Any) -> tuple[str, str]:
     if given is None:
-        return "failed", "Not answered: give a number."
-    if isinstance(given, bool):
-        value = math.nan
-    else:
-        try:
-            value = float(given)
-        except (TypeError, ValueError):
-            value = math.nan
-    if not math.isfinite(value):
-        return "failed", f"{given!r} is not a number; write it like 0.839."
+        return "failed", f"Not answered: give {_NUMBER}."
+    value = _number(given)
+    if isinstance(value, str):
+        return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
     if abs(value - question.answer) <= question.tolerance:
         return "passed", f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
     for mistake in question.mistakes:
         if abs(value - mistake.value) <= mistake.tolerance:
             return "failed", f"Not quite: {value:g}. {mistake.reason}"
     return "failed", f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}"
+
+
+# What a numeric answer looks like; the example is no quiz's answer.
+_NUMBER = "one finite number, written like 0.25 or 1.5e-3"
+
+
+def _number(given: Any) -> float | str:
+    """The answer as a finite float, or why it is not one (``is a yes/no value, not a number``)."""
+    if isinstance(given, bool):  # before int: YAML reads yes, no, on, off, true, false as booleans
+        return "is a yes/no value, not a number"
+    if isinstance(given, LongInteger):
+        return "is far too large"
+    if isinstance(given, str):
+        try:
+            given = float(given.strip())  # a number written in quotes still counts
+        except ValueError:
+            return "is text, not a number"
+    if isinstance(given, int):
+        if given.bit_length() > 1000:  # float() overflows near 2**1024
+            return "is far too large"
+        given = float(given)
+    if not isinstance(given, float):
+        return "is not a number"
+    if math.isnan(given):
+        return "is not a number"
+    if math.isinf(given):
+        return "is infinite"
+    return given
+
+
+_SHOWN_CHARS = 40
+_SHOWN_ITEMS = 3
+
+
+def _shown(value: Any) -> str:
+    """A learner's answer as a reason quotes it: short, whatever its size or type."""
+    if value is None or isinstance(value, (bool, float)):
+        return {None: "null", True: "true", False: "false"}.get(value, repr(value))  # type: ignore[call-overload]
+    if isinstance(value, int) and value.bit_length() > 4000:  # str() refuses past 4,300 digits
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    if isinstance(value, (int, LongInteger)):
+        text = str(value)
+        digits = sum(ch.isalnum() for ch in text)
+        return text if len(text) <= _SHOWN_CHARS else f"{text[:20]}...{text[-8:]} ({digits} digits)"
+    if isinstance(value, str):
+        if len(value) <= _SHOWN_CHARS:
+            return repr(value)
+        return f"{value[:_SHOWN_CHARS]!r}... ({len(value)} characters)"
+    if isinstance(value, (list, tuple)):  # one level deep: a list of lists shows as [[...], ...]
+        return "[" + _listed(["[...]" if isinstance(item, (list, tuple)) else "{...}" if isinstance(item, dict)
+                              else _shown(item) for item in value]) + "]"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} key{'s' if len(value) != 1 else ''}"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, bytes):
+        return f"binary data ({len(value)} bytes)"
+    if isinstance(value, (set, frozenset)):
+        return f"a set of {len(value)} item{'s' if len(value) != 1 else ''}"
+    return f"a {type(value).__name__} value"
+
+
+def _letter(pick: str) -> str:
+    """A pick that is not an option letter, quoted when it is more than plain letters and digits."""
+    return pick if pick.isalnum() and pick.isascii() and len(pick) <= _SHOWN_CHARS else _shown(pick)
+
+
+def _listed(items: list[str]) -> str:
+    """``A, B, C (and 4 more)``: the first few of many."""
+    shown = ", ".join(items[:_SHOWN_ITEMS])
+    return shown + (f" (and {len(items) - _SHOWN_ITEMS} more)" if len(items) > _SHOWN_ITEMS else "")
