@@ -14,6 +14,7 @@ import platform
 import signal
 import site
 import socket
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from bystander import Bystander
 from grader.sandbox import confine
 from grader.sandbox.confine import seccomp as seccomp_mod
 
@@ -92,6 +94,61 @@ def test_seccomp_build_program_resolves_for_every_arch():
     arm = seccomp_mod.build_program("aarch64", 1)
     assert any(code == 0x35 and k == 0x40000000 for code, _, _, k in x86)  # x32: x86_64 only
     assert not any(code == 0x35 for code, *_ in arm)
+
+
+def _run_filter(program: list[tuple[int, int, int, int]], arch: int, nr: int, *args: int) -> int:
+    """What a classic BPF seccomp program returns for one system call (the opcodes ``build_program`` uses)."""
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *(a & (1 << 64) - 1 for a in (*args, 0, 0, 0, 0, 0, 0)[:6]))
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = program[pc]
+        pc += 1
+        if code == 0x20:  # LD W ABS
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif code == 0x05:  # JA
+            pc += k
+        elif code in (0x15, 0x35, 0x45):  # JEQ, JGE, JSET
+            pc += jt if (acc == k, acc >= k, bool(acc & k))[(0x15, 0x35, 0x45).index(code)] else jf
+        else:
+            assert code == 0x06, code  # RET
+            return k
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_seccomp_program_refuses_descriptor_owners_and_other_processes_by_argument(machine):
+    """Decided on the arguments the kernel reads (low 32 bits of an int, pid_t or unsigned int), on both arches."""
+    arch, table = seccomp_mod._ARCHES[machine]
+    allow, eperm = 0x7FFF0000, 0x00050001
+    me = 4242
+    for read_only in (False, True):
+        program = seccomp_mod.build_program(machine, me, read_only_fs=read_only)
+
+        def verdict(name, *args):
+            return _run_filter(program, arch, table[name], *args)
+
+        for cmd in (8, 10, 15, 1024, (1 << 32) | 8):  # F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE; high bits ignored
+            assert verdict("fcntl", 3, cmd, me) == eperm, cmd
+        for cmd in (1, 3, 4, 9, 1026, 1030, 1031):  # F_GETFD, F_GETFL, F_SETFL, F_GETOWN, F_NOTIFY, F_DUPFD_CLOEXEC...
+            assert verdict("fcntl", 3, cmd, 0) == allow, cmd
+        assert verdict("fcntl", 3, 4, os.O_NONBLOCK | os.O_APPEND) == allow  # F_SETFL...
+        assert verdict("fcntl", 3, 4, 0o20000) == verdict("fcntl", 3, 4, 0o20000 | os.O_NONBLOCK) == eperm  # O_ASYNC
+        for cmd in (0x8901, 0x8902, 0x5452, 0x5410, 0x5412, 0x40045436):  # FIOSETOWN, SIOCSPGRP, FIOASYNC, TIOC...
+            assert verdict("ioctl", 3, cmd, 0) == eperm, cmd
+        for cmd in (0x5401, 0x541B, 0x5421, 0x5451):  # TCGETS, FIONREAD, FIONBIO, FIOCLEX
+            assert verdict("ioctl", 3, cmd, 0) == allow, cmd
+        for name in seccomp_mod.SELF_ONLY:
+            assert verdict(name, 0) == verdict(name, me) == verdict(name, 1 << 32) == allow, name
+            assert verdict(name, me + 1) == verdict(name, 1) == verdict(name, -me) == eperm, name
+        assert verdict("setpriority", 0, 0, 19) == verdict("setpriority", 0, me, 19) == allow
+        assert verdict("setpriority", 0, me + 1, 19) == eperm
+        assert verdict("setpriority", 1, 0, 19) == verdict("setpriority", 2, 0, 19) == eperm  # PRIO_PGRP, PRIO_USER
+        assert verdict("ioprio_set", 1, 0, 0) == verdict("ioprio_set", 1, me, 0) == allow
+        assert verdict("ioprio_set", 1, 7, 0) == eperm
+        assert verdict("ioprio_set", 2, 0, 0) == verdict("ioprio_set", 3, 0, 0) == eperm  # a group, a user
+        assert verdict("kill", me, 9) == verdict("tgkill", me, me, 9) == allow
+        assert verdict("kill", 0, 9) == verdict("kill", -1, 9) == verdict("kill", me + 1, 9) == eperm
+        assert verdict("kcmp", me, me, 0) == verdict("process_mrelease", 3, 0) == eperm
+        assert _run_filter(program, arch, 39 if machine == "x86_64" else 172) == allow  # getpid
 
 
 def test_a_prepared_seccomp_program_with_a_pid_patched_in_is_the_one_built_for_that_pid():
@@ -254,6 +311,115 @@ def test_install_filter_blocks_processes_sockets_and_foreign_signals(tmp_path):
         assert out["raw_fork"] == [-1, 1]
         assert out["x32_getpid"] == [-1, 1]
     assert out["status"] == ["1", "2"]
+
+
+@pytest.mark.slow
+@needs_seccomp
+def test_install_filter_refuses_signals_through_descriptor_owners_and_rescheduling_others():
+    """No signal reaches another process without kill() (F_SETOWN and kin), and no other process can be
+    re-scheduled, re-niced, pinned or have its I/O priority changed; this process itself still can."""
+    with Bystander() as bystander:
+        before = bystander.scheduling()
+        out = run_child(f"""
+            import ctypes, errno, fcntl, signal, struct, threading
+            pid = {bystander.pid}
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.syscall.restype = ctypes.c_long
+            numbers = {{"x86_64": {{"ioprio_set": 251, "kcmp": 312, "move_pages": 279, "migrate_pages": 256,
+                                    "get_robust_list": 274, "sched_setattr": 314}},
+                       "aarch64": {{"ioprio_set": 30, "kcmp": 272, "move_pages": 239, "migrate_pages": 238,
+                                    "get_robust_list": 100, "sched_setattr": 274}}}}[os.uname().machine]
+            def raw(name, *args):
+                ctypes.set_errno(0)
+                rc = libc.syscall(ctypes.c_long(numbers[name]), *(ctypes.c_long(a) if isinstance(a, int) else a
+                                                                   for a in args))
+                return "ok" if rc >= 0 else errno.errorcode[ctypes.get_errno()]
+            # Without the filter the bystander is within reach (it holds no capabilities this process lacks).
+            results["reachable"] = attempt(lambda: os.setpriority(os.PRIO_PROCESS, pid, {before["nice"]}))
+            confine.install_filter()
+            r, w = os.pipe()
+            F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY = 10, 15, 1024, 1026
+            owner = {{
+                "F_SETOWN": lambda: fcntl.fcntl(r, fcntl.F_SETOWN, pid),
+                "F_SETOWN_self": lambda: fcntl.fcntl(r, fcntl.F_SETOWN, os.getpid()),
+                "F_SETOWN_group": lambda: fcntl.fcntl(r, fcntl.F_SETOWN, -pid),
+                "F_SETOWN_EX_tid": lambda: fcntl.fcntl(r, F_SETOWN_EX, struct.pack("ii", 0, pid)),
+                "F_SETOWN_EX_pid": lambda: fcntl.fcntl(r, F_SETOWN_EX, struct.pack("ii", 1, pid)),
+                "F_SETOWN_EX_pgrp": lambda: fcntl.fcntl(r, F_SETOWN_EX, struct.pack("ii", 2, pid)),
+                "F_SETSIG": lambda: fcntl.fcntl(r, F_SETSIG, signal.SIGUSR1),
+                "F_SETLEASE": lambda: fcntl.fcntl(r, F_SETLEASE, fcntl.F_RDLCK),
+                "FIOSETOWN": lambda: fcntl.ioctl(r, 0x8901, struct.pack("i", pid)),
+                "SIOCSPGRP": lambda: fcntl.ioctl(r, 0x8902, struct.pack("i", pid)),
+                "TIOCSPGRP": lambda: fcntl.ioctl(r, 0x5410, struct.pack("i", pid)),
+                "TIOCSTI": lambda: fcntl.ioctl(r, 0x5412, b"x"),
+                "TIOCSIG": lambda: fcntl.ioctl(r, 0x40045436, struct.pack("i", signal.SIGUSR1)),
+                # on a terminal, O_ASYNC makes its foreground process group the owner
+                "O_ASYNC": lambda: fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC),
+                "FIOASYNC": lambda: fcntl.ioctl(r, 0x5452, struct.pack("i", 1)),
+            }}
+            results["owner"] = {{name: attempt(way) for name, way in owner.items()}}
+            results["still_allowed"] = {{
+                "set_blocking": attempt(lambda: os.set_blocking(r, False)),
+                "F_GETOWN": attempt(lambda: fcntl.fcntl(r, fcntl.F_GETOWN)),
+                "F_NOTIFY": attempt(lambda: fcntl.fcntl(os.open("/", os.O_RDONLY), F_NOTIFY, 0)),
+                "FIONREAD": attempt(lambda: fcntl.ioctl(r, 0x541B, b"\\0" * 4)),
+            }}
+            other = {{
+                "sched_setaffinity": lambda: os.sched_setaffinity(pid, [0]),
+                "sched_setscheduler": lambda: os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0)),
+                "sched_setparam": lambda: os.sched_setparam(pid, os.sched_param(0)),
+                "setpriority": lambda: os.setpriority(os.PRIO_PROCESS, pid, 19),
+                "setpriority_group": lambda: os.setpriority(os.PRIO_PGRP, os.getpgid(pid), 19),
+                "setpriority_user": lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19),
+            }}
+            results["other"] = {{name: attempt(way) for name, way in other.items()}}
+            idle = ctypes.c_char_p(struct.pack("IIQiIQQQ", 48, os.SCHED_IDLE, 0, 19, 0, 0, 0, 0))  # struct sched_attr
+            results["other_raw"] = {{
+                "sched_setattr": raw("sched_setattr", pid, idle, 0),
+                "ioprio_set": raw("ioprio_set", 1, pid, 3 << 13),
+                "ioprio_set_group": raw("ioprio_set", 2, os.getpgid(pid), 3 << 13),
+                "ioprio_set_user": raw("ioprio_set", 3, 54321, 3 << 13),  # a user with no process: ESRCH if let through
+                "kcmp": raw("kcmp", os.getpid(), pid, 0, 0, 0),
+                "move_pages": raw("move_pages", pid, 0, 0, 0, 0, 0),
+                "migrate_pages": raw("migrate_pages", pid, 0, 0, 0),
+                "get_robust_list": raw("get_robust_list", pid, 0, 0),
+            }}
+            results["unused_user"] = attempt(lambda: os.setpriority(os.PRIO_USER, 54321, 19))  # ESRCH if let through
+            mine = os.sched_getaffinity(0)
+            head, size = ctypes.c_void_p(), ctypes.c_size_t()
+            results["self"] = {{
+                "sched_setaffinity_0": attempt(lambda: os.sched_setaffinity(0, mine)),
+                "sched_setaffinity_pid": attempt(lambda: os.sched_setaffinity(os.getpid(), mine)),
+                "sched_setscheduler_0": attempt(lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))),
+                "sched_setparam_pid": attempt(lambda: os.sched_setparam(os.getpid(), os.sched_param(0))),
+                "sched_setattr_0": raw("sched_setattr", 0, ctypes.c_char_p(struct.pack(
+                    "IIQiIQQQ", 48, os.SCHED_OTHER, 0, 4, 0, 0, 0, 0)), 0),
+                "setpriority_0": attempt(lambda: os.setpriority(os.PRIO_PROCESS, 0, 5)),
+                "setpriority_pid": attempt(lambda: os.setpriority(os.PRIO_PROCESS, os.getpid(), 6)),
+                "ioprio_set_0": raw("ioprio_set", 1, 0, 3 << 13),
+                "move_pages_0": raw("move_pages", 0, 0, 0, 0, 0, 0),
+                "get_robust_list_0": raw("get_robust_list", 0, ctypes.byref(head), ctypes.byref(size)),
+            }}
+            box = []
+            worker = threading.Thread(target=lambda: box.append(
+                attempt(lambda: os.sched_setaffinity(threading.get_native_id(), mine))))
+            worker.start(); worker.join()
+            results["own_thread_by_tid"] = box[0]
+            results["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+        """)
+        after = bystander.scheduling()
+        noted, status = bystander.close()
+    assert out["reachable"] == "ok"
+    assert out["owner"] == dict.fromkeys(out["owner"], "PermissionError") and len(out["owner"]) == 15
+    assert out["still_allowed"] == dict.fromkeys(out["still_allowed"], "ok") and len(out["still_allowed"]) == 4
+    assert out["other"] == dict.fromkeys(out["other"], "PermissionError") and len(out["other"]) == 6
+    assert out["other_raw"] == dict.fromkeys(out["other_raw"], "EPERM") and len(out["other_raw"]) == 8
+    assert out["unused_user"] == "PermissionError"  # refused by the filter, not found missing by the kernel
+    assert out["self"] == dict.fromkeys(out["self"], "ok") and len(out["self"]) == 10
+    assert out["own_thread_by_tid"] == "PermissionError"  # another thread of its own counts as another process
+    assert out["nice"] == 6
+    assert after == before
+    assert (noted, status) == ([], 0)
 
 
 @pytest.mark.slow

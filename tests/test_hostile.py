@@ -130,6 +130,8 @@ ATTACKS: dict[str, Attack] = {
     "lying_ndarray_subclass": Attack((WRONG,), tier_c=True),
     "forged_frames": Attack(("returned an unreadable or non-numeric value",), tier_c=True),
     "signal_grader": Attack(("tried to signal another process (not allowed)",)),
+    "signal_without_kill": Attack((("tried an operation the sandbox does not allow", "tried to signal another"),)),
+    "reschedule_others": Attack(("tried an operation the sandbox does not allow",)),
     "proc_mem_ptrace": Attack((DENIED_FILE,), tier_b="leaks"),
     "segfault": Attack(("crashed (SIGSEGV",), tier_c=True),
     "deep_recursion": Attack((("crashed (SIGSEGV", "ran out of memory", "wall-clock limit", "RecursionError"),)),

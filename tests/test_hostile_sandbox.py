@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bystander import Bystander
 
 from grader import reasons
 from grader.answers import AnswersProblem, load_answers
@@ -105,6 +106,71 @@ def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.M
         assert info.landlock_abi >= 1 and info.seccomp and info.caps_dropped
     else:
         assert info.warning and info.warning.startswith(f"sandbox tier {tier}") and info.unprotected
+
+
+@FULL
+@pytest.mark.parametrize("layers, cap, tier, signal_probe", [
+    ("all", "5", "A", "denied"), ("seccomp", "5", "B", "denied"), ("caps,landlock", "5", "C", "allowed"),
+])
+def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_seccomp(
+        monkeypatch: pytest.MonkeyPatch, layers: str, cap: str, tier: str, signal_probe: str) -> None:
+    """With Landlock played at ABI 5 (no signal scoping, as before Linux 6.12), only seccomp stops signals."""
+    monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
+    monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
+    with Zygote.start() as zygote:
+        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+        test = factory.self_test()
+        info = factory.info()
+        assert zygote.facts["landlock_abi"] == 5
+    assert test.failures == [] and test.tier == tier == info.tier, test.probes
+    assert test.probes["signal"] == signal_probe
+    if "landlock" in layers or layers == "all":
+        assert info.landlock_abi == 5
+
+
+_OWNER_PROBE = """
+import sys
+sys.path.insert(0, {root!r})
+from grader.sandbox import confine, selftest
+if sys.argv[1] == "seccomp":
+    confine.install_filter()
+elif sys.argv[1] == "landlock":
+    paths = confine.python_read_paths()
+    print(confine.restrict(paths.read_paths, list_paths=paths.list_paths), file=sys.stderr)
+print(selftest._signal_through_owner(int(sys.argv[2]), int(sys.argv[3])))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layer, cap, said, outcome", [
+    ("none", "", "sent", "allowed"),
+    ("seccomp", "5", "denied", "denied"),
+    ("landlock", "", "sent", "denied"),
+    ("landlock", "5", "sent", "allowed"),
+], ids=["no-layer", "seccomp", "landlock-signal-scoped", "landlock-abi-5"])
+def test_signal_probe_through_a_descriptor_owner_is_judged_by_what_the_bait_received(
+        layer: str, cap: str, said: str, outcome: str) -> None:
+    """The probe says ``sent`` when it could make a descriptor signal the bait's thread; the bait, which blocks
+    that signal, says whether it arrived: Landlock's signal scoping (ABI >= 6) stops it on delivery."""
+    if layer == "seccomp" and not seccomp_available():
+        pytest.skip("seccomp filters are not available here")
+    if layer == "landlock" and abi_version() < (1 if cap else 6):
+        pytest.skip("needs Landlock with signal scoping")
+    bait = selftest.Bait(os.getpid())
+    try:
+        env = dict(os.environ, GRADER_LANDLOCK_ABI_CAP=cap)
+        done = subprocess.run([sys.executable, "-I", "-c", _OWNER_PROBE.format(root=str(ROOT)), layer, str(os.getpid()),
+                               str(bait.spec["signal_thread"])], capture_output=True, text=True, timeout=60, env=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == [said], done.stderr
+        found = bait.outcome({"probes": {"signal": said}})
+    finally:
+        bait.close()
+    assert found["probes"]["signal"] == outcome
+    assert ("signal" in found["reached"]) is (outcome == "allowed")
+    assert not {signal.SIGURG, signal.SIGIO} & signal.pthread_sigmask(signal.SIG_BLOCK, [])  # unblocked again
+    test = selftest.judge(found, MACHINE, Layers())
+    assert test.held("signal") is (outcome == "denied")
 
 
 def test_the_default_early_self_test_confines_like_a_default_session() -> None:
@@ -219,6 +285,48 @@ def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers
         assert sorted(_marked(marker)) == sorted(daemons)
         process.close()
         assert _marked(marker) == []
+
+
+# -- other processes: no signal without kill(), no re-scheduling -----------------
+
+
+@pytest.mark.slow
+@FULL
+@pytest.mark.parametrize("layers, cap", [
+    (Layers(), "5"), (Layers(caps=True, landlock=False, seccomp=True), ""), (Layers(), ""),
+], ids=["tier-a-landlock-abi-5", "tier-b", "tier-a"])
+def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
+        monkeypatch: pytest.MonkeyPatch, layers: Layers, cap: str) -> None:
+    """The attacks aim SIGKILL at the warm parent and SIGUSR1 and SCHED_IDLE, nice 19, one CPU at a bystander with
+    no capabilities (as another learner is): seccomp refuses them even where Landlock has no signal scoping."""
+    monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
+    calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})])
+    with Bystander() as bystander, Zygote.start() as zygote:
+        before = bystander.scheduling()
+        for name in ("signal_without_kill", "reschedule_others"):
+            source = (HOSTILE / f"{name}.py").read_text().replace("__SUPERVISOR_PID__", str(bystander.pid))
+            process = LearnerProcess(zygote, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+            try:
+                started = process.start()
+                assert started.status == "ok", started
+                held_abi = started.layers.get("landlock_abi", 0)
+                assert held_abi == (0 if not layers.landlock else 5 if cap else abi_version())
+                [outcome] = process.call_many(calls, blobs)
+            finally:
+                process.close()
+            assert outcome.status == "raised" and outcome.error is not None, (name, outcome)
+            assert outcome.error["type"] == "PermissionError", (name, outcome.error)
+        honest = (ROOT / "solutions" / "stable-softmax" / "reference.py").read_bytes()
+        process = LearnerProcess(zygote, {"mine.py": honest}, "mine.py", ["softmax"], Limits(), layers)
+        try:  # the warm parent survived and still serves learners
+            assert process.start().status == "ok"
+            assert [o.status for o in process.call_many(calls, blobs)] == ["ok"]
+        finally:
+            process.close()
+        after = bystander.scheduling()
+        noted, status = bystander.close()
+    assert after == before
+    assert (noted, status) == ([], 0)
 
 
 # -- wording: one place for what the sandbox did -------------------------------

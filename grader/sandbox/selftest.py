@@ -16,12 +16,20 @@ proc_environ    read the grader's ``/proc/<pid>/environ`` (CI secrets live there
 connect         open a TCP connection to a loopback listener the parent owns
 udp             send a UDP datagram to a loopback socket the parent owns
 fork            start a process
-signal          signal the grader and its own parent (signal 0: nothing is sent)
+signal          signal the grader and its own parent with ``kill`` (signal 0:
+                nothing is sent); make the grader the owner of a pipe in
+                each way there is (``F_SETOWN``, ``F_SETOWN_EX``,
+                ``FIOSETOWN``..., ``O_ASYNC``), and have the kernel signal
+                an owner (``F_SETSIG``, ``O_ASYNC``, a write): a thread of
+                the bait's
 raise_limit     raise its own hard CPU limit
 ==============  ============================================================
 
 Each probe is ``denied``, ``allowed`` or ``error: ...``. The parent also
-checks that its listener saw no connection and its UDP socket no datagram.
+checks that its listener saw no connection, its UDP socket no datagram and
+its thread no signal: ``signal`` is denied only when every way was refused,
+or an owner could be set but the signal did not arrive (Landlock's signal
+scoping, ABI >= 6, stops it on delivery; seccomp refuses the owner).
 :func:`expected_denials` says which probes must be denied given the layers
 asked for and what the machine offers; :class:`SelfTest` holds the outcome,
 the tier it proves, and what a weaker tier does not protect.
@@ -32,11 +40,15 @@ confined learner process, imported by the warm parent before it forks.
 
 from __future__ import annotations
 
+import _thread
 import errno
+import fcntl
 import os
 import resource
 import shutil
+import signal
 import socket
+import struct
 import tempfile
 from typing import Any, Callable
 
@@ -45,6 +57,13 @@ __all__ = ["PROBES", "Bait", "SelfTest", "expected_denials", "judge", "probe", "
 PROBES = ("read", "list", "write", "proc_environ", "connect", "udp", "fork", "signal", "raise_limit")
 
 _CANARY_TEXT = b"grader self-test canary: a learner process must not be able to read this\n"
+
+# What the signal probe has the kernel send to the bait's thread: the signal it picks with F_SETSIG, or
+# SIGIO when F_SETSIG is refused. Both are blocked there while the bait is laid, so one that arrives waits
+# to be seen (and is taken) instead of being acted on.
+_OWNER_SIGNALS = (signal.SIGURG, signal.SIGIO)
+_F_SETSIG, _F_SETOWN_EX, _F_OWNER_TID, _F_OWNER_PID, _F_OWNER_PGRP = 10, 15, 0, 1, 2
+_FIOSETOWN, _SIOCSPGRP, _FIOASYNC = 0x8901, 0x8902, 0x5452
 
 # Groups of probes: what each protects, as said to the person running the grader
 # (in a result's sandbox block, and shortly in a refusal).
@@ -113,7 +132,7 @@ def probe(spec: dict[str, Any]) -> dict[str, str]:
             os._exit(0)
         os.waitpid(pid, 0)
 
-    def signal_others() -> None:
+    def kill_others() -> None:
         for target in (int(spec["grader_pid"]), os.getppid()):
             os.kill(target, 0)  # signal 0: permission is checked, nothing is delivered
 
@@ -128,7 +147,7 @@ def probe(spec: dict[str, Any]) -> dict[str, str]:
 
     probes: dict[str, Callable[[], None]] = {
         "read": read, "list": list_folder, "write": write, "proc_environ": proc_environ,
-        "connect": connect, "udp": udp, "fork": fork, "signal": signal_others, "raise_limit": raise_limit,
+        "connect": connect, "udp": udp, "fork": fork, "signal": kill_others, "raise_limit": raise_limit,
     }
     ports = {"connect": spec.get("tcp_port"), "udp": spec.get("udp_port")}
     for name in PROBES:
@@ -136,7 +155,64 @@ def probe(spec: dict[str, Any]) -> dict[str, str]:
             results[name] = "skipped"  # the parent has no loopback listener to offer
             continue
         results[name] = _attempt(probes[name])
+    if results["signal"] == "denied":
+        results["signal"] = _signal_through_owner(int(spec["grader_pid"]), spec.get("signal_thread"))
     return results
+
+
+def _signal_through_owner(grader: int, thread: int | None) -> str:
+    """Try every way of having the kernel signal the grader with no ``kill``: making it a descriptor's owner, or
+    turning ``O_ASYNC`` on (which, on a terminal, makes the terminal's foreground process group the owner).
+
+    ``denied`` when every way was refused; ``allowed`` when one was not but
+    no signal could be sent at the bait's ``thread``; ``sent`` when it was:
+    whether it arrived is for the bait to say (:meth:`Bait.outcome`).
+    """
+    def owner_ex(kind: int, target: int) -> Callable[[int], Any]:
+        return lambda fd: fcntl.fcntl(fd, _F_SETOWN_EX, struct.pack("ii", kind, target))
+
+    ways: dict[str, Callable[[int], Any]] = {
+        "F_SETOWN": lambda fd: fcntl.fcntl(fd, fcntl.F_SETOWN, grader),
+        "F_SETOWN group": lambda fd: fcntl.fcntl(fd, fcntl.F_SETOWN, -grader),
+        "F_SETOWN_EX process": owner_ex(_F_OWNER_PID, grader),
+        "F_SETOWN_EX group": owner_ex(_F_OWNER_PGRP, grader),
+        "F_SETOWN_EX thread": owner_ex(_F_OWNER_TID, thread or grader),
+        "FIOSETOWN": lambda fd: fcntl.ioctl(fd, _FIOSETOWN, struct.pack("i", grader)),
+        "SIOCSPGRP": lambda fd: fcntl.ioctl(fd, _SIOCSPGRP, struct.pack("i", grader)),
+        "O_ASYNC": lambda fd: fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC),
+        "FIOASYNC": lambda fd: fcntl.ioctl(fd, _FIOASYNC, struct.pack("i", 1)),
+    }
+    taken = []
+    for name, way in ways.items():
+        read_end, write_end = os.pipe()
+        try:  # one way per pipe, and nothing written to it: nothing is sent
+            way(read_end)
+            taken.append(name)
+        except OSError as exc:  # ENOTTY: an ioctl for sockets, which a pipe does not take
+            if exc.errno not in (errno.EPERM, errno.EACCES, errno.ENOTTY):
+                return f"error: {name}: {errno.errorcode.get(exc.errno or 0, type(exc).__name__)}"
+        finally:
+            os.close(read_end)
+            os.close(write_end)
+    if not taken:
+        return "denied"
+    if not thread or not {"F_SETOWN_EX thread", "O_ASYNC"} <= set(taken):
+        return "allowed"  # a way is open, and whether a signal would arrive cannot be seen
+    read_end, write_end = os.pipe()
+    try:
+        ways["F_SETOWN_EX thread"](read_end)
+        try:
+            fcntl.fcntl(read_end, _F_SETSIG, _OWNER_SIGNALS[0])
+        except OSError:
+            pass  # then SIGIO is sent, which the bait's thread blocks too
+        ways["O_ASYNC"](read_end)
+        os.write(write_end, b"x")
+    except OSError as exc:
+        return f"error: {errno.errorcode.get(exc.errno or 0, type(exc).__name__)}"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    return "sent"
 
 
 def _attempt(action: Callable[[], None]) -> str:
@@ -190,7 +266,7 @@ class SelfTest:
                  reached: tuple[str, ...] = (), error: str | None = None) -> None:
         self.probes, self.expected = probes, expected
         self.layers = {} if layers is None else layers
-        self.reached = reached  # "connect" / "udp": the parent's listener got something
+        self.reached = reached  # "connect" / "udp": the parent's listener got something; "signal": the bait's thread
         self.error = error
 
     def __eq__(self, other: object) -> bool:
@@ -286,12 +362,14 @@ def run_self_test(open_process: Callable[[dict[str, Any]], dict[str, Any]], fact
 
 
 class Bait:
-    """What the probes aim at: a canary file in a folder of its own, a loopback TCP listener and UDP socket.
+    """What the probes aim at: a canary file in a folder of its own, a loopback TCP listener and UDP socket,
+    and the thread that lays it, which blocks the signals a descriptor's owner is sent until :meth:`close`.
 
     Made by the grader (:func:`run_self_test`), or by the warm parent when it
     runs the self-test early (``grader.sandbox.zygote``) on the grader's behalf:
     then ``grader_pid`` and ``temp_dir`` are the grader's, so the probes aim
     at the grader's environment and its temporary folder, as they would from the grader.
+    :meth:`outcome` and :meth:`close` are called in the thread that made it.
     """
 
     def __init__(self, grader_pid: int, temp_dir: str | None = None) -> None:
@@ -301,14 +379,21 @@ class Bait:
             handle.write(_CANARY_TEXT)
         self.tcp = _listener(socket.SOCK_STREAM)
         self.udp = _listener(socket.SOCK_DGRAM)
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _OWNER_SIGNALS)
         self.spec = {"canary": self.canary, "grader_pid": grader_pid,
                      "tcp_port": self.tcp.getsockname()[1] if self.tcp else 0,
-                     "udp_port": self.udp.getsockname()[1] if self.udp else 0}
+                     "udp_port": self.udp.getsockname()[1] if self.udp else 0,
+                     "signal_thread": _thread.get_native_id()}
 
     def outcome(self, report: dict[str, Any]) -> dict[str, Any]:
-        """The child's report and what the bait saw: probes, layers, sockets reached, canary intact (JSON-able)."""
+        """The child's report and what the bait saw: probes, layers, sockets reached or signal received,
+        canary intact (JSON-able)."""
         probes = {name: str(report.get("probes", {}).get(name, "error: not reported"))[:80] for name in PROBES}
         reached = _reached(self.tcp, self.udp)
+        if _take_owner_signals():
+            reached += ("signal",)
+        if probes["signal"] == "sent":  # the kernel sent it, on the child's word: did it arrive?
+            probes["signal"] = "allowed" if "signal" in reached else "denied"
         with open(self.canary, "rb") as handle:
             intact = handle.read() == _CANARY_TEXT
         return {"probes": probes, "reached": list(reached), "intact": intact,
@@ -319,6 +404,16 @@ class Bait:
             if sock is not None:
                 sock.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+        _take_owner_signals()
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+
+
+def _take_owner_signals() -> bool:
+    """Take every pending signal of the kind the signal probe sends; whether there was one."""
+    taken = False
+    while signal.sigtimedwait(_OWNER_SIGNALS, 0) is not None:
+        taken = True
+    return taken
 
 
 def judge(outcome: dict[str, Any], facts: dict[str, Any], layers: Any) -> SelfTest:

@@ -18,14 +18,19 @@ before importing the submission, while it is still single-threaded
    writes only to ``/dev/null``, no TCP bind/connect (ABI >= 4), no signals or
    abstract sockets leaving the domain (ABI >= 6). Stops reading hidden
    checks, answer keys and other submissions, damaging files, and TCP.
-   Metadata (``stat``) still leaks; UDP needs seccomp.
+   Metadata (``stat``) still leaks; UDP needs seccomp, and so do signals
+   on kernels before 6.12 (ABI < 6).
 4. :func:`install_filter` (seccomp-BPF deny list, all threads via TSYNC): no
    fork/vfork/exec or non-thread clone, no sockets, ``kill``/``tgkill`` only to
-   itself, no ptrace/process_vm_*, namespaces, mounts, keyrings, IPC objects,
-   io_uring, bpf, or privileged calls (set*id, setrlimit, reboot, modules...).
+   itself, no descriptor owners (``F_SETOWN``, ``F_SETSIG``, ``FIOSETOWN``...:
+   signals without ``kill``), scheduling, nice, affinity and I/O priority
+   changes only for itself, no ptrace/process_vm_*, namespaces, mounts,
+   keyrings, IPC objects, io_uring, bpf, or privileged calls (set*id,
+   setrlimit, reboot, modules...).
    With ``read_only_fs=True`` (when Landlock is missing) also no write-mode
    ``open``, unlink, rename, mkdir, chmod, chown... Stops fork bombs,
-   daemons, the network, signalling the grader and privilege games.
+   daemons, the network, signalling the grader, slowing other learners down
+   and privilege games.
 
 For the trusted parent: :func:`set_non_dumpable` (its ``/proc/<pid>/environ``
 and ``mem`` become unreadable to a same-uid child), :func:`set_child_subreaper`

@@ -1,11 +1,14 @@
 """seccomp-BPF: a deny-list filter that stops processes, sockets and privileged calls.
 
 After :func:`install_filter` every thread of the process (TSYNC) gets EPERM
-for creating processes, exec, sockets, signalling other processes, tracing,
-namespaces, IPC objects that outlive the process and the privileged calls a
-root child could use; with ``read_only_fs`` also for every way of changing
-the filesystem. Errors are returned as errno values, so Python raises a
-readable ``PermissionError``; only a foreign architecture kills the process.
+for creating processes, exec, sockets, signalling other processes (by
+``kill`` and its kin, and by making another process a descriptor's owner:
+``F_SETOWN``, ``F_SETSIG``, ``FIOSETOWN``...), re-scheduling, re-nicing or
+pinning any process but itself, tracing, namespaces, IPC objects that outlive
+the process and the privileged calls a root child could use; with
+``read_only_fs`` also for every way of changing the filesystem. Errors are
+returned as errno values, so Python raises a readable ``PermissionError``;
+only a foreign architecture kills the process.
 seccomp cannot restrict reads by path: that is Landlock's job.
 """
 
@@ -44,6 +47,9 @@ _X86_64 = {
     "clock_adjtime": 305, "setns": 308, "process_vm_readv": 310,
     "process_vm_writev": 311, "finit_module": 313, "renameat2": 316, "seccomp": 317,
     "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323,
+    "ioctl": 16, "fcntl": 72, "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144,
+    "sched_setaffinity": 203, "ioprio_set": 251, "migrate_pages": 256, "get_robust_list": 274,
+    "move_pages": 279, "kcmp": 312, "sched_setattr": 314,
 }
 _AARCH64 = {
     "mknodat": 33, "mkdirat": 34, "unlinkat": 35, "symlinkat": 36,
@@ -66,6 +72,9 @@ _AARCH64 = {
     "finit_module": 273, "renameat2": 276, "seccomp": 277, "bpf": 280, "execveat": 281,
     "userfaultfd": 282, "kexec_file_load": 294, "setxattr": 5, "lsetxattr": 6,
     "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
+    "fcntl": 25, "ioctl": 29, "ioprio_set": 30, "get_robust_list": 100, "sched_setparam": 118,
+    "sched_setscheduler": 119, "sched_setaffinity": 122, "setpriority": 140, "migrate_pages": 238,
+    "move_pages": 239, "kcmp": 272, "sched_setattr": 274,
 }
 # Numbers from 403 on are shared by every architecture.
 _COMMON = {
@@ -74,7 +83,7 @@ _COMMON = {
     "fsconfig": 431, "fsmount": 432, "fspick": 433, "pidfd_open": 434, "clone3": 435,
     "openat2": 437, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
     "quotactl_fd": 443, "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
-    "fchmodat2": 452,
+    "process_mrelease": 448, "fchmodat2": 452,
 }
 # machine -> (AUDIT_ARCH_*, syscall table)
 _ARCHES = {
@@ -98,12 +107,27 @@ DENY_EPERM = (
     "sethostname", "setdomainname", "acct", "open_by_handle_at", "name_to_handle_at",
     "iopl", "ioperm", "syslog", "quotactl", "quotactl_fd", "capset", "setuid", "setgid",
     "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
-    "setgroups", "fanotify_init", "mknod", "mknodat",
+    "setgroups", "fanotify_init", "mknod", "mknodat", "kcmp", "process_mrelease",
     # A learner process has no use for Landlock, and a rule added to a ruleset its warm parent built
     # would reach the processes confined with it later (the one it was given is closed before the
     # learner's code runs).
     "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
 )
+# Calls that act on (or read) a process named by their first argument: allowed only on this process
+# itself (0, or its own pid), so a learner cannot re-schedule, pin, re-nice or move the memory of
+# another process of the same user (another learner, the grader). Its own other threads count as
+# others here: nothing a learner process runs needs to aim these at one of them.
+SELF_ONLY = ("sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr",
+             "migrate_pages", "move_pages", "get_robust_list")
+# fcntl commands and ioctls by which a descriptor signals a chosen process with no kill(): setting its
+# owner (F_SETOWN and kin) or the signal, turning on O_ASYNC (on a terminal that also makes the
+# terminal's foreground process group the owner), taking a lease whose break signals; and acting on a
+# terminal's foreground group or input.
+F_SETFL, F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, O_ASYNC = 4, 8, 10, 15, 1024, 0o20000
+FIOSETOWN, SIOCSPGRP, FIOASYNC, TIOCSPGRP, TIOCSTI, TIOCSIG = 0x8901, 0x8902, 0x5452, 0x5410, 0x5412, 0x40045436
+DENY_FCNTL = (F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE)
+DENY_IOCTL = (FIOSETOWN, SIOCSPGRP, FIOASYNC, TIOCSPGRP, TIOCSTI, TIOCSIG)
+PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
 DENY_READ_ONLY_FS = (
     "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat",
     "rmdir", "link", "linkat", "symlink", "symlinkat", "truncate", "chmod", "fchmod",
@@ -172,14 +196,29 @@ def build_program(machine: str, pid: int, *, read_only_fs: bool = False) -> list
     if machine in ("x86_64", "amd64"):
         prog.append((_JGE, "eperm", 0, _X32_BIT))
     special = [("clone", "clone"), ("clone3", "enosys"), ("kill", "signal"),
-               ("tgkill", "signal"), ("prlimit64", "prlimit")]
+               ("tgkill", "signal"), ("prlimit64", "prlimit"), ("fcntl", "fcntl"), ("ioctl", "ioctl"),
+               ("setpriority", "priority"), ("ioprio_set", "ioprio")]
+    special += [(name, "self") for name in SELF_ONLY]
     if read_only_fs:
         special += [("open", "open"), ("openat", "openat"), ("openat2", "enosys")]
     prog += [(_JEQ, label, 0, table[name]) for name, label in special if name in table]
+    # pid_t, int and unsigned int arguments: the kernel reads only their low 32 bits.
     prog += [(_JA, 0, 0, "deny"),
              "clone", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JSET, "eperm", 0, _CLONE_NAMESPACES),
              (_JSET, "allow", "eperm", _CLONE_THREAD),
-             "signal", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JEQ, "allow", "eperm", pid & 0xFFFFFFFF),
+             "fcntl", (_LD_W_ABS, 0, 0, _arg_lo(1)), *((_JEQ, "eperm", 0, cmd) for cmd in DENY_FCNTL),
+             (_JEQ, 0, "allow", F_SETFL), (_LD_W_ABS, 0, 0, _arg_lo(2)), (_JSET, "eperm", "allow", O_ASYNC),
+             "ioctl", (_LD_W_ABS, 0, 0, _arg_lo(1)), *((_JEQ, "eperm", 0, cmd) for cmd in DENY_IOCTL),
+             (_JA, 0, 0, "allow"),
+             # kill(0) and kill(-1) reach the process group and every process: only the own pid is allowed
+             "signal", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JA, 0, 0, "own_pid"),
+             # (which, who): only a process, and only this one; never a process group or a user
+             "priority", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JEQ, "who", "eperm", PRIO_PROCESS),
+             "ioprio", (_LD_W_ABS, 0, 0, _arg_lo(0)), (_JEQ, "who", "eperm", IOPRIO_WHO_PROCESS),
+             "who", (_LD_W_ABS, 0, 0, _arg_lo(1)), (_JA, 0, 0, "zero_or_self"),
+             "self", (_LD_W_ABS, 0, 0, _arg_lo(0)),
+             "zero_or_self", (_JEQ, "allow", 0, 0),
+             "own_pid", (_JEQ, "allow", "eperm", pid & 0xFFFFFFFF),
              "prlimit", (_LD_W_ABS, 0, 0, _arg_lo(2)), (_JEQ, 0, "eperm", 0),
              (_LD_W_ABS, 0, 0, _arg_lo(2) + 4), (_JEQ, "allow", "eperm", 0),
              "open", (_LD_W_ABS, 0, 0, _arg_lo(1)), (_JSET, "eacces", "allow", _OPEN_WRITE_FLAGS),
@@ -208,7 +247,7 @@ def prepare_filter() -> None:
     """Build now the programs :func:`install_filter` loads, in a process about to fork many (the warm parent).
 
     Only the process's own pid differs from one learner process to the
-    next; the rest (about 110 instructions, assembled in Python) is built
+    next; the rest (about 150 instructions, assembled in Python) is built
     once here, and a fork patches in its pid.
     """
     if platform.machine() in _ARCHES:
@@ -253,8 +292,10 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     (OpenBLAS) are covered too; falls back to prctl(PR_SET_SECCOMP) on kernels
     without the seccomp syscall, refusing (RuntimeError) if several threads
     exist then. ``kill``/``tgkill`` stay allowed only towards this process's
-    current pid. ``read_only_fs=True`` adds the no-writes rules for when
-    Landlock is missing. Sets no_new_privs. Raises OSError on failure.
+    current pid, and the calls that act on a process (:data:`SELF_ONLY`,
+    ``setpriority``, ``ioprio_set``) only on 0 or that pid.
+    ``read_only_fs=True`` adds the no-writes rules for when Landlock is
+    missing. Sets no_new_privs. Raises OSError on failure.
 
     With SPEC_ALLOW where the kernel knows it: kernels before 5.16 (or
     booted with ``spec_store_bypass_disable=seccomp``) otherwise turn on the
