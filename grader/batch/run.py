@@ -162,6 +162,8 @@ def _check_apart(folder: Path, out_dir: Path) -> None:
         inside = out_dir.resolve().relative_to(folder.resolve()).parts
     except ValueError:
         return
+    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
+        raise UsageError(f"{out_dir}: cannot tell where this folder is ({error})") from None
     if not inside:
         raise UsageError(f"{out_dir}: the output folder cannot be the class folder itself; "
                          "every entry there is taken for a learner")
