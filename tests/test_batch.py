@@ -162,8 +162,8 @@ def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is
     import grader.batch.run as batch_run
 
     hashed: list[Path] = []
-    original = batch_run.learner_digest
-    monkeypatch.setattr(batch_run, "learner_digest", lambda path: hashed.append(path) or original(path))
+    original = batch_run.fingerprint_learner
+    monkeypatch.setattr(batch_run, "fingerprint_learner", lambda path: hashed.append(path) or original(path))
     seen: list[int] = []
 
     def refuse() -> None:

@@ -10,9 +10,9 @@ through a temporary file in the same folder and ``os.replace``:
 A result counts as finished only when its ``.key`` file names the key the
 learner has now, so a run stopped between two of the writes simply grades
 that learner again. The key hashes everything the result depends on: the
-learner's files (names and bytes), every file of the exercises folder, the
-solution files the specs name, the assignment id, the grader's version and
-a digest of its own source code.
+learner's fingerprint (the files grading reads, see ``fingerprint``), every
+file of the exercises folder, the solution files the specs name, the
+assignment id, the grader's version and a digest of its own source code.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 import grader
 from grader import __version__
+from grader.batch.fingerprint import fingerprint_learner
 from grader.spec.loader import Catalog
 from grader.spec.models import ImplementationExercise
 
@@ -71,11 +72,7 @@ def _hash_file(digest: Any, path: str | Path) -> None:
 
 
 def _files_under(root: Path) -> list[tuple[str, str]]:
-    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed.
-
-    Plain strings and ``os`` calls, not ``Path`` objects: a batch hashes every
-    learner before the first is graded, and its start waits for that.
-    """
+    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed."""
     top = os.fspath(root)
     if not os.path.isdir(top) or os.path.islink(top):
         return [(root.name, top)]
@@ -109,10 +106,8 @@ def _hash_tree(digest: Any, root: Path, *, label: str) -> None:
 
 
 def learner_digest(path: Path) -> str:
-    """A hash of a learner's entry: the file, or every file under the folder (names and bytes)."""
-    digest = hashlib.sha256()
-    _hash_tree(digest, path, label="entry")
-    return digest.hexdigest()
+    """A hash of what grading a learner's entry reads (``fingerprint.fingerprint_learner``)."""
+    return fingerprint_learner(path).digest
 
 
 @functools.lru_cache(maxsize=1)

@@ -19,7 +19,6 @@ from typing import Any
 
 from grader.batch.cache import (
     KeyRecord,
-    learner_digest,
     read_key,
     remove_stale_temporaries,
     result_key,
@@ -27,6 +26,7 @@ from grader.batch.cache import (
     write_atomically,
 )
 from grader.batch.executors import DaskExecutor, Executor, LocalPool, default_jobs
+from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.learners import Learner, discover_learners
@@ -118,7 +118,8 @@ def run_batch(
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
     specs = spec_digest(catalog, exercises_path)
-    keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
+    prints = {learner.name: fingerprint_learner(learner.path) for learner in learners}
+    keys = {name: result_key(found.digest, specs, assignment) for name, found in prints.items()}
     if before_grading is not None:
         before_grading()
     results, feedback = out_dir / "results", out_dir / "feedback"
@@ -127,7 +128,9 @@ def run_batch(
     with _locked(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
-        todo = [learner for learner in learners if force or not _finished(out_dir, learner, keys[learner.name])]
+        records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
+        todo = [learner for learner in learners
+                if force or not _finished(records[learner.name], prints[learner.name])]
         config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs,
                               allow_weak_sandbox=allow_weak_sandbox)
         if executor is not None:
@@ -138,7 +141,8 @@ def run_batch(
             runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), zygote=zygote)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
-        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry) for l in todo]
+        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry, notes=prints[l.name].notes)
+                 for l in todo]
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
         try:
@@ -151,6 +155,7 @@ def run_batch(
         finally:
             shown.finish()
         title = _title(catalog, assignment)
+        notes = notes + _unlisted_notes(learners, prints)
         stats, errors, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
     return BatchSummary(out=out_dir, learners=len(learners), graded=len(todo), reused=len(learners) - len(todo),
                         stats=stats, grader_errors=errors, notes=notes + more_notes)
@@ -211,12 +216,27 @@ def _paths(out_dir: Path, learner: Learner) -> tuple[Path, Path, Path]:
     return results / f"{stem}.json", out_dir / "feedback" / f"{stem}.md", results / f"{stem}.key"
 
 
-def _finished(out_dir: Path, learner: Learner, key: str) -> bool:
-    """Stored under the key the learner has now, fully written, and not a grader failure."""
+def _stored(out_dir: Path, learner: Learner, key: str) -> KeyRecord | None:
+    """The record of the learner's stored result when it is fully written under the key the learner has now."""
     result, feedback, key_path = _paths(out_dir, learner)
     record = read_key(key_path)
-    return (record is not None and record.key == key and record.learner == learner.name
-            and record.grader_error is None and result.is_file() and feedback.is_file())
+    if record is None or record.key != key or record.learner != learner.name:
+        return None
+    return record if result.is_file() and feedback.is_file() else None
+
+
+def _finished(record: KeyRecord | None, found: Fingerprint) -> bool:
+    """A result stands under the learner's key and is not a grader failure; a fingerprint that cannot tell a
+    change never stands."""
+    return record is not None and record.grader_error is None and found.complete
+
+
+def _unlisted_notes(learners: list[Learner], prints: dict[str, Fingerprint]) -> list[str]:
+    names = [learner.name for learner in learners if not prints[learner.name].complete]
+    if not names:
+        return []
+    return [f"{', '.join(repr(name) for name in names)}: too many entries in the folder to tell whether it "
+            "changed, so graded on every run"]
 
 
 def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,

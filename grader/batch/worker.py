@@ -38,11 +38,15 @@ class WorkerConfig:
 
 @dataclass(frozen=True)
 class Task:
-    """One learner to grade: the exact name, the entry's absolute path and the label shown in the result."""
+    """One learner to grade: the exact name, the entry's absolute path and the label shown in the result.
+
+    ``notes``: what the batch found while fingerprinting the entry (files it did not read, and why), for the result.
+    """
 
     learner: str
     path: str
     label: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ class _Worker:
                                         "worker has other files; run the batch again once every worker has the "
                                         f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})")
         try:
-            report = grade_entry(self.session, self.selected, Path(task.path), task.label)
+            report = grade_entry(self.session, self.selected, Path(task.path), task.label, notes=task.notes)
         except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
             return Outcome(grader_error=traceback.format_exc())
         from grader.report import render
@@ -118,8 +122,11 @@ class _Worker:
             self.zygote.close()
 
 
-def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Report:
-    """Grade one learner's entry; an entry with nothing gradable still gets a result that says why."""
+def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, notes: tuple[str, ...] = ()) -> Report:
+    """Grade one learner's entry; an entry with nothing gradable still gets a result that says why.
+
+    ``notes`` go into the result after the submission's own.
+    """
     from grader.errors import SubmissionError
     from grader.submission import Submission, read_submission
 
@@ -136,6 +143,7 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Re
             message = message.removeprefix(prefix)
             submission = Submission(label=label, notes=[f"{label}: {message}"])
     submission.label = label
+    submission.notes.extend(notes)
     # The sandbox facts in a report say which layers held for *this* submission, as in a fresh session:
     # forget what earlier learners of this worker showed, so a result never depends on who came before.
     session.factory.held = {}
