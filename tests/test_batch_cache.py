@@ -123,3 +123,17 @@ def test_key_record_round_trips_and_rejects_garbage(tmp_path: Path) -> None:
     assert read_key(tmp_path / "missing.key") is None
     shutil.rmtree(tmp_path)
 
+
+def test_key_record_counts_grader_failures_and_reads_records_without_the_count(tmp_path: Path) -> None:
+    path = tmp_path / "a.key"
+    once = KeyRecord(key="k", learner="ann", entry="ann.py", grader_error="Traceback ...", failures=1)
+    path.write_text(once.dumps(), encoding="utf-8")
+    assert read_key(path) == once and not once.failure_kept
+    assert KeyRecord(key="k", learner="ann", entry="ann.py", grader_error="again", failures=2).failure_kept
+    path.write_text('{"key": "k", "learner": "ann", "entry": "ann.py", "grader_error": "boom"}')
+    assert read_key(path).failures == 1  # written before failures were counted: one failure
+    path.write_text('{"key": "k", "learner": "ann", "entry": "ann.py", "grader_error": null}')
+    assert read_key(path).failures == 0
+    for garbage in ('"text"', '{"key": "k", "learner": "ann", "entry": "a", "grader_error": "x", "failures": "2"}'):
+        path.write_text(garbage)
+        assert read_key(path) is None

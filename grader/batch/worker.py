@@ -5,7 +5,8 @@ for its whole life and grades one learner at a time. Only paths go in and
 only the contract's JSON text comes out: learner data never crosses between
 processes as a pickle. Anything the learner did becomes a graded result; only
 a fault of the grader itself becomes ``Outcome.grader_error``, which the
-batch turns into an "ask your instructor" result and does not cache.
+batch turns into an "ask your instructor" result, tries once more on its next
+run, then keeps (see ``run``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from grader.results import ExerciseResult, Report
 __all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report", "prepare"]
 
 GRADER_ERROR_REASON = ("The grader itself failed while grading this submission, so it has not been graded yet; "
-                       "this is not a fault of your work. Your instructor has the details.")
+                       "this is not a fault of your work. Please report it to your instructor, who has the details.")
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,9 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
             prefix = f"{path}: "
             message = message.removeprefix(prefix)
             submission = Submission(label=label, notes=[f"{label}: {message}"])
+        except OSError as error:  # a folder the grader may not list: how the learner's files are, not a grader fault
+            submission = Submission(label=label, notes=[f"{label}: cannot be read ({error.strerror or error}); "
+                                                        "nothing was graded. Hand in files the grader can read."])
     submission.label = label
     submission.notes.extend(notes)
     # The sandbox facts in a report say which layers held for *this* submission, as in a fresh session:
