@@ -276,8 +276,9 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary.grader_errors:
-        _fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s); the details are in their "
-              f"{Path(out_dir) / 'results'}/*.key files. Please report it; the next run grades them again.", 3)
+        _fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
+              f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
+              "tries them once more, then keeps the failure until their files change or --force.", 3)
     sys.exit(0)
 
 

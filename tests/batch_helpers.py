@@ -197,3 +197,24 @@ def affinity_worker_main(config, connection, zygote=None, inherited=None,  # pra
             learner.close()
         connection.send(("done", Outcome(result_json=json.dumps(found))))
     zygote.close()
+
+
+def raising_worker_main(config, connection, **given):  # pragma: no cover - runs in a pool process
+    """A pool process whose grading raises, as a grader bug would, for learner ``ann``; grades the rest.
+
+    The exception is raised where grading a learner runs (``worker.grade_entry``), so the worker's own
+    handling of a grader fault is what the batch sees. ``given``: what a pool hands its processes.
+    """
+    from pathlib import Path
+
+    from grader.batch import executors, worker
+
+    real = worker.grade_entry
+
+    def grade_entry(session, selected, path, label, **options):
+        if Path(path).stem == "ann":
+            raise RuntimeError("an injected grader fault")
+        return real(session, selected, path, label, **options)
+
+    worker.grade_entry = grade_entry
+    executors._worker_main(config, connection, **given)

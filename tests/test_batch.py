@@ -162,8 +162,8 @@ def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is
     import grader.batch.run as batch_run
 
     hashed: list[Path] = []
-    original = batch_run.learner_digest
-    monkeypatch.setattr(batch_run, "learner_digest", lambda path: hashed.append(path) or original(path))
+    original = batch_run.fingerprint_learner
+    monkeypatch.setattr(batch_run, "fingerprint_learner", lambda path: hashed.append(path) or original(path))
     seen: list[int] = []
 
     def refuse() -> None:
@@ -241,7 +241,7 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
     assert "grader itself failed" in _result(out, "ann")["exercises"][0]["reason"]
     assert "2 grader errors" in "".join(lines)
     again = run_batch(world["class"], assignment=ASSIGNMENT, out=out, jobs=2, exercises_dir=world["exercises"])
-    assert again.graded == 2 and not again.grader_errors  # grader failures are retried, not cached
+    assert again.graded == 2 and not again.grader_errors  # a grader failure is tried once more
 
 
 def test_batch_cli_exit_codes_and_summary(world, tmp_path) -> None:

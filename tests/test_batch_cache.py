@@ -47,7 +47,8 @@ def test_learner_digest_does_not_follow_links_or_open_fifos(tmp_path: Path) -> N
 
 def test_learner_digest_of_a_fixed_tree_never_changes(tmp_path: Path) -> None:
     """Every stored result is filed under this digest: a new way of computing it must give the same bytes,
-    or the next batch after an upgrade grades the whole class again. (Value from the pathlib version.)"""
+    or the next batch after an upgrade grades the whole class again. (Value from the fingerprint that hashes
+    only what grading reads.)"""
     folder = tmp_path / "ann"
     (folder / "sub" / "__pycache__").mkdir(parents=True)
     (folder / "__pycache__").mkdir()
@@ -60,8 +61,8 @@ def test_learner_digest_of_a_fixed_tree_never_changes(tmp_path: Path) -> None:
     (folder / "link.py").symlink_to("softmax.py")
     (folder / "gone.py").symlink_to("nowhere.py")
     os.mkfifo(folder / "pipe")
-    assert learner_digest(folder) == "a16b3af4296ebba962986129ddf0423c9f637b199a4b242825086101237503ce"
-    assert learner_digest(folder / "softmax.py") == "10e57aba2330a6189013367f7459c91b4be474fdd905885c02a4b44cb801a4a0"
+    assert learner_digest(folder) == "85a13d4b091e861b5e8921f54fd04dcd2e68dbed9afb3f34b8a77ca07b56b0f3"
+    assert learner_digest(folder / "softmax.py") == "7cab0d7098f2f2e7e0aa2c9602f063df8d4ca61477d50ab6ff32ff6e8897fa28"
 
 
 def test_spec_digest_changes_with_any_spec_or_solution(tmp_path: Path) -> None:
@@ -121,3 +122,18 @@ def test_key_record_round_trips_and_rejects_garbage(tmp_path: Path) -> None:
     assert read_key(path) is None
     assert read_key(tmp_path / "missing.key") is None
     shutil.rmtree(tmp_path)
+
+
+def test_key_record_counts_grader_failures_and_reads_records_without_the_count(tmp_path: Path) -> None:
+    path = tmp_path / "a.key"
+    once = KeyRecord(key="k", learner="ann", entry="ann.py", grader_error="Traceback ...", failures=1)
+    path.write_text(once.dumps(), encoding="utf-8")
+    assert read_key(path) == once and not once.failure_kept
+    assert KeyRecord(key="k", learner="ann", entry="ann.py", grader_error="again", failures=2).failure_kept
+    path.write_text('{"key": "k", "learner": "ann", "entry": "ann.py", "grader_error": "boom"}')
+    assert read_key(path).failures == 1  # written before failures were counted: one failure
+    path.write_text('{"key": "k", "learner": "ann", "entry": "ann.py", "grader_error": null}')
+    assert read_key(path).failures == 0
+    for garbage in ('"text"', '{"key": "k", "learner": "ann", "entry": "a", "grader_error": "x", "failures": "2"}'):
+        path.write_text(garbage)
+        assert read_key(path) is None

@@ -82,3 +82,28 @@ def test_run_batch_refuses_an_output_folder_among_learners(tmp_path: Path, out: 
     with pytest.raises(UsageError, match="output folder"):
         run_batch(folder, assignment=ASSIGNMENT, out=folder / out, exercises_dir=exercises)
     assert sorted(p.name for p in folder.rglob("*")) == ["ann"]
+
+
+def test_discover_learners_takes_links_fifos_and_devices_for_learners_without_following_them(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "root").symlink_to("/")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "to-out").symlink_to("out")  # leads to the output folder: skipped with it
+    os.mkfifo(tmp_path / "pipe.py")
+    learners, notes = discover_learners(tmp_path, exclude=tmp_path / "out")
+    assert [(l.name, l.entry) for l in learners] == [("loop", "loop"), ("pipe", "pipe.py"), ("root", "root")]
+    assert notes == []
+
+
+def test_run_batch_refuses_an_output_folder_that_is_a_link_loop(tmp_path: Path) -> None:
+    from batch_helpers import ASSIGNMENT, make_exercises
+
+    from grader.batch import run_batch
+    from grader.errors import UsageError
+
+    exercises = make_exercises(tmp_path / "specs")
+    folder = tmp_path / "class"
+    (folder / "ann").mkdir(parents=True)
+    (tmp_path / "out").symlink_to("out")
+    with pytest.raises(UsageError, match="cannot tell where this folder is"):
+        run_batch(folder, assignment=ASSIGNMENT, out=tmp_path / "out", exercises_dir=exercises)

@@ -10,9 +10,13 @@ through a temporary file in the same folder and ``os.replace``:
 A result counts as finished only when its ``.key`` file names the key the
 learner has now, so a run stopped between two of the writes simply grades
 that learner again. The key hashes everything the result depends on: the
-learner's files (names and bytes), every file of the exercises folder, the
-solution files the specs name, the assignment id, the grader's version and
-a digest of its own source code.
+learner's fingerprint (the files grading reads, see ``fingerprint``), every
+file of the exercises folder, the solution files the specs name, the
+assignment id, the grader's version and a digest of its own source code.
+
+A result the grader failed on (``KeyRecord.grader_error``) is graded again
+once under the same key; a second failure is kept, like a result, until the
+key changes or the batch is forced.
 """
 
 from __future__ import annotations
@@ -29,12 +33,14 @@ from typing import Any
 
 import grader
 from grader import __version__
+from grader.batch.fingerprint import fingerprint_learner
 from grader.spec.loader import Catalog
 from grader.spec.models import ImplementationExercise
 
 __all__ = ["KeyRecord", "learner_digest", "read_key", "result_key", "spec_digest", "write_atomically"]
 
 _KEY_FORMAT = "grader-batch-key/1"
+GRADER_ERROR_TRIES = 2  # a transient failure (a machine hiccup) gets a second chance; a bug fails again
 _CHUNK = 1 << 20
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
@@ -42,25 +48,40 @@ os.umask(_UMASK)
 
 @dataclass(frozen=True)
 class KeyRecord:
-    """What a ``.key`` file holds: the key, who it belongs to, and whether grading itself failed."""
+    """What a ``.key`` file holds: the key, who it belongs to, and whether grading itself failed.
+
+    ``failures``: how many runs in a row the grader failed on this learner
+    under this key (0 when ``grader_error`` is ``None``).
+    """
 
     key: str
     learner: str
     entry: str
     grader_error: str | None = None
+    failures: int = 0
 
     def dumps(self) -> str:
         return json.dumps({"key": self.key, "learner": self.learner, "entry": self.entry,
-                           "grader_error": self.grader_error}, ensure_ascii=False, indent=2) + "\n"
+                           "grader_error": self.grader_error, "failures": self.failures},
+                          ensure_ascii=False, indent=2) + "\n"
+
+    @property
+    def failure_kept(self) -> bool:
+        """The grader failed on this learner as often as it tries: the failure stands until the key changes."""
+        return self.grader_error is not None and self.failures >= GRADER_ERROR_TRIES
 
 
 def read_key(path: Path) -> KeyRecord | None:
     """The record in ``path``, or ``None`` when it is missing or unreadable (then the learner is graded again)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        error = data.get("grader_error")
+        failures = data.get("failures", 0 if error is None else 1)  # records from before the count: one failure
+        if not isinstance(failures, int) or isinstance(failures, bool):
+            raise TypeError("failures")
         return KeyRecord(key=str(data["key"]), learner=str(data["learner"]), entry=str(data["entry"]),
-                         grader_error=data.get("grader_error"))
-    except (OSError, ValueError, KeyError, TypeError):
+                         grader_error=None if error is None else str(error), failures=failures)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -71,11 +92,7 @@ def _hash_file(digest: Any, path: str | Path) -> None:
 
 
 def _files_under(root: Path) -> list[tuple[str, str]]:
-    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed.
-
-    Plain strings and ``os`` calls, not ``Path`` objects: a batch hashes every
-    learner before the first is graded, and its start waits for that.
-    """
+    """``(relative name, path)`` of every regular file and link under ``root``; links are not followed."""
     top = os.fspath(root)
     if not os.path.isdir(top) or os.path.islink(top):
         return [(root.name, top)]
@@ -109,10 +126,8 @@ def _hash_tree(digest: Any, root: Path, *, label: str) -> None:
 
 
 def learner_digest(path: Path) -> str:
-    """A hash of a learner's entry: the file, or every file under the folder (names and bytes)."""
-    digest = hashlib.sha256()
-    _hash_tree(digest, path, label="entry")
-    return digest.hexdigest()
+    """A hash of what grading a learner's entry reads (``fingerprint.fingerprint_learner``)."""
+    return fingerprint_learner(path).digest
 
 
 @functools.lru_cache(maxsize=1)

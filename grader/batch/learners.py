@@ -64,7 +64,7 @@ def discover_learners(directory: Path, *, exclude: Path | None = None) -> tuple[
     excluded = exclude.resolve() if exclude is not None else None
     found: list[tuple[str, Path]] = []
     for path in sorted(directory.iterdir(), key=lambda p: p.name):
-        if excluded is not None and path.resolve() == excluded:
+        if excluded is not None and _leads_to(path, excluded):
             continue
         if path.name.startswith(".") or path.name in _SKIPPED:
             notes.append(f"skipped {display_name(path.name)!r}: hidden files and archive litter are not learners")
@@ -90,6 +90,14 @@ def discover_learners(directory: Path, *, exclude: Path | None = None) -> tuple[
     learners = [Learner(name=name, entry=display_name(entry), path=path, stem=file_stem(name))
                 for name, (entry, path) in named.items()]
     return _unique_stems(sorted(learners, key=lambda learner: learner.name)), notes
+
+
+def _leads_to(path: Path, place: Path) -> bool:
+    """Whether ``path``, its links followed, is ``place``; a link loop leads nowhere."""
+    try:
+        return path.resolve() == place
+    except (OSError, RuntimeError):  # RuntimeError: a link loop, before Python 3.13
+        return False
 
 
 def _unique_stems(learners: list[Learner]) -> list[Learner]:

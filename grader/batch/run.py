@@ -5,6 +5,13 @@ whose stored result has the key it would have now, hand the others to the
 executor, store each result atomically the moment it arrives, then rebuild
 ``gradebook.csv``, ``summary.md`` and ``report.html`` from all stored results.
 An interrupted run keeps every result it stored; the next run grades the rest.
+
+A learner the grader itself failed on is stored with an error result that
+asks to report it, and tried again by the next run; when that fails too, the
+failure is kept like a result (``cache.GRADER_ERROR_TRIES``) until the
+learner's files, the specs or the grader change, or the run is forced. So
+one failure never costs the other learners, and a grader bug that one learner
+meets is not met again on every run.
 """
 
 from __future__ import annotations
@@ -19,7 +26,6 @@ from typing import Any
 
 from grader.batch.cache import (
     KeyRecord,
-    learner_digest,
     read_key,
     remove_stale_temporaries,
     result_key,
@@ -27,6 +33,7 @@ from grader.batch.cache import (
     write_atomically,
 )
 from grader.batch.executors import DaskExecutor, Executor, LocalPool, default_jobs
+from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.learners import Learner, discover_learners
@@ -49,7 +56,12 @@ ExecutorFactory = Callable[[WorkerConfig], Executor]
 
 @dataclass
 class BatchSummary:
-    """What a batch run did and what the class looks like."""
+    """What a batch run did and what the class looks like.
+
+    ``grader_errors``: learners the grader failed on in this run;
+    ``kept_grader_errors``: learners it failed on in earlier runs, as often
+    as it tries, and left alone in this one (``reused`` counts them).
+    """
 
     out: Path
     learners: int
@@ -58,6 +70,7 @@ class BatchSummary:
     stats: ClassStats
     grader_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    kept_grader_errors: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         """The summary for a terminal."""
@@ -118,7 +131,8 @@ def run_batch(
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
     specs = spec_digest(catalog, exercises_path)
-    keys = {learner.name: result_key(learner_digest(learner.path), specs, assignment) for learner in learners}
+    prints = {learner.name: fingerprint_learner(learner.path) for learner in learners}
+    keys = {name: result_key(found.digest, specs, assignment) for name, found in prints.items()}
     if before_grading is not None:
         before_grading()
     results, feedback = out_dir / "results", out_dir / "feedback"
@@ -127,7 +141,12 @@ def run_batch(
     with _locked(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
-        todo = [learner for learner in learners if force or not _finished(out_dir, learner, keys[learner.name])]
+        records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
+        todo = [learner for learner in learners
+                if force or not _finished(records[learner.name], prints[learner.name])]
+        graded_now = {learner.name for learner in todo}
+        kept = [name for name, record in records.items()
+                if name not in graded_now and record is not None and record.failure_kept]
         config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs,
                               allow_weak_sandbox=allow_weak_sandbox)
         if executor is not None:
@@ -138,22 +157,29 @@ def run_batch(
             runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), zygote=zygote)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
-        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry) for l in todo]
+        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry, notes=prints[l.name].notes)
+                 for l in todo]
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
+        failed: list[str] = []
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
-                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises)
+                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises,
+                                       records[learner.name])
                 stored[learner.name] = report
+                if error is not None:
+                    failed.append(learner.name)
                 shown.update(learner.name, below_full=report.score < report.max_score - 1e-9,
                              grader_error=error is not None)
         finally:
             shown.finish()
         title = _title(catalog, assignment)
-        stats, errors, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
+        notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints)
+        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
     return BatchSummary(out=out_dir, learners=len(learners), graded=len(todo), reused=len(learners) - len(todo),
-                        stats=stats, grader_errors=errors, notes=notes + more_notes)
+                        stats=stats, grader_errors=sorted(failed), notes=notes + more_notes,
+                        kept_grader_errors=kept)
 
 
 def _check_apart(folder: Path, out_dir: Path) -> None:
@@ -162,6 +188,8 @@ def _check_apart(folder: Path, out_dir: Path) -> None:
         inside = out_dir.resolve().relative_to(folder.resolve()).parts
     except ValueError:
         return
+    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
+        raise UsageError(f"{out_dir}: cannot tell where this folder is ({error})") from None
     if not inside:
         raise UsageError(f"{out_dir}: the output folder cannot be the class folder itself; "
                          "every entry there is taken for a learner")
@@ -209,17 +237,49 @@ def _paths(out_dir: Path, learner: Learner) -> tuple[Path, Path, Path]:
     return results / f"{stem}.json", out_dir / "feedback" / f"{stem}.md", results / f"{stem}.key"
 
 
-def _finished(out_dir: Path, learner: Learner, key: str) -> bool:
-    """Stored under the key the learner has now, fully written, and not a grader failure."""
+def _stored(out_dir: Path, learner: Learner, key: str) -> KeyRecord | None:
+    """The record of the learner's stored result when it is fully written under the key the learner has now."""
     result, feedback, key_path = _paths(out_dir, learner)
     record = read_key(key_path)
-    return (record is not None and record.key == key and record.learner == learner.name
-            and record.grader_error is None and result.is_file() and feedback.is_file())
+    if record is None or record.key != key or record.learner != learner.name:
+        return None
+    return record if result.is_file() and feedback.is_file() else None
 
 
-def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,
-           exercises: list[Exercise]) -> tuple[Report, str | None]:
-    """Write result, feedback, then the key (the commit marker); each atomically."""
+def _finished(record: KeyRecord | None, found: Fingerprint) -> bool:
+    """Nothing to grade: a result stands under the learner's key, or a failure kept after every try.
+
+    A learner whose fingerprint cannot tell a change is graded every run, unless the grader keeps failing on it.
+    """
+    if record is None:
+        return False
+    if record.grader_error is not None:
+        return record.failure_kept
+    return found.complete
+
+
+def _kept_notes(kept: list[str]) -> list[str]:
+    if not kept:
+        return []
+    names = ", ".join(repr(name) for name in kept)
+    return [f"the grader failed on {names} in earlier runs, each time it tried; the error result is kept until "
+            "their files, the specs or the grader change. Please report it; 'grader batch --force' tries again."]
+
+
+def _unlisted_notes(learners: list[Learner], prints: dict[str, Fingerprint]) -> list[str]:
+    names = [learner.name for learner in learners if not prints[learner.name].complete]
+    if not names:
+        return []
+    return [f"{', '.join(repr(name) for name in names)}: too many entries in the folder to tell whether it "
+            "changed, so graded on every run"]
+
+
+def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome, exercises: list[Exercise],
+           previous: KeyRecord | None) -> tuple[Report, str | None]:
+    """Write result, feedback, then the key (the commit marker); each atomically.
+
+    ``previous``: the record stored under the same key, if any; a grader failure counts on from its failures.
+    """
     error = outcome.grader_error
     report: Report | None = None
     text = outcome.result_json
@@ -237,8 +297,11 @@ def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome,
     result, feedback, key_path = _paths(out_dir, learner)
     write_atomically(result, text)
     write_atomically(feedback, _feedback(report))
+    failures = 0
+    if error is not None:
+        failures = 1 + (previous.failures if previous is not None and previous.grader_error is not None else 0)
     write_atomically(key_path, KeyRecord(key=key, learner=learner.name, entry=learner.entry,
-                                         grader_error=error).dumps())
+                                         grader_error=error, failures=failures).dumps())
     return report, error
 
 

@@ -5,7 +5,8 @@ for its whole life and grades one learner at a time. Only paths go in and
 only the contract's JSON text comes out: learner data never crosses between
 processes as a pickle. Anything the learner did becomes a graded result; only
 a fault of the grader itself becomes ``Outcome.grader_error``, which the
-batch turns into an "ask your instructor" result and does not cache.
+batch turns into an "ask your instructor" result, tries once more on its next
+run, then keeps (see ``run``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from grader.results import ExerciseResult, Report
 __all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report", "prepare"]
 
 GRADER_ERROR_REASON = ("The grader itself failed while grading this submission, so it has not been graded yet; "
-                       "this is not a fault of your work. Your instructor has the details.")
+                       "this is not a fault of your work. Please report it to your instructor, who has the details.")
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,15 @@ class WorkerConfig:
 
 @dataclass(frozen=True)
 class Task:
-    """One learner to grade: the exact name, the entry's absolute path and the label shown in the result."""
+    """One learner to grade: the exact name, the entry's absolute path and the label shown in the result.
+
+    ``notes``: what the batch found while fingerprinting the entry (files it did not read, and why), for the result.
+    """
 
     learner: str
     path: str
     label: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,7 @@ class _Worker:
                                         "worker has other files; run the batch again once every worker has the "
                                         f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})")
         try:
-            report = grade_entry(self.session, self.selected, Path(task.path), task.label)
+            report = grade_entry(self.session, self.selected, Path(task.path), task.label, notes=task.notes)
         except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
             return Outcome(grader_error=traceback.format_exc())
         from grader.report import render
@@ -118,8 +123,11 @@ class _Worker:
             self.zygote.close()
 
 
-def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Report:
-    """Grade one learner's entry; an entry with nothing gradable still gets a result that says why."""
+def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, notes: tuple[str, ...] = ()) -> Report:
+    """Grade one learner's entry; an entry with nothing gradable still gets a result that says why.
+
+    ``notes`` go into the result after the submission's own.
+    """
     from grader.errors import SubmissionError
     from grader.submission import Submission, read_submission
 
@@ -135,7 +143,11 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str) -> Re
             prefix = f"{path}: "
             message = message.removeprefix(prefix)
             submission = Submission(label=label, notes=[f"{label}: {message}"])
+        except OSError as error:  # a folder the grader may not list: how the learner's files are, not a grader fault
+            submission = Submission(label=label, notes=[f"{label}: cannot be read ({error.strerror or error}); "
+                                                        "nothing was graded. Hand in files the grader can read."])
     submission.label = label
+    submission.notes.extend(notes)
     # The sandbox facts in a report say which layers held for *this* submission, as in a fresh session:
     # forget what earlier learners of this worker showed, so a result never depends on who came before.
     session.factory.held = {}
