@@ -17,6 +17,7 @@ from grader.bindings import scan_names
 from grader.checks.engine import SourceModule, grade_implementation, warm_plans
 from grader.checks.quiz import grade_quiz
 from grader.errors import UsageError, WeakSandboxError
+from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.reuse import ReusedProcesses, SharedHandle
@@ -203,8 +204,10 @@ class GradingSession:
                 if submission.answers_problem:
                     problems.append(f"Your answers could not be read: {submission.answers_problem}")
                 unknown = [key for key in submission.answers if key not in self.catalog.exercises]
-                for key in unknown:
-                    problems.append(f"The answers file names {key!r}, which is not a quiz here; known quizzes: "
+                if unknown:
+                    named = listing([repr(excerpt(key)) for key in unknown[:SHOWN]], len(unknown), separator=", ")
+                    which = "which is not a quiz here" if len(unknown) == 1 else "which are not quizzes here"
+                    problems.append(f"The answers file names {named}, {which}; known quizzes: "
                                     + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)))
                 if not selected and not problems:
                     problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
@@ -226,7 +229,7 @@ class GradingSession:
         return Report(
             grader_version=__version__, submission=submission.label,
             score=float(sum(r.score for r in results)), max_score=float(sum(r.max_score for r in results)),
-            exercises=results, public_only=public_only, hidden_not_run=hidden, problems=problems,
+            exercises=results, public_only=public_only, hidden_not_run=hidden, problems=bounded_notes(problems),
             sandbox=self.factory.info(),
         )
 
