@@ -33,6 +33,7 @@ MAX_CODE_BYTES = 1 << 20  # what a .py file may hold: the code is what gets grad
 _TARGETS = re.compile(r"[\w.,\s]+")
 # What ``str.splitlines`` splits on: counting them bounds the lines of a cell before it is split.
 _LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_LINE_BREAK = re.compile("|".join(map(re.escape, _LINE_BREAKS)))
 _CLEAR = "clear its outputs (Kernel > Restart & Clear Output) and save it again"
 
 
@@ -185,5 +186,7 @@ def _code_cells(data: Any) -> list[tuple[int, str | None]] | None:
 
 
 def _first_line(source: str) -> str:
+    """The first line of ``source``, found without splitting the rest (a cell may hold millions of lines)."""
     stripped = source.strip()
-    return stripped.splitlines()[0] if stripped else ""
+    end = _LINE_BREAK.search(stripped)
+    return stripped[: end.start()] if end else stripped

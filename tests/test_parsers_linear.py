@@ -16,6 +16,7 @@ import ast
 import json
 import re
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any, Callable
 
@@ -90,6 +91,7 @@ PATHOLOGICAL_NOTEBOOKS = {
     "many-magics": _notebook("%time x\n" * (MIB // 10)),
     "empty-lines-and-a-magic": _notebook("%time x\n" + "\n" * (MIB // 2 - 64)),
     "short-magics-growing": _notebook("!\n" * (MIB // 4)),
+    "whole-cell-magic-of-many-lines": _notebook("%%bash\n" + "a\n" * (MIB // 3)),
     "a-percent-on-every-line": _notebook("x = 1 % 2 if a == b else c ?\n" * (MIB // 32)),
     "escapes": b'{"cells": [{"cell_type":"code","source":"' + b"\\u0041" * (MIB // 6) + b'"}]}',
 }
@@ -237,6 +239,24 @@ def test_convert_notebook_of_any_bytes_converts_or_says_why(raw: bytes) -> None:
 def test_convert_notebook_refuses_with_a_reason(raw: bytes, message: str) -> None:
     with pytest.raises(NotebookProblem, match=re.escape(message)):
         convert_notebook(raw, "work.ipynb")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [_notebook("%%bash\n" + "ab\n" * (8 * MIB // 4)), _notebook("%time x\n" + "ab\n" * (8 * MIB // 4)),
+     _notebook("%time x\n" + "\r" * (8 * MIB // 3)), _notebook(["a"] * MIB)],
+    ids=["whole-cell-magic", "lines-over-cap", "carriage-returns-over-cap", "list-of-a-million-parts"],
+)
+def test_convert_notebook_memory_stays_near_the_file_size(raw: bytes) -> None:
+    tracemalloc.start()
+    try:
+        convert_notebook(raw, "work.ipynb")
+    except NotebookProblem:
+        pass
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert peak < 4 * len(raw)  # millions of lines are counted, never split into a list of millions
 
 
 def test_convert_notebook_notes_code_cells_whose_source_is_not_text() -> None:
