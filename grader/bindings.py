@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 __all__ = ["MAX_LINES_READ", "NameScan", "scan_names"]
 

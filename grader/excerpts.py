@@ -10,7 +10,7 @@ each, so a hostile submission cannot make its own result large.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["ITEM_CHARS", "MAX_NOTES", "NOTE_CHARS", "SHOWN", "bounded_notes", "clip", "excerpt", "listing"]
 

@@ -17,16 +17,16 @@ import json
 import re
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from grader.bindings import scan_names
-from grader.notebook import (MAX_CODE_BYTES, MAX_NOTEBOOK_VALUES, NotebookProblem, convert_notebook,
-                             is_ipython_line)
+from grader.notebook import MAX_CODE_BYTES, MAX_NOTEBOOK_VALUES, NotebookProblem, convert_notebook, is_ipython_line
 from grader.submission import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
 
 MIB = 1 << 20
