@@ -8,15 +8,16 @@ batch of 300 pays for them once. ``grade_submission`` is the one-shot API.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from grader import __version__
+from grader.bindings import scan_names
 from grader.checks.engine import SourceModule, grade_implementation, warm_plans
 from grader.checks.quiz import grade_quiz
 from grader.errors import UsageError, WeakSandboxError
+from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.reuse import ReusedProcesses, SharedHandle
@@ -203,8 +204,10 @@ class GradingSession:
                 if submission.answers_problem:
                     problems.append(f"Your answers could not be read: {submission.answers_problem}")
                 unknown = [key for key in submission.answers if key not in self.catalog.exercises]
-                for key in unknown:
-                    problems.append(f"The answers file names {key!r}, which is not a quiz here; known quizzes: "
+                if unknown:
+                    named = listing([repr(excerpt(key)) for key in unknown[:SHOWN]], len(unknown), separator=", ")
+                    which = "which is not a quiz here" if len(unknown) == 1 else "which are not quizzes here"
+                    problems.append(f"The answers file names {named}, {which}; known quizzes: "
                                     + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)))
                 if not selected and not problems:
                     problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
@@ -226,7 +229,7 @@ class GradingSession:
         return Report(
             grader_version=__version__, submission=submission.label,
             score=float(sum(r.score for r in results)), max_score=float(sum(r.max_score for r in results)),
-            exercises=results, public_only=public_only, hidden_not_run=hidden, problems=problems,
+            exercises=results, public_only=public_only, hidden_not_run=hidden, problems=bounded_notes(problems),
             sandbox=self.factory.info(),
         )
 
@@ -262,15 +265,14 @@ class GradingSession:
         sources = {module: SourceModule(dict(submission.python), module) for module in submission.python}
         if len(submission.python) == 1 and selected is not None:
             return {"*": next(iter(sources.values()))}
-        texts = {module: data.decode("utf-8", "replace") for module, data in submission.python.items()}
+        scans = {module: scan_names(data.decode("utf-8", "replace"), names) for module, data in submission.python.items()}
         located: dict[str, SourceModule] = {}
         unsure: list[str] = []
         for name in names:  # reading the source finds the defining file without starting a process
-            holding = [module for module, text in texts.items() if name in text]  # a plain search first: it is quick
-            binders = [module for module in holding if _binds(texts[module], name)]
+            binders = [module for module, scan in scans.items() if name in scan.bound]
             if len(binders) == 1:
                 located[name] = sources[binders[0]]
-            elif binders or any(re.search(rf"\b{re.escape(name)}\b", texts[module]) for module in holding):
+            elif binders or any(name in scan.mentioned for scan in scans.values()):
                 unsure.append(name)
         if unsure:
             located.update(self._probe(submission, sources, unsure))
@@ -291,9 +293,9 @@ class GradingSession:
                         located[name] = source
             else:
                 source.failed_start = start
-                text = submission.python[module].decode("utf-8", "replace")
+                mentioned = scan_names(submission.python[module].decode("utf-8", "replace"), names).mentioned
                 for name in names:
-                    if name not in located and re.search(rf"\b{re.escape(name)}\b", text):
+                    if name not in located and name in mentioned:
                         located[name] = source
         return located
 
@@ -312,14 +314,6 @@ def _hands_over_functions(exercise: Exercise) -> bool:
     """Whether some entry of ``exercise`` takes a function (the grader's own, built in the learner process)."""
     return isinstance(exercise, ImplementationExercise) and any(
         kind == "callable" for entry in exercise.entries.values() for kind in entry.args.values())
-
-
-def _binds(text: str, name: str) -> bool:
-    """Whether the source visibly binds ``name`` at module level: def, class, assignment or import."""
-    word = re.escape(name)
-    pattern = (rf"(?m)^(?:def|class)\s+{word}\b|^{word}\s*(?::[^=\n]*)?=|^(?:from\s+\S+\s+)?import\s+[^\n]*\b{word}\b"
-               rf"|^{word}\s*,|,\s*{word}\s*(?:,[^=\n]*)?=")
-    return re.search(pattern, text) is not None
 
 
 def grade_submission(

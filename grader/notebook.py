@@ -1,10 +1,15 @@
 """Turn a learner's Jupyter notebook into the Python file it stands for, without running it.
 
-The notebook is untrusted JSON parsed in the grader's process, so it is
-bounded (size, nesting) and checked for shape. Code cells are joined in
-order; IPython-only lines (``%magic``, ``!shell``, ``name?``) and cells
-(``%%magic``) are dropped with a note, because plain Python cannot run them
-and the grader does not offer a shell.
+The notebook is untrusted JSON parsed in the grader's process, so every
+step is bounded and linear in its size: the file (``MAX_NOTEBOOK_BYTES``),
+the number of JSON values it may hold (``MAX_NOTEBOOK_VALUES``, which bounds
+the memory parsing takes), its nesting (Python's recursion limit), and the
+Python its code cells come to (``MAX_CODE_BYTES``, as for a ``.py`` file).
+Code cells are joined in order; IPython-only lines (``%magic``, ``!shell``,
+``name?``) and cells (``%%magic``) are dropped with a note, because plain
+Python cannot run them and the grader does not offer a shell. Every way a
+notebook can be unusable is a ``NotebookProblem`` whose message names the
+file, so the learner is graded with a reason.
 """
 
 from __future__ import annotations
@@ -14,15 +19,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "NOTEBOOK_SUFFIX", "NotebookProblem", "notebook_to_python"]
+from grader.excerpts import SHOWN, excerpt, listing
+
+__all__ = ["MAX_CODE_BYTES", "MAX_NOTEBOOK_BYTES", "MAX_NOTEBOOK_VALUES", "NOTEBOOK_SUFFIX", "NotebookProblem",
+           "convert_notebook", "is_ipython_line", "notebook_to_python"]
 
 NOTEBOOK_SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 16 << 20  # outputs (plots) make notebooks large; their code is small
-_SHOWN = 3
-
-# A line IPython would run but Python cannot: ``%time f()``, ``!pip install x``,
-# ``files = !ls``, ``x = %env HOME``, ``np.exp?`` (any line ending in ``?`` outside a string or comment).
-_IPYTHON_LINE = re.compile(r"^\s*(?:[%!]|[\w.,\s]+=\s*[%!](?!=)|[^#'\"]*\?{1,2}\s*$)")
+# Parsed JSON costs up to about 70 bytes a value (an empty object); a notebook's cells need few values.
+MAX_NOTEBOOK_VALUES = 1 << 21
+MAX_CODE_BYTES = 1 << 20  # what a .py file may hold: the code is what gets graded
+# The targets of ``files = !ls``: one character class repeated and anchored at both ends, so matching is linear.
+_TARGETS = re.compile(r"[\w.,\s]+")
+# What ``str.splitlines`` splits on: counting them bounds the lines of a cell before it is split.
+_LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_LINE_BREAK = re.compile("|".join(map(re.escape, _LINE_BREAKS)))
+_CLEAR = "clear its outputs (Kernel > Restart & Clear Output) and save it again"
 
 
 class NotebookProblem(ValueError):
@@ -31,12 +43,20 @@ class NotebookProblem(ValueError):
 
 def notebook_to_python(path: Path) -> tuple[bytes, list[str]]:
     """The code cells of the notebook at ``path`` as one UTF-8 Python source, and notes for the learner."""
-    name = path.name
     with path.open("rb") as stream:
         raw = stream.read(MAX_NOTEBOOK_BYTES + 1)
+    return convert_notebook(raw, path.name)
+
+
+def convert_notebook(raw: bytes, filename: str) -> tuple[bytes, list[str]]:
+    """:func:`notebook_to_python` on the notebook's bytes; ``filename`` names it in the notes."""
+    name = excerpt(filename)
     if len(raw) > MAX_NOTEBOOK_BYTES:
-        raise NotebookProblem(f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB and was not graded; "
-                              "clear its outputs (Kernel > Restart & Clear Output) and save it again.")
+        raise NotebookProblem(f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB and was not graded; {_CLEAR}.")
+    # Every JSON value but the first follows a comma or opens a list or object: counting those bounds the values.
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_NOTEBOOK_VALUES:
+        raise NotebookProblem(f"{name} holds more than {MAX_NOTEBOOK_VALUES:,} JSON values (counted by its commas "
+                              f"and brackets), more than a notebook's code needs, and was not graded; {_CLEAR}.")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -45,38 +65,105 @@ def notebook_to_python(path: Path) -> tuple[bytes, list[str]]:
     except RecursionError:
         raise NotebookProblem(f"{name} is nested too deeply to be a notebook; it was not graded.") from None
     except ValueError as exc:
-        raise NotebookProblem(f"{name} is not valid notebook JSON ({exc}); it was not graded.") from None
+        raise NotebookProblem(f"{name} is not valid notebook JSON ({excerpt(str(exc))}); it was not graded.") from None
     cells = _code_cells(data)
     if cells is None:
         raise NotebookProblem(f"{name} does not have the shape of a Jupyter notebook (no list of cells); "
                               "it was not graded.")
-    parts: list[str] = []
-    removed: list[str] = []
-    for number, source in cells:
+    return _Conversion(name).run(cells)
+
+
+def is_ipython_line(line: str) -> bool:
+    """Whether IPython would run ``line`` but Python cannot: ``%time f()``, ``!pip install x``, ``files = !ls``,
+    ``x = %env HOME``, ``np.exp?`` (a line ending in ``?`` with no ``#``, ``'`` or ``"`` in it).
+
+    Plain string operations, each one pass over the line, so a crafted line
+    costs time in proportion to its length.
+    """
+    if "%" not in line and "!" not in line and "?" not in line:
+        return False
+    if line.lstrip()[:1] in ("%", "!"):
+        return True
+    equals = line.find("=")
+    if equals > 0 and _TARGETS.fullmatch(line, 0, equals):
+        value = line[equals + 1:].lstrip()
+        if value[:1] in ("%", "!") and value[1:2] != "=":
+            return True
+    return line.rstrip().endswith("?") and not any(mark in line for mark in "#'\"")
+
+
+class _Conversion:
+    """Joins code cells into one source, keeping the first few removed lines to show and a count of all."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.removed: list[str] = []
+        self.removed_count = 0
+        self.not_text: list[str] = []
+        self.not_text_count = 0
+
+    def run(self, cells: list[tuple[int, str | None]]) -> tuple[bytes, list[str]]:
+        for number, source in cells:
+            if source is None:
+                self.not_text_count += 1
+                if len(self.not_text) < SHOWN:
+                    self.not_text.append(f"cell {number}")
+                continue
+            self._add(number, source)
+        counted = f"{len(self.parts)} code cell{'s' if len(self.parts) != 1 else ''}"
+        notes = [f"{self.name}: graded as one Python file made of its {counted}, in order."]
+        if self.removed_count:
+            notes.append(f"{self.name}: IPython magics and shell commands do not run in the grader and were removed: "
+                         f"{listing(self.removed, self.removed_count)}.")
+        if self.not_text_count:
+            notes.append(f"{self.name}: code cells whose source is not text were left out: "
+                         f"{listing(self.not_text, self.not_text_count, separator=', ')}.")
+        return b"\n".join(self.parts), notes
+
+    def _add(self, number: int, source: str) -> None:
         if source.lstrip().startswith("%%"):
-            removed.append(f"cell {number}: {_first_line(source)} (the whole cell)")
-            continue
-        lines = []
-        for line in source.splitlines():
-            if _IPYTHON_LINE.match(line):
-                removed.append(f"cell {number}: {line.strip()}")
-                indent = line[: len(line) - len(line.lstrip())]
-                lines.append(f"{indent}pass  # IPython-only line removed by the grader")
-            else:
-                lines.append(line)
-        parts.append(f"# cell {number}\n" + "\n".join(lines) + "\n")
-    counted = f"{len(parts)} code cell{'s' if len(parts) != 1 else ''}"
-    notes = [f"{name}: graded as one Python file made of its {counted}, in order."]
-    if removed:
-        shown = "; ".join(removed[:_SHOWN])
-        more = f" (and {len(removed) - _SHOWN} more)" if len(removed) > _SHOWN else ""
-        notes.append(f"{name}: IPython magics and shell commands do not run in the grader and were removed: "
-                     f"{shown}{more}.")
-    return "\n".join(parts).encode("utf-8"), notes
+            self._remove(number, _first_line(source), " (the whole cell)")
+            return
+        breaks = sum(map(source.count, _LINE_BREAKS)) - source.count("\r\n")
+        if breaks > MAX_CODE_BYTES:  # each line is at least a byte of the result
+            self._too_large()
+        lines = source.splitlines()
+        room = MAX_CODE_BYTES - self.size
+        if any(mark in source for mark in "%!?"):  # only then can a line be IPython's
+            for index, line in enumerate(lines):
+                if is_ipython_line(line):
+                    self._remove(number, line.strip())
+                    indent = line[: len(line) - len(line.lstrip())]
+                    lines[index] = f"{indent}pass  # IPython-only line removed by the grader"
+                    room -= len(lines[index])
+                    if room < 0:  # short magics grow into longer lines: stop as soon as the result is too large
+                        self._too_large()
+        try:
+            part = (f"# cell {number}\n" + "\n".join(lines) + "\n").encode("utf-8")
+        except UnicodeEncodeError:
+            raise NotebookProblem(f"{self.name}: cell {number} holds text that is not valid Unicode (an unpaired "
+                                  "surrogate such as \\ud800), so it is not a notebook Jupyter saved; "
+                                  "it was not graded.") from None
+        self.size += len(part) + 1
+        if self.size > MAX_CODE_BYTES:
+            self._too_large()
+        self.parts.append(part)
+
+    def _remove(self, number: int, line: str, what: str = "") -> None:
+        self.removed_count += 1
+        if len(self.removed) < SHOWN:
+            self.removed.append(f"cell {number}: {excerpt(line)}{what}")
+
+    def _too_large(self) -> None:
+        raise NotebookProblem(f"{self.name}: its code cells come to more than {MAX_CODE_BYTES >> 20} MiB of Python, "
+                              "the most the grader reads from a .py file; it was not graded.")
 
 
-def _code_cells(data: Any) -> list[tuple[int, str]] | None:
-    """``(cell number, source)`` of every code cell; nbformat 4, and 3's worksheets."""
+def _code_cells(data: Any) -> list[tuple[int, str | None]] | None:
+    """``(cell number, source)`` of every code cell, ``None`` for a source that is not text; nbformat 4, and 3's
+    worksheets."""
     if not isinstance(data, dict):
         return None
     cells: Any = data.get("cells")
@@ -87,17 +174,19 @@ def _code_cells(data: Any) -> list[tuple[int, str]] | None:
         field = "input"
     if not isinstance(cells, list):
         return None
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str | None]] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get(field, "")
-        if isinstance(source, list):
-            source = "".join(part for part in source if isinstance(part, str))
-        if isinstance(source, str):
-            found.append((number, source))
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        found.append((number, source if isinstance(source, str) else None))
     return found
 
 
 def _first_line(source: str) -> str:
-    return source.strip().splitlines()[0] if source.strip() else ""
+    """The first line of ``source``, found without splitting the rest (a cell may hold millions of lines)."""
+    stripped = source.strip()
+    end = _LINE_BREAK.search(stripped)
+    return stripped[: end.start()] if end else stripped

@@ -8,12 +8,17 @@ from typing import Any
 
 from grader.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
 from grader.errors import SubmissionError
-from grader.notebook import NOTEBOOK_SUFFIX, NotebookProblem, notebook_to_python
+from grader.excerpts import SHOWN, clip, excerpt, listing
+from grader.notebook import MAX_CODE_BYTES, NOTEBOOK_SUFFIX, NotebookProblem, notebook_to_python
 
 __all__ = ["Submission", "read_notebook", "read_submission"]
 
-MAX_PY_BYTES = 1 << 20
+MAX_PY_BYTES = MAX_CODE_BYTES  # one cap for Python, from a .py file or a notebook's code cells
+# The grader reads every file to find which defines an entry (time grows with the total) and hands them
+# all to each learner process, so a submission's Python is capped as a whole as well.
+MAX_SUBMISSION_PY_BYTES = 4 << 20
 MAX_FILES = 64
+_PROBLEM_CHARS = 500
 _GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
 
 
@@ -48,8 +53,11 @@ def read_submission(path: str | Path) -> Submission:
     candidates = sorted(p for p in given.iterdir() if p.suffix in _GRADED_SUFFIXES)
     links = [p for p in candidates if p.is_symlink()]
     entries = [p for p in candidates if p.is_file() and not p.is_symlink()]
-    for link in links:  # a link could point at the specs or any file the grader can read
-        submission.notes.append(f"{link.name} is a symbolic link and was not read; hand in the file itself.")
+    if links:  # a link could point at the specs or any file the grader can read
+        named = listing([excerpt(link.name) for link in links[:SHOWN]], len(links), separator=", ")
+        submission.notes.append(
+            f"{named} is a symbolic link and was not read; hand in the file itself." if len(links) == 1
+            else f"{named} are symbolic links and were not read; hand in the files themselves.")
     if not entries:
         raise SubmissionError(f"{path}: nothing to grade: no .py file, no notebook (.ipynb) "
                               "and no answers file (.yaml, .yml, .json) in it")
@@ -57,7 +65,8 @@ def read_submission(path: str | Path) -> Submission:
     for entry in entries[:MAX_FILES]:
         _add(submission, entry, names)
     if len(entries) > MAX_FILES:
-        submission.notes.append(f"Only the first {MAX_FILES} files were read.")
+        submission.notes.append(f"Only the first {MAX_FILES} files were read "
+                                f"({len(entries) - MAX_FILES:,} more were not).")
     return submission
 
 
@@ -74,27 +83,47 @@ def read_notebook(path: str | Path) -> Submission:
 def _add(submission: Submission, path: Path, siblings: set[str] | None = None) -> None:
     if path.suffix == NOTEBOOK_SUFFIX:
         _add_notebook(submission, path, siblings or set())
-        return
-    if path.suffix == ".py":
-        try:
-            size = path.stat().st_size
-            if size > MAX_PY_BYTES:
-                submission.notes.append(f"{path.name} is larger than {MAX_PY_BYTES // 1024} KiB and was not graded.")
-                return
-            submission.python[path.name] = path.read_bytes()
-        except OSError as exc:
-            raise SubmissionError(f"{path}: cannot be read ({exc.strerror})") from None
-        return
+    elif path.suffix == ".py":
+        _add_python(submission, path, _read_python(path))
+    else:
+        _add_answers(submission, path)
+
+
+def _read_python(path: Path) -> bytes:
+    """The file's bytes, never more than one past the cap: a file growing while read is still bounded."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(MAX_PY_BYTES + 1)
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _add_python(submission: Submission, path: Path, source: bytes, name: str | None = None) -> bool:
+    """Keep ``source`` as the submission's file ``name``, or say which cap it exceeds."""
+    shown = excerpt(path.name)
+    if len(source) > MAX_PY_BYTES:
+        submission.notes.append(f"{shown} is larger than {MAX_PY_BYTES // 1024} KiB and was not graded.")
+        return False
+    if sum(map(len, submission.python.values())) + len(source) > MAX_SUBMISSION_PY_BYTES:
+        submission.notes.append(f"{shown} was not graded: with it, the submission's Python would come to more than "
+                                f"{MAX_SUBMISSION_PY_BYTES >> 20} MiB.")
+        return False
+    submission.python[name or path.name] = source
+    return True
+
+
+def _add_answers(submission: Submission, path: Path) -> None:
     submission.has_answers_file = True
     try:
         answers = load_answers(path)
     except AnswersProblem as problem:
-        submission.answers_problem = str(problem)
+        submission.answers_problem = clip(str(problem), _PROBLEM_CHARS)
         return
-    for key, value in answers.items():
-        if key in submission.answers:
-            submission.notes.append(f"{path.name} answers {key!r} again; the later file's answers were used.")
-        submission.answers[key] = value
+    again = [key for key in answers if key in submission.answers]
+    if again:
+        keys = listing([repr(excerpt(key)) for key in again[:SHOWN]], len(again), separator=", ")
+        submission.notes.append(f"{excerpt(path.name)} answers {keys} again; the later file's answers were used.")
+    submission.answers.update(answers)
 
 
 def _add_notebook(submission: Submission, path: Path, siblings: set[str]) -> None:
@@ -109,5 +138,5 @@ def _add_notebook(submission: Submission, path: Path, siblings: set[str]) -> Non
         return
     except OSError as exc:
         raise SubmissionError(f"{path}: cannot be read ({exc.strerror})") from None
-    submission.python[name] = source
-    submission.notes.extend(notes)
+    if _add_python(submission, path, source, name):
+        submission.notes.extend(notes)
