@@ -46,7 +46,8 @@ from grader import __version__
 
 __all__ = ["main", "run"]
 
-FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown"]
+FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "prairielearn"]
+EXERCISES_HELP = "Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES]."
 
 
 def _fail(message: str, code: int) -> None:
@@ -97,11 +98,44 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version and the sandbox tier this machine allows.")
 @click.option("--exercises", "exercises_dir", type=click.Path(file_okay=False), envvar="GRADER_EXERCISES",
-              default=None, help="Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES].")
+              default=None, help=EXERCISES_HELP)
 @click.pass_context
 def main(ctx: click.Context, exercises_dir: str | None) -> None:
     """Auto-graded softmax exercises: property checks in a sandbox, with a reason for every result."""
     ctx.obj = {"exercises_dir": exercises_dir}
+
+
+def _exercises_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--exercises`` after the command's name as well (``grader grade FILE --exercises DIR``); it wins."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.ensure_object(dict)["exercises_dir"] = value
+
+    return click.option("--exercises", type=click.Path(file_okay=False), default=None, expose_value=False,
+                        is_eager=True, callback=remember, help=EXERCISES_HELP)(command)
+
+
+def _check_sandbox_layers() -> None:
+    """A bad ``GRADER_SANDBOX_LAYERS`` is bad usage (exit 2), said before any learner process starts."""
+    from grader.errors import SandboxError, UsageError
+    from grader.sandbox.runner import Layers
+
+    try:
+        Layers.from_environment()
+    except SandboxError as error:
+        raise UsageError(str(error)) from None
+
+
+def _exercise_not_assignment(catalog: Any, assignment: str, *, hint: str = "") -> None:
+    """Refuse an exercise id given as ``--assignment``, saying what the option takes."""
+    from grader.errors import UsageError
+    from grader.spec.loader import ALL
+
+    if assignment != ALL and assignment not in catalog.assignments and assignment in catalog.exercises:
+        known = ", ".join([*catalog.assignments, ALL])
+        raise UsageError(f"{assignment!r} is an exercise, not an assignment; {hint}--assignment takes an assignment "
+                         f"id: {known}")
 
 
 def _catalog(ctx: click.Context) -> Any:
@@ -111,6 +145,7 @@ def _catalog(ctx: click.Context) -> Any:
 
 
 @main.command("list")
+@_exercises_option
 @click.pass_context
 @_guard
 def list_command(ctx: click.Context) -> None:
@@ -130,6 +165,7 @@ def list_command(ctx: click.Context) -> None:
 
 @main.command("show")
 @click.argument("exercise_id")
+@_exercises_option
 @click.pass_context
 @_guard
 def show_command(ctx: click.Context, exercise_id: str) -> None:
@@ -154,11 +190,14 @@ def schema_command() -> None:
 
 @main.command("validate")
 @click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
+@_exercises_option
 @click.pass_context
 @_guard
 def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
     from grader.validate import validate_catalog
+
+    _check_sandbox_layers()
 
     report = validate_catalog(_catalog(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
     click.echo(report.summary())
@@ -168,6 +207,7 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 @main.command("release")
 @click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
 @click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
+@_exercises_option
 @click.pass_context
 @_guard
 def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
@@ -191,6 +231,7 @@ def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
+@_exercises_option
 @click.pass_context
 @_guard
 def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
@@ -201,6 +242,7 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 
     if not Path(path).exists():
         raise SubmissionError(f"{path}: no such file or directory")
+    _check_sandbox_layers()
     from grader.sandbox.zygote_client import Zygote
 
     zygote = Zygote.start()  # boots on the other core while the specs load
@@ -211,6 +253,8 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
         only = exercise_ids if exercise_ids and not assignment else ()
         with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, only=only,
                             allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
+            if assignment:
+                _exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name)
     finally:
@@ -238,11 +282,13 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
+@_exercises_option
 @click.pass_context
 @_guard
 def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
                   force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
+    _check_sandbox_layers()
     from grader.sandbox.zygote_client import Zygote
 
     # The warm parent boots on the other core while the grader loads; after the preflight, each local
@@ -256,6 +302,7 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
 
         # Loaded while the warm parent boots (the preflight below waits for it); the workers inherit it all.
         catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
+        _exercise_not_assignment(catalog, assignment, hint="batch grades whole assignments; ")
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
 
@@ -281,22 +328,129 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     sys.exit(0)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written report."""
+@main.group("export")
+def export_group() -> None:
+    """Write what a course platform needs: a CI workflow for learners' repositories, a Gradescope autograder."""
+
+
+def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options both CI templates take; each value is written into the file, to edit later."""
+    options = [
+        click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+                     help="The learner repository's root folder (or a folder to copy from)."),
+        click.option("--assignment", required=True, help="The assignment to grade ('all' for everything)."),
+        click.option("--submission", default=".", show_default=True,
+                     help="What to grade, relative to the repository's root: a file or a folder."),
+        click.option("--specs", default="public-checks", show_default=True,
+                     help="The specs folder in the repository (the handout's public-checks)."),
+        click.option("--min-score", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+                     help="The job fails below this fraction of the points."),
+        click.option("--public/--all-checks", "public_only", default=True, show_default=True,
+                     help="Run only public checks (the repository is the learner's to read), or every check "
+                          "its specs hold."),
+        click.option("--install", default=None, metavar="REQUIREMENT",
+                     help="How the job installs the grader: a pip requirement ('grader==0.1.0', "
+                          "'git+https://...'). [default: this grader's wheel, written to .grader/ in --out]"),
+        click.option("--python", "python_version", default="3.11", show_default=True,
+                     help="The Python version the job uses."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _ci_recipe(out_dir: str, install: str | None, **values: Any) -> Any:
+    """The recipe the options describe; without ``--install``, the grader's wheel goes into the repository."""
+    from grader.export.ci import recipe_installing
+
+    recipe, wheel = recipe_installing(Path(out_dir), install, **values)
+    if wheel:
+        click.echo(f"wrote {wheel}")
+    return recipe
+
+
+@export_group.command("github-actions")
+@_ci_options
+@_guard
+def export_github_actions(out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
+                          min_score: float, public_only: bool, python_version: str) -> None:
+    """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
+    from grader.export.github_actions import write_github_actions
+
+    recipe = _ci_recipe(out_dir, install, assignment=assignment, submission=submission, specs=specs,
+                        min_score=min_score, public_only=public_only, python=python_version)
+    click.echo(f"wrote {write_github_actions(Path(out_dir), recipe)}")
+
+
+@export_group.command("gitlab-ci")
+@_ci_options
+@_guard
+def export_gitlab_ci(out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
+                     min_score: float, public_only: bool, python_version: str) -> None:
+    """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
+    from grader.export.gitlab_ci import write_gitlab_ci
+
+    recipe = _ci_recipe(out_dir, install, assignment=assignment, submission=submission, specs=specs,
+                        min_score=min_score, public_only=public_only, python=python_version)
+    click.echo(f"wrote {write_gitlab_ci(Path(out_dir), recipe)}")
+
+
+@export_group.command("gradescope")
+@click.option("--assignment", required=True, help="The assignment the autograder grades ('all' for everything).")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
+              help="The zip to write (upload it as the autograder).")
+@click.option("--allow-weak-sandbox", is_flag=True,
+              help="Written into run_autograder: grade hidden checks even where the sandbox is below tier A "
+                   "(Gradescope's kernel may lack Landlock); without it such a machine grades nothing.")
+@_exercises_option
+@click.pass_context
+@_guard
+def export_gradescope(ctx: click.Context, assignment: str, out_file: str, allow_weak_sandbox: bool) -> None:
+    """Write a Gradescope autograder zip: setup.sh, run_autograder, the grader wheel, specs and solutions."""
+    from grader.errors import UsageError
+    from grader.export.gradescope_bundle import gradescope_bundle
+
+    if not out_file.endswith(".zip"):
+        raise UsageError(f"{out_file}: the autograder is a zip file; give a name ending in .zip")
+    catalog = _catalog(ctx)
+    _exercise_not_assignment(catalog, assignment)
+    write_atomically(Path(out_file), gradescope_bundle(catalog, assignment, allow_weak_sandbox=allow_weak_sandbox))
+    click.echo(f"wrote {out_file}: the autograder for {assignment}, with its hidden checks and solutions; "
+               "keep it with the instructors")
+
+
+def write_atomically(path: Path, content: str | bytes) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written report.
+
+    The file gets the mode a shell's ``>`` would give it: an existing file
+    keeps its own, a new one ``0o666`` less the umask (not the temporary
+    file's private ``0o600``).
+    """
     from grader.errors import UsageError
 
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise UsageError(f"{path}: the folder {str(directory)!r} does not exist")
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)  # the only way to read it; set back at once, before any file is made
+    os.umask(mask)
+    return mask
 
 
 def run() -> None:
