@@ -177,6 +177,7 @@ def show_command(ctx: click.Context, exercise_id: str) -> None:
 
 
 @main.command("schema")
+@_exercises_option
 @_guard
 def schema_command() -> None:
     """Print the JSON Schema of exercise specs, for editors."""
@@ -359,9 +360,18 @@ def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def _ci_recipe(out_dir: str, install: str | None, **values: Any) -> Any:
-    """The recipe the options describe; without ``--install``, the grader's wheel goes into the repository."""
+def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: Any) -> Any:
+    """The recipe the options describe; without ``--install``, the grader's wheel goes into the repository.
+
+    Where specs are at hand (``--exercises``, ``GRADER_EXERCISES``, ``./exercises``), the assignment must be
+    one of theirs, so a typo is caught here rather than in every learner's first run.
+    """
     from grader.export.ci import recipe_installing
+
+    if ctx.obj["exercises_dir"] or Path(os.environ.get("GRADER_EXERCISES") or "exercises").is_dir():
+        catalog = _catalog(ctx)
+        _exercise_not_assignment(catalog, values["assignment"])
+        catalog.assignment(values["assignment"])
 
     recipe, wheel = recipe_installing(Path(out_dir), install, **values)
     if wheel:
@@ -371,26 +381,30 @@ def _ci_recipe(out_dir: str, install: str | None, **values: Any) -> Any:
 
 @export_group.command("github-actions")
 @_ci_options
+@_exercises_option
+@click.pass_context
 @_guard
-def export_github_actions(out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
+def export_github_actions(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
                           min_score: float, public_only: bool, python_version: str) -> None:
     """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
     from grader.export.github_actions import write_github_actions
 
-    recipe = _ci_recipe(out_dir, install, assignment=assignment, submission=submission, specs=specs,
+    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
                         min_score=min_score, public_only=public_only, python=python_version)
     click.echo(f"wrote {write_github_actions(Path(out_dir), recipe)}")
 
 
 @export_group.command("gitlab-ci")
 @_ci_options
+@_exercises_option
+@click.pass_context
 @_guard
-def export_gitlab_ci(out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
+def export_gitlab_ci(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
                      min_score: float, public_only: bool, python_version: str) -> None:
     """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
     from grader.export.gitlab_ci import write_gitlab_ci
 
-    recipe = _ci_recipe(out_dir, install, assignment=assignment, submission=submission, specs=specs,
+    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
                         min_score=min_score, public_only=public_only, python=python_version)
     click.echo(f"wrote {write_gitlab_ci(Path(out_dir), recipe)}")
 

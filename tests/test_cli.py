@@ -215,3 +215,15 @@ def test_grade_output_file_is_readable_by_others_under_umask_022(tmp_path: Path)
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_every_command_takes_exercises_after_its_name() -> None:
+    import click
+
+    from grader.cli import main
+
+    commands = [c for c in main.commands.values() if not isinstance(c, click.Group)]
+    commands += list(main.commands["export"].commands.values())  # type: ignore[attr-defined]
+    assert len(commands) >= 10
+    for command in commands:
+        assert any("--exercises" in param.opts for param in command.params), command.name

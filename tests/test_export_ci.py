@@ -93,6 +93,13 @@ def test_bad_values_are_refused_and_nothing_is_written(args: list[str], tmp_path
     assert not (tmp_path / "repo").exists()
 
 
+def test_an_assignment_the_specs_do_not_hold_is_refused(tmp_path: Path) -> None:
+    result = export("gitlab-ci", tmp_path / "repo", "--assignment", "why-sofmax",
+                    "--exercises", str(ROOT / "exercises"))
+    assert result.exit_code == 2 and "did you mean 'why-softmax'" in result.output
+    assert not (tmp_path / "repo").exists()
+
+
 @pytest.mark.parametrize("public_only", [True, False], ids=["public", "all-checks"])
 def test_recipe_grade_command_names_the_format_and_the_checks(public_only: bool) -> None:
     recipe = CiRecipe(assignment="why-softmax", install="grader", public_only=public_only)
