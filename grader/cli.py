@@ -35,49 +35,20 @@ if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _c
     start_early()
 
 import atexit
-import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from grader import __version__
+from grader.cli_common import (EXERCISES_HELP, exercise_not_assignment, exercises_option, fail, guard, load_specs,
+                               write_atomically)
+from grader.cli_export import export_group
 
 __all__ = ["main", "run"]
 
 FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "prairielearn"]
-EXERCISES_HELP = "Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES]."
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"grader: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the grader's own errors into exit statuses 2 or 3 with a one-line reason."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from grader.errors import GraderError
-
-        try:
-            return function(*args, **kwargs)
-        except GraderError as error:
-            _fail(str(error), error.exit_code)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except Exception:  # a bug of ours: say so, keep the traceback for the report
-            click.echo("grader: internal error: the grader itself failed; this is not the submission's fault.\n"
-                       "Please report it with the command you ran and the traceback below.", err=True)
-            import traceback
-
-            click.echo(traceback.format_exc(), err=True)
-            sys.exit(3)
-
-    wrapper.__name__ = function.__name__
-    wrapper.__doc__ = function.__doc__
-    return wrapper
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -105,17 +76,6 @@ def main(ctx: click.Context, exercises_dir: str | None) -> None:
     ctx.obj = {"exercises_dir": exercises_dir}
 
 
-def _exercises_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--exercises`` after the command's name as well (``grader grade FILE --exercises DIR``); it wins."""
-
-    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
-        if value is not None:
-            ctx.ensure_object(dict)["exercises_dir"] = value
-
-    return click.option("--exercises", type=click.Path(file_okay=False), default=None, expose_value=False,
-                        is_eager=True, callback=remember, help=EXERCISES_HELP)(command)
-
-
 def _check_sandbox_layers() -> None:
     """A bad ``GRADER_SANDBOX_LAYERS`` is bad usage (exit 2), said before any learner process starts."""
     from grader.errors import SandboxError, UsageError
@@ -127,34 +87,17 @@ def _check_sandbox_layers() -> None:
         raise UsageError(str(error)) from None
 
 
-def _exercise_not_assignment(catalog: Any, assignment: str, *, hint: str = "") -> None:
-    """Refuse an exercise id given as ``--assignment``, saying what the option takes."""
-    from grader.errors import UsageError
-    from grader.spec.loader import ALL
-
-    if assignment != ALL and assignment not in catalog.assignments and assignment in catalog.exercises:
-        known = ", ".join([*catalog.assignments, ALL])
-        raise UsageError(f"{assignment!r} is an exercise, not an assignment; {hint}--assignment takes an assignment "
-                         f"id: {known}")
-
-
-def _catalog(ctx: click.Context) -> Any:
-    from grader.spec.loader import load_catalog
-
-    return load_catalog(ctx.obj["exercises_dir"])
-
-
 @main.command("list")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def list_command(ctx: click.Context) -> None:
     """List every exercise and assignment: id, kind, points, title."""
     from grader.spec.listing import cached_rows, catalog_rows, store_rows
 
     rows = cached_rows(ctx.obj["exercises_dir"])  # unchanged specs: no pydantic, no numpy
     if rows is None:
-        catalog = _catalog(ctx)
+        catalog = load_specs(ctx)
         rows = catalog_rows(catalog)
         store_rows(ctx.obj["exercises_dir"], catalog, rows)
     widths = [max(len(row[i]) for row in rows + [("id", "kind", "points", "")]) for i in range(3)]
@@ -165,20 +108,20 @@ def list_command(ctx: click.Context) -> None:
 
 @main.command("show")
 @click.argument("exercise_id")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def show_command(ctx: click.Context, exercise_id: str) -> None:
     """Show what a learner sees of an exercise (never hidden checks or answers)."""
     from grader.handout import describe_exercise
 
-    catalog = _catalog(ctx)
+    catalog = load_specs(ctx)
     click.echo(describe_exercise(catalog.exercise(exercise_id)), nl=False)
 
 
 @main.command("schema")
-@_exercises_option
-@_guard
+@exercises_option
+@guard
 def schema_command() -> None:
     """Print the JSON Schema of exercise specs, for editors."""
     import json
@@ -191,16 +134,16 @@ def schema_command() -> None:
 
 @main.command("validate")
 @click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
     from grader.validate import validate_catalog
 
     _check_sandbox_layers()
 
-    report = validate_catalog(_catalog(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
+    report = validate_catalog(load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
     click.echo(report.summary())
     sys.exit(0 if report.ok else 1)
 
@@ -208,14 +151,14 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 @main.command("release")
 @click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
 @click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
     """Write the learner handout: pages, stubs, answers template, public checks; nothing secret."""
     from grader.release import release_handout
 
-    written = release_handout(_catalog(ctx), out=out_dir, replace=replace)
+    written = release_handout(load_specs(ctx), out=out_dir, replace=replace)
     click.echo(f"wrote {len(written)} files to {out_dir}")
     click.echo(f"learners check their work with: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public")
 
@@ -232,9 +175,9 @@ def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
                   format_name: str, output: str | None, min_score: float | None, public_only: bool,
                   allow_weak_sandbox: bool = False) -> None:
@@ -255,7 +198,7 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
         with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, only=only,
                             allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
             if assignment:
-                _exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
+                exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name)
     finally:
@@ -283,9 +226,9 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
-@_exercises_option
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
                   force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
@@ -303,7 +246,7 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
 
         # Loaded while the warm parent boots (the preflight below waits for it); the workers inherit it all.
         catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
-        _exercise_not_assignment(catalog, assignment, hint="batch grades whole assignments; ")
+        exercise_not_assignment(catalog, assignment, hint="batch grades whole assignments; ")
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
 
@@ -324,147 +267,12 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary.grader_errors:
-        _fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s); the details are in their "
+        fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s); the details are in their "
               f"{Path(out_dir) / 'results'}/*.key files. Please report it; the next run grades them again.", 3)
     sys.exit(0)
 
 
-@main.group("export")
-def export_group() -> None:
-    """Write what a course platform needs: a CI workflow for learners' repositories, a Gradescope autograder."""
-
-
-def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options both CI templates take; each value is written into the file, to edit later."""
-    options = [
-        click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-                     help="The learner repository's root folder (or a folder to copy from)."),
-        click.option("--assignment", required=True, help="The assignment to grade ('all' for everything)."),
-        click.option("--submission", default=".", show_default=True,
-                     help="What to grade, relative to the repository's root: a file or a folder."),
-        click.option("--specs", default="public-checks", show_default=True,
-                     help="The specs folder in the repository (the handout's public-checks)."),
-        click.option("--min-score", type=click.FloatRange(0, 1), default=1.0, show_default=True,
-                     help="The job fails below this fraction of the points."),
-        click.option("--public/--all-checks", "public_only", default=True, show_default=True,
-                     help="Run only public checks (the repository is the learner's to read), or every check "
-                          "its specs hold."),
-        click.option("--install", default=None, metavar="REQUIREMENT",
-                     help="How the job installs the grader: a pip requirement ('grader==0.1.0', "
-                          "'git+https://...'). [default: this grader's wheel, written to .grader/ in --out]"),
-        click.option("--python", "python_version", default="3.11", show_default=True,
-                     help="The Python version the job uses."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: Any) -> Any:
-    """The recipe the options describe; without ``--install``, the grader's wheel goes into the repository.
-
-    Where specs are at hand (``--exercises``, ``GRADER_EXERCISES``, ``./exercises``), the assignment must be
-    one of theirs, so a typo is caught here rather than in every learner's first run.
-    """
-    from grader.export.ci import recipe_installing
-
-    if ctx.obj["exercises_dir"] or Path(os.environ.get("GRADER_EXERCISES") or "exercises").is_dir():
-        catalog = _catalog(ctx)
-        _exercise_not_assignment(catalog, values["assignment"])
-        catalog.assignment(values["assignment"])
-
-    recipe, wheel = recipe_installing(Path(out_dir), install, **values)
-    if wheel:
-        click.echo(f"wrote {wheel}")
-    return recipe
-
-
-@export_group.command("github-actions")
-@_ci_options
-@_exercises_option
-@click.pass_context
-@_guard
-def export_github_actions(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
-                          min_score: float, public_only: bool, python_version: str) -> None:
-    """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
-    from grader.export.github_actions import write_github_actions
-
-    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
-                        min_score=min_score, public_only=public_only, python=python_version)
-    click.echo(f"wrote {write_github_actions(Path(out_dir), recipe)}")
-
-
-@export_group.command("gitlab-ci")
-@_ci_options
-@_exercises_option
-@click.pass_context
-@_guard
-def export_gitlab_ci(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
-                     min_score: float, public_only: bool, python_version: str) -> None:
-    """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
-    from grader.export.gitlab_ci import write_gitlab_ci
-
-    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
-                        min_score=min_score, public_only=public_only, python=python_version)
-    click.echo(f"wrote {write_gitlab_ci(Path(out_dir), recipe)}")
-
-
-@export_group.command("gradescope")
-@click.option("--assignment", required=True, help="The assignment the autograder grades ('all' for everything).")
-@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
-              help="The zip to write (upload it as the autograder).")
-@click.option("--allow-weak-sandbox", is_flag=True,
-              help="Written into run_autograder: grade hidden checks even where the sandbox is below tier A "
-                   "(Gradescope's kernel may lack Landlock); without it such a machine grades nothing.")
-@_exercises_option
-@click.pass_context
-@_guard
-def export_gradescope(ctx: click.Context, assignment: str, out_file: str, allow_weak_sandbox: bool) -> None:
-    """Write a Gradescope autograder zip: setup.sh, run_autograder, the grader wheel, specs and solutions."""
-    from grader.errors import UsageError
-    from grader.export.gradescope_bundle import gradescope_bundle
-
-    if not out_file.endswith(".zip"):
-        raise UsageError(f"{out_file}: the autograder is a zip file; give a name ending in .zip")
-    catalog = _catalog(ctx)
-    _exercise_not_assignment(catalog, assignment)
-    write_atomically(Path(out_file), gradescope_bundle(catalog, assignment, allow_weak_sandbox=allow_weak_sandbox))
-    click.echo(f"wrote {out_file}: the autograder for {assignment}, with its hidden checks and solutions; "
-               "keep it with the instructors")
-
-
-def write_atomically(path: Path, content: str | bytes) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written report.
-
-    The file gets the mode a shell's ``>`` would give it: an existing file
-    keeps its own, a new one ``0o666`` less the umask (not the temporary
-    file's private ``0o600``).
-    """
-    from grader.errors import UsageError
-
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{path}: the folder {str(directory)!r} does not exist")
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        mode = 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)  # the only way to read it; set back at once, before any file is made
-    os.umask(mask)
-    return mask
+main.add_command(export_group)
 
 
 def run() -> None:
