@@ -84,7 +84,8 @@ def _package_files(distribution: str, package: str) -> dict[str, bytes]:
         root = Path(location)
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root)
-            if not path.is_file() or "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo"):
+            if (not path.is_file() or "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo")
+                    or any(part.startswith(".") for part in relative.parts)):  # editor and OS droppings
                 continue
             if path.suffix in _COMPILED:
                 raise UsageError(f"cannot build a wheel of {distribution}: {path} is compiled code, and the "
