@@ -35,48 +35,20 @@ if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _c
     start_early()
 
 import atexit
-import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from grader import __version__
+from grader.cli_common import (EXERCISES_HELP, exercise_not_assignment, exercises_option, fail, guard, load_specs,
+                               write_atomically)
+from grader.cli_export import export_group
 
 __all__ = ["main", "run"]
 
-FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown"]
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"grader: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the grader's own errors into exit statuses 2 or 3 with a one-line reason."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from grader.errors import GraderError
-
-        try:
-            return function(*args, **kwargs)
-        except GraderError as error:
-            _fail(str(error), error.exit_code)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except Exception:  # a bug of ours: say so, keep the traceback for the report
-            click.echo("grader: internal error: the grader itself failed; this is not the submission's fault.\n"
-                       "Please report it with the command you ran and the traceback below.", err=True)
-            import traceback
-
-            click.echo(traceback.format_exc(), err=True)
-            sys.exit(3)
-
-    wrapper.__name__ = function.__name__
-    wrapper.__doc__ = function.__doc__
-    return wrapper
+FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "prairielearn"]
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -97,29 +69,35 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version and the sandbox tier this machine allows.")
 @click.option("--exercises", "exercises_dir", type=click.Path(file_okay=False), envvar="GRADER_EXERCISES",
-              default=None, help="Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES].")
+              default=None, help=EXERCISES_HELP)
 @click.pass_context
 def main(ctx: click.Context, exercises_dir: str | None) -> None:
     """Auto-graded softmax exercises: property checks in a sandbox, with a reason for every result."""
     ctx.obj = {"exercises_dir": exercises_dir}
 
 
-def _catalog(ctx: click.Context) -> Any:
-    from grader.spec.loader import load_catalog
+def _check_sandbox_layers() -> None:
+    """A bad ``GRADER_SANDBOX_LAYERS`` is bad usage (exit 2), said before any learner process starts."""
+    from grader.errors import SandboxError, UsageError
+    from grader.sandbox.runner import Layers
 
-    return load_catalog(ctx.obj["exercises_dir"])
+    try:
+        Layers.from_environment()
+    except SandboxError as error:
+        raise UsageError(str(error)) from None
 
 
 @main.command("list")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def list_command(ctx: click.Context) -> None:
     """List every exercise and assignment: id, kind, points, title."""
     from grader.spec.listing import cached_rows, catalog_rows, store_rows
 
     rows = cached_rows(ctx.obj["exercises_dir"])  # unchanged specs: no pydantic, no numpy
     if rows is None:
-        catalog = _catalog(ctx)
+        catalog = load_specs(ctx)
         rows = catalog_rows(catalog)
         store_rows(ctx.obj["exercises_dir"], catalog, rows)
     widths = [max(len(row[i]) for row in rows + [("id", "kind", "points", "")]) for i in range(3)]
@@ -130,18 +108,20 @@ def list_command(ctx: click.Context) -> None:
 
 @main.command("show")
 @click.argument("exercise_id")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def show_command(ctx: click.Context, exercise_id: str) -> None:
     """Show what a learner sees of an exercise (never hidden checks or answers)."""
     from grader.handout import describe_exercise
 
-    catalog = _catalog(ctx)
+    catalog = load_specs(ctx)
     click.echo(describe_exercise(catalog.exercise(exercise_id)), nl=False)
 
 
 @main.command("schema")
-@_guard
+@exercises_option
+@guard
 def schema_command() -> None:
     """Print the JSON Schema of exercise specs, for editors."""
     import json
@@ -154,13 +134,16 @@ def schema_command() -> None:
 
 @main.command("validate")
 @click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
     from grader.validate import validate_catalog
 
-    report = validate_catalog(_catalog(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
+    _check_sandbox_layers()
+
+    report = validate_catalog(load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
     click.echo(report.summary())
     sys.exit(0 if report.ok else 1)
 
@@ -168,13 +151,14 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 @main.command("release")
 @click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
 @click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
     """Write the learner handout: pages, stubs, answers template, public checks; nothing secret."""
     from grader.release import release_handout
 
-    written = release_handout(_catalog(ctx), out=out_dir, replace=replace)
+    written = release_handout(load_specs(ctx), out=out_dir, replace=replace)
     click.echo(f"wrote {len(written)} files to {out_dir}")
     click.echo(f"learners check their work with: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public")
 
@@ -191,8 +175,9 @@ def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
                   format_name: str, output: str | None, min_score: float | None, public_only: bool,
                   allow_weak_sandbox: bool = False) -> None:
@@ -201,6 +186,7 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 
     if not Path(path).exists():
         raise SubmissionError(f"{path}: no such file or directory")
+    _check_sandbox_layers()
     from grader.sandbox.zygote_client import Zygote
 
     zygote = Zygote.start()  # boots on the other core while the specs load
@@ -211,6 +197,8 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
         only = exercise_ids if exercise_ids and not assignment else ()
         with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, only=only,
                             allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
+            if assignment:
+                exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name)
     finally:
@@ -238,11 +226,13 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even where the sandbox is below tier A or failed its self-test "
                    "(every result then carries a warning).")
+@exercises_option
 @click.pass_context
-@_guard
+@guard
 def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
                   force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
+    _check_sandbox_layers()
     from grader.sandbox.zygote_client import Zygote
 
     # The warm parent boots on the other core while the grader loads; after the preflight, each local
@@ -256,6 +246,7 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
 
         # Loaded while the warm parent boots (the preflight below waits for it); the workers inherit it all.
         catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
+        exercise_not_assignment(catalog, assignment, hint="batch grades whole assignments; ")
         if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
 
@@ -276,28 +267,13 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary.grader_errors:
-        _fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
-              f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
-              "tries them once more, then keeps the failure until their files change or --force.", 3)
+        fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
+             f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
+             "tries them once more, then keeps the failure until their files change or --force.", 3)
     sys.exit(0)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written report."""
-    from grader.errors import UsageError
-
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{path}: the folder {str(directory)!r} does not exist")
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+main.add_command(export_group)
 
 
 def run() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,9 +16,10 @@ REFERENCE = "solutions/stable-softmax/reference.py"
 GLOBAL_MAX = "solutions/stable-softmax/wrong_global_max.py"
 
 
-def run(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path = ROOT, timeout: float = 60,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=None if env is None else {**os.environ, **env})
 
 
 def test_grade_reference_passes_with_exit_0() -> None:
@@ -136,3 +138,92 @@ def test_schema_is_json_schema_with_every_kind() -> None:
 def test_version_names_the_sandbox_tier() -> None:
     done = run("--version")
     assert done.returncode == 0 and "grader 0.1.0" in done.stdout and "sandbox: tier" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["grade", REFERENCE, "--exercise", "stable-softmax"],
+                                     ["batch", "solutions", "--assignment", "why-softmax", "--out", "unused"],
+                                     ["validate", "--exercise", "stable-softmax"]],
+                         ids=["grade", "batch", "validate"])
+def test_unknown_sandbox_layers_are_a_usage_error(command: list[str], tmp_path: Path) -> None:
+    if command[0] == "batch":
+        command = [*command[:-1], str(tmp_path / "out")]
+    done = run(*command, env={"GRADER_SANDBOX_LAYERS": "bogus"})
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "GRADER_SANDBOX_LAYERS" in line and "bogus" in line
+    assert all(name in line for name in ("all", "none", "caps", "landlock", "seccomp"))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [["list", "--exercises", "{dir}"], ["show", "stable-softmax", "--exercises", "{dir}"],
+                                  ["--exercises", "{dir}", "list"]],
+                         ids=["list-after", "show-after", "before"])
+def test_exercises_option_works_before_and_after_the_command(args: list[str], tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "exercises", specs / "exercises")
+    shutil.copytree(ROOT / "solutions", specs / "solutions")
+    done = run(*[a.format(dir=specs / "exercises") for a in args], cwd=tmp_path)  # no ./exercises there
+    assert done.returncode == 0, done.stderr
+    assert "stable-softmax" in done.stdout or "softmax(z" in done.stdout
+
+
+@pytest.mark.slow
+def test_grade_takes_exercises_after_the_path(tmp_path: Path) -> None:
+    done = run("grade", str(ROOT / REFERENCE), "--exercise", "stable-softmax", "--exercises", str(ROOT / "exercises"),
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Total: 13/13" in done.stdout
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    (["batch", "solutions", "--assignment", "stable-softmax", "--out", "unused"],
+     "'stable-softmax' is an exercise, not an assignment; batch grades whole assignments"),
+    (["grade", REFERENCE, "--assignment", "stable-softmax"],
+     "'stable-softmax' is an exercise, not an assignment; grade it with --exercise stable-softmax"),
+], ids=["batch", "grade"])
+def test_an_exercise_given_as_assignment_is_named_as_such(command: list[str], expected: str) -> None:
+    done = run(*command)
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert expected in line and "why-softmax" in line and "softmax-bridge" in line and "all" in line
+    assert "did you mean" not in line
+
+
+def test_output_files_get_the_usual_mode(tmp_path: Path) -> None:
+    from grader.cli import write_atomically
+
+    previous = os.umask(0o027)
+    try:
+        write_atomically(tmp_path / "new.json", "{}")
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o600)
+        write_atomically(kept, b"new")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
+    assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json", "new.json"]
+
+
+@pytest.mark.slow
+def test_grade_output_file_is_readable_by_others_under_umask_022(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    program = "import os; os.umask(0o022); from grader.cli import main; main()"
+    done = subprocess.run([sys.executable, "-c", program, "grade", REFERENCE, "--exercise", "stable-softmax",
+                           "--format", "json", "--output", str(target)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_every_command_takes_exercises_after_its_name() -> None:
+    import click
+
+    from grader.cli import main
+
+    commands = [c for c in main.commands.values() if not isinstance(c, click.Group)]
+    commands += list(main.commands["export"].commands.values())  # type: ignore[attr-defined]
+    assert len(commands) >= 10
+    for command in commands:
+        assert any("--exercises" in param.opts for param in command.params), command.name

@@ -255,6 +255,36 @@ def test_junit_missing_exercise_is_a_failure_row() -> None:
     assert attempted is not None and attempted.find("failure") is not None
 
 
+def test_junit_missing_quiz_questions_are_failures_not_skipped() -> None:
+    root = ET.fromstring(format_junit(case_missing()))
+    suite = root.find("testsuite[@name='why-softmax-quiz']")
+    assert suite is not None and suite.get("failures") == "2" and suite.get("skipped") == "0"
+    assert {f.get("type") for f in suite.iter("failure")} == {"missing"}
+    assert root.get("failures") == "3"
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_junit_counts_agree_with_the_json(case: str) -> None:
+    """Rows and rows not passed are the same in both; no row of a missing exercise is merely skipped."""
+    report = json.loads(render(CASES[case](), "json"))
+    root = ET.fromstring(format_junit(CASES[case]()).encode("utf-8"))
+    for exercise in report["exercises"]:
+        suite = root.find(f"testsuite[@name='{exercise['id']}']")
+        assert suite is not None
+        rows = exercise["checks"] or [{"status": "failed" if exercise["status"] != "passed" else "passed"}]
+        not_passed = sum(check["status"] != "passed" for check in rows)
+        assert int(suite.get("tests", "-1")) == len(rows)
+        counted = sum(int(suite.get(key, "0")) for key in ("failures", "errors", "skipped"))
+        assert counted == not_passed
+        if exercise["status"] == "missing":
+            assert suite.get("skipped") == "0" and int(suite.get("failures", "0")) == len(rows)
+    graded = sum(len(e["checks"]) or 1 for e in report["exercises"])
+    extra = 1 if report["problems"] or not report["exercises"] else 0
+    assert int(root.get("tests", "-1")) == graded + extra
+    if report["score"] < report["max_score"] or not report["exercises"]:
+        assert int(root.get("failures", "0")) + int(root.get("errors", "0")) > 0
+
+
 def test_junit_nothing_attempted_fails_the_run() -> None:
     root = ET.fromstring(format_junit(case_nothing()))
     assert root.get("failures") == "1"

@@ -39,8 +39,21 @@ def _markdown(report: Report) -> str:
     return format_markdown(report)
 
 
+def _exercism(report: Report) -> str:
+    from grader.report.exercism import format_exercism
+
+    return format_exercism(report)
+
+
+def _prairielearn(report: Report) -> str:
+    from grader.report.prairielearn import format_prairielearn
+
+    return format_prairielearn(report)
+
+
 FORMATS: dict[str, Callable[[Report], str]] = {"text": _text, "json": _json}
-FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown)
+FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown, exercism=_exercism,
+               prairielearn=_prairielearn)
 
 
 def render(report: Report, format_name: str) -> str:

@@ -15,7 +15,14 @@ read it::
 
 A failed check is a ``<failure>``; an error or a timeout an ``<error>`` (the
 learner's code raised, crashed or ran out of time); a skipped check
-``<skipped>``. The reason goes in both the ``message`` attribute and the
+``<skipped>``, except in an exercise the submission does not attempt (status
+``missing``), whose checks are ``<failure type="missing">``: its points are
+lost, so CI must go red. An implementation exercise not attempted has one row,
+``attempted``, also a failure. Every row that is not ``passed`` in the JSON is
+thus a failure, an error or skipped here; a ``<skipped>`` row is credit held
+back while the exercise's gate check does not pass, and that check is a failure
+or an error.
+The reason goes in both the ``message`` attribute and the
 element text, since some readers show only one of them. There are no
 timestamps, host names or durations: the same report gives the same bytes.
 Text passes through ``printable``, so no character XML 1.0 forbids gets in.
@@ -57,20 +64,24 @@ def _suite(exercise: ExerciseResult) -> ET.Element:
     for name, value in facts:
         ET.SubElement(properties, "property", {"name": name, "value": printable(value)})
     seen: set[str] = set()
+    missing = exercise.status == "missing"
     for check in check_rows(exercise):
-        suite.append(_case(exercise.id, _unique(check.id, seen), check))
+        suite.append(_case(exercise.id, _unique(check.id, seen), check, missing))
     _count(suite, list(suite.iter("testcase")))
     if exercise.output:
         ET.SubElement(suite, "system-out").text = printable(exercise.output)
     return suite
 
 
-def _case(classname: str, name: str, check: CheckResult) -> ET.Element:
+def _case(classname: str, name: str, check: CheckResult, missing: bool) -> ET.Element:
+    """One check as a test case; a check of an exercise not attempted is a failure, whatever its status."""
     case = ET.Element("testcase", {"classname": printable(classname), "name": printable(name)})
-    element = _ELEMENT.get(check.status)
+    element, kind = _ELEMENT.get(check.status), check.status
+    if missing and check.status != "passed":
+        element, kind = "failure", "missing"
     if element:
         reason = printable(check.reason)
-        ET.SubElement(case, element, {"message": reason, "type": check.status}).text = reason
+        ET.SubElement(case, element, {"message": reason, "type": kind}).text = reason
     return case
 
 

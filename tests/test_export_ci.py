@@ -1,0 +1,164 @@
+"""``grader export github-actions`` and ``gitlab-ci``: the files parse, grade, publish, and fail below the minimum."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.export.ci import CiRecipe
+from grader.export.github_actions import github_actions_workflow
+from grader.export.gitlab_ci import gitlab_ci_config
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = Path(".github/workflows/grade.yml")
+
+
+def export(kind: str, out: Path, *args: str) -> Any:
+    result = CliRunner().invoke(main, ["export", kind, "--out", str(out), *args])
+    return result
+
+
+def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
+    return workflow["jobs"]["grade"]["steps"]
+
+
+def test_github_workflow_parses_grades_publishes_and_fails_below_the_minimum(tmp_path: Path) -> None:
+    result = export("github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", "0.6",
+                    "--submission", "work")
+    assert result.exit_code == 0, result.output
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text())
+    job = workflow["jobs"]["grade"]
+    assert job["env"]["GRADER_ASSIGNMENT"] == "why-softmax" and job["env"]["GRADER_SUBMISSION"] == "work"
+    assert job["env"]["GRADER_MIN_SCORE"] == "0.6"
+    steps = _steps(workflow)
+    uses = [step.get("uses") for step in steps]
+    assert "actions/checkout@v4" in uses and "actions/setup-python@v5" in uses
+    runs = "\n".join(step.get("run", "") for step in steps)
+    assert 'python -m pip install "$GRADER_INSTALL"' in runs
+    grade = next(step for step in steps if "--format junit" in step.get("run", ""))
+    assert "grader --exercises" in grade["run"] and " grade " in grade["run"] and "--min-score" in grade["run"]
+    summary = next(step for step in steps if "GITHUB_STEP_SUMMARY" in step.get("run", ""))
+    assert "--format markdown" in summary["run"] and summary["if"] == "always()"
+    upload = next(step for step in steps if step.get("uses") == "actions/upload-artifact@v4")
+    assert upload["if"] == "always()" and upload["with"]["path"].endswith("junit.xml")
+    assert grade["run"].count("grader-results/junit.xml") == 1 and upload["with"]["path"] == "grader-results/junit.xml"
+    last = steps[-1]
+    assert "steps.grade.outputs.status" in str(last) and "exit 1" in last["run"] and "if" not in last
+
+
+def test_gitlab_ci_parses_grades_and_reports_junit_always(tmp_path: Path) -> None:
+    result = export("gitlab-ci", tmp_path, "--assignment", "softmax-bridge", "--install", "grader==0.1.0")
+    assert result.exit_code == 0, result.output
+    config = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())
+    job = config["grade"]
+    assert job["variables"]["GRADER_INSTALL"] == "grader==0.1.0"
+    script = "\n".join(job["script"])
+    assert " grade " in script and "--min-score" in script and "--format junit" in script
+    assert "--format markdown" in script
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["reports"]["junit"] == "grader-results/junit.xml"
+    assert "grader-results/feedback.md" in job["artifacts"]["paths"]
+    assert not (tmp_path / ".grader").exists()  # --install given: no wheel written
+
+
+def test_default_install_is_the_graders_own_wheel_in_the_repository(tmp_path: Path) -> None:
+    assert export("github-actions", tmp_path, "--assignment", "all").exit_code == 0
+    install = yaml.safe_load((tmp_path / WORKFLOW).read_text())["jobs"]["grade"]["env"]["GRADER_INSTALL"]
+    wheel = tmp_path / install
+    assert install.startswith(".grader/grader-") and install.endswith("-py3-none-any.whl") and wheel.is_file()
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        assert "grader/cli.py" in names and not any("__pycache__" in n for n in names)
+        info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        assert "grader = grader.cli:run" in archive.read(info).decode()
+
+
+@pytest.mark.parametrize("args", [["--assignment", "Why Softmax"], ["--assignment", "all", "--install", "a\nb"],
+                                  ["--assignment", "all", "--submission", "${{ secrets.TOKEN }}"],
+                                  ["--assignment", "all", "--python", "latest"]],
+                         ids=["bad-id", "newline", "expression", "python"])
+def test_bad_values_are_refused_and_nothing_is_written(args: list[str], tmp_path: Path) -> None:
+    result = export("github-actions", tmp_path / "repo", *args)
+    assert result.exit_code == 2
+    assert not (tmp_path / "repo").exists()
+
+
+def test_an_assignment_the_specs_do_not_hold_is_refused(tmp_path: Path) -> None:
+    result = export("gitlab-ci", tmp_path / "repo", "--assignment", "why-sofmax",
+                    "--exercises", str(ROOT / "exercises"))
+    assert result.exit_code == 2 and "did you mean 'why-softmax'" in result.output
+    assert not (tmp_path / "repo").exists()
+
+
+@pytest.mark.parametrize("public_only", [True, False], ids=["public", "all-checks"])
+def test_recipe_grade_command_names_the_format_and_the_checks(public_only: bool) -> None:
+    recipe = CiRecipe(assignment="why-softmax", install="grader", public_only=public_only)
+    command = recipe.grade("junit", output="x.xml", min_score=True)
+    assert command.startswith('grader --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"')
+    assert ("--public" in command) is public_only and '--min-score "$GRADER_MIN_SCORE"' in command
+    for text in (github_actions_workflow(recipe), gitlab_ci_config(recipe)):
+        assert yaml.safe_load(text)
+
+
+# --- the generated commands, run here as the CI job would run them ------------------------------
+
+
+@pytest.fixture(scope="module")
+def learner_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The handout, as a learner's repository, with a softmax that overflows filled in."""
+    repo = tmp_path_factory.mktemp("learner") / "repo"
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "release", "--out", str(repo)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shutil.copy(ROOT / "solutions/stable-softmax/wrong_no_max_shift.py", repo / "stable-softmax.py")
+    return repo
+
+
+def _job_env(repo: Path, **extra: str) -> dict[str, str]:
+    bin_dir = str(Path(sys.executable).parent)  # where this environment's `grader` is
+    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"], **extra}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("minimum", "status"), [("0.9", "1"), ("0", "0")], ids=["below", "reached"])
+def test_github_steps_publish_then_fail_below_the_minimum(learner_repo: Path, tmp_path: Path, minimum: str,
+                                                          status: str) -> None:
+    assert export("github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", minimum,
+                  "--install", "grader").exit_code == 0
+    job = yaml.safe_load((tmp_path / WORKFLOW).read_text())["jobs"]["grade"]
+    outputs, summary = tmp_path / "outputs", tmp_path / "summary.md"
+    env = _job_env(learner_repo, GITHUB_OUTPUT=str(outputs), GITHUB_STEP_SUMMARY=str(summary), **job["env"])
+    for step in job["steps"]:
+        if "run" not in step or "pip install" in step["run"]:
+            continue
+        env["STATUS"] = outputs.read_text().strip().removeprefix("status=") if outputs.exists() else ""
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=learner_repo, env=env, capture_output=True,
+                              text=True, timeout=300)
+        last = step is job["steps"][-1]
+        assert done.returncode == (int(status) if last else 0), (step.get("name"), done.stdout, done.stderr)
+    assert outputs.read_text().strip() == f"status={status}"
+    assert summary.read_text().startswith("# Grading results: ")
+    assert "<testsuites" in (learner_repo / "grader-results" / "junit.xml").read_text()
+
+
+@pytest.mark.slow
+def test_gitlab_script_writes_reports_and_fails_below_the_minimum(learner_repo: Path, tmp_path: Path) -> None:
+    assert export("gitlab-ci", tmp_path, "--assignment", "why-softmax", "--install", "grader").exit_code == 0
+    job = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())["grade"]
+    script = "\n".join(line for line in job["script"] if "pip install" not in line)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=learner_repo, env=_job_env(learner_repo, **job["variables"]),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "below the minimum" in done.stdout and "# Grading results: " in done.stdout
+    for path in [job["artifacts"]["reports"]["junit"], *job["artifacts"]["paths"]]:
+        assert (learner_repo / path).is_file()

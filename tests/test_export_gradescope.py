@@ -1,0 +1,169 @@
+"""``grader export gradescope``: the bundle, unzipped into a fake /autograder, installs and grades in a fresh venv."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.export.gradescope_scripts import FINISH_RESULTS
+from grader.export.wheel import build_wheel
+
+ROOT = Path(__file__).resolve().parents[1]
+BUGGY = ROOT / "solutions/stable-softmax/wrong_no_max_shift.py"
+# What Gradescope documents for results.json, at the top and per test.
+TOP_LEVEL = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+             "visibility", "stdout_visibility", "extra_data", "tests"}
+PER_TEST = {"score", "max_score", "status", "name", "number", "output", "tags", "visibility", "extra_data"}
+
+
+def export(out: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["export", "gradescope", "--out", str(out), *args])
+    return result.exit_code, result.output
+
+
+def test_bundle_holds_scripts_wheel_specs_and_solutions_and_is_deterministic(tmp_path: Path) -> None:
+    assert export(tmp_path / "a.zip", "--assignment", "why-softmax")[0] == 0
+    assert export(tmp_path / "b.zip", "--assignment", "why-softmax")[0] == 0
+    assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        names = set(archive.namelist())
+        modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+        run_autograder = archive.read("run_autograder").decode()
+    assert {"setup.sh", "run_autograder", "finish_results.py"} <= names
+    assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    assert any(n.startswith("wheels/grader-") and n.endswith("-py3-none-any.whl") for n in names)
+    assert {"exercises/why-softmax.yaml", "exercises/stable-softmax.yaml", "exercises/why-softmax-quiz.yaml"} <= names
+    assert "exercises/temperature.yaml" not in names  # another assignment's
+    assert {"solutions/stable-softmax/reference.py", "solutions/stable-softmax/wrong_no_max_shift.py"} <= names
+    assert "--assignment why-softmax" in run_autograder and "--format gradescope" in run_autograder
+    assert "--allow-weak-sandbox" not in run_autograder
+
+
+def test_allow_weak_sandbox_is_written_into_run_autograder(tmp_path: Path) -> None:
+    assert export(tmp_path / "a.zip", "--assignment", "softmax-bridge", "--allow-weak-sandbox")[0] == 0
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        assert "--allow-weak-sandbox" in archive.read("run_autograder").decode()
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--assignment", "stable-softmax"], "is an exercise, not an assignment"),
+    (["--assignment", "nope"], "unknown assignment 'nope'"),
+], ids=["exercise", "unknown"])
+def test_bad_assignment_is_a_usage_error(args: list[str], expected: str, tmp_path: Path) -> None:
+    code, output = export(tmp_path / "a.zip", *args)
+    assert code == 2 and expected in output and not (tmp_path / "a.zip").exists()
+
+
+def test_a_solution_outside_the_project_is_refused(tmp_path: Path) -> None:
+    project = tmp_path / "course"
+    shutil.copytree(ROOT / "exercises", project / "exercises")
+    shutil.copytree(ROOT / "solutions", project / "solutions")
+    shutil.copy(BUGGY, tmp_path / "outside.py")
+    spec = project / "exercises" / "stable-softmax.yaml"
+    spec.write_text(spec.read_text().replace("path: solutions/stable-softmax/wrong_no_max_shift.py",
+                                             "path: ../outside.py"))
+    code, output = export(tmp_path / "a.zip", "--assignment", "why-softmax", "--exercises", str(project / "exercises"))
+    assert code == 2 and "'../outside.py' is outside" in output
+
+
+@pytest.mark.parametrize(("status", "log", "expected"), [
+    (3, "grader: internal error: the grader itself failed\nTraceback ...", "failed before it could grade"),
+    (2, "grader: error: the sandbox here is tier C ...; pass --allow-weak-sandbox to grade anyway",
+     "cannot confine submitted code"),
+    (2, "grader: error: /autograder/submission: nothing to grade: no .py file", "nothing to grade"),
+    (1, "", "wrote no result"),
+], ids=["crash", "weak-sandbox", "nothing-to-grade", "no-file"])
+def test_a_grader_failure_still_writes_a_valid_result(status: int, log: str, expected: str, tmp_path: Path) -> None:
+    script = tmp_path / "finish_results.py"
+    script.write_text(FINISH_RESULTS)
+    (tmp_path / "log").write_text(log)
+    results = tmp_path / "results.json"
+    done = subprocess.run([sys.executable, str(script), str(results), str(status), "0", str(tmp_path / "log")],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(results.read_text())
+    assert data["score"] == 0 and data["tests"] == [] and expected in data["output"]
+    assert "instructor" in data["output"] and "Traceback" not in data["output"]
+    assert {"execution_time", "visibility", "stdout_visibility"} <= set(data)
+
+
+def test_wheel_of_the_installed_grader_installs_as_the_grader(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        record = archive.read(next(n for n in names if n.endswith("/RECORD"))).decode()
+        metadata = archive.read(next(n for n in names if n.endswith("/METADATA"))).decode()
+    assert names[-1].endswith("/RECORD") and all(name in record for name in names)
+    assert "Name: grader" in metadata and "Requires-Dist: numpy" in metadata
+    assert build_wheel(tmp_path / "again").read_bytes() == wheel.read_bytes()
+
+
+# --- the whole round: setup.sh and run_autograder in a fresh venv ---------------------------------
+
+
+def _wheelhouse(base_python: Path, folder: Path) -> None:
+    """Wheels of the grader's pure-Python dependencies the base interpreter lacks, so pip needs no network."""
+    for name in ("rich", "markdown-it-py", "mdurl", "pygments", "click", "pyyaml", "pydantic", "numpy"):
+        probe = subprocess.run([str(base_python), "-c", f"import importlib.metadata as m; m.version({name!r})"],
+                               capture_output=True, timeout=60)
+        if probe.returncode == 0:
+            continue
+        dist = importlib.metadata.distribution(name)
+        packages = sorted({f.parts[0] for f in dist.files or [] if len(f.parts) > 1 and f.suffix == ".py"
+                           and not f.parts[0].endswith((".dist-info", ".data"))})
+        try:
+            build_wheel(folder, name, packages)
+        except Exception as exc:  # noqa: BLE001 - a compiled dependency the base lacks: this machine cannot say
+            pytest.skip(f"{name} is not installed for {base_python} and has no pure-Python wheel here ({exc})")
+
+
+@pytest.mark.slow
+def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path: Path) -> None:
+    autograder = tmp_path / "autograder"
+    bundle = tmp_path / "autograder.zip"
+    assert export(bundle, "--assignment", "why-softmax")[0] == 0
+    with zipfile.ZipFile(io.BytesIO(bundle.read_bytes())) as archive:
+        archive.extractall(autograder / "source")
+    for name in ("setup.sh", "run_autograder"):
+        (autograder / "source" / name).chmod(0o755)  # as Gradescope's unzip keeps them
+    (autograder / "submission").mkdir()
+    shutil.copy(BUGGY, autograder / "submission" / "softmax.py")
+    base_python = Path(sys.base_prefix) / "bin" / "python3"
+    fresh = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(fresh)
+    _wheelhouse(base_python, tmp_path / "wheelhouse")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(autograder), "PATH": f"{fresh / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path / "wheelhouse")}
+    env.pop("PYTHONPATH", None)
+    env.pop("VIRTUAL_ENV", None)
+    setup = subprocess.run(["bash", str(autograder / "source" / "setup.sh")], env=env, capture_output=True,
+                           text=True, timeout=600, cwd=autograder / "source")
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert (autograder / "source" / ".grader-python").read_text().strip().startswith(str(fresh))
+    shutil.copy(autograder / "source" / "run_autograder", autograder / "run_autograder")  # where Gradescope runs it
+    graded = subprocess.run([str(autograder / "run_autograder")], env=env, capture_output=True, text=True,
+                            timeout=600, cwd=autograder)
+    assert graded.returncode == 0, graded.stderr
+    results = json.loads((autograder / "results" / "results.json").read_text())
+    assert TOP_LEVEL <= set(results), sorted(TOP_LEVEL - set(results))
+    assert results["tests"] and all(PER_TEST <= set(test) for test in results["tests"])
+    assert results["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+    assert isinstance(results["execution_time"], (int, float)) and results["execution_time"] >= 0
+    total = sum(test["score"] for test in results["tests"])
+    maximum = sum(test["max_score"] for test in results["tests"])
+    assert results["score"] == pytest.approx(total)
+    assert 0 < results["score"] < maximum == results["extra_data"]["max_score"]
+    failing = [t for t in results["tests"] if t["status"] == "failed" and t["name"].startswith("stable-softmax")]
+    assert failing and any("1000." in t["output"] for t in failing)

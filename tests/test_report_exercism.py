@@ -1,0 +1,88 @@
+"""Exercism test-runner results, version 3: required fields, statuses, the 500-character output cap."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_report_formats import CASES
+
+from grader.report import render
+from grader.report.exercism import OUTPUT_LIMIT, capped, format_exercism
+from grader.results import ExerciseResult, Report
+
+ROOT = Path(__file__).resolve().parents[1]
+STATUSES = {"pass", "fail", "error"}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_exercism_has_every_required_field(case: str) -> None:
+    results = json.loads(format_exercism(CASES[case]()))
+    assert results["version"] == 3
+    assert results["status"] in STATUSES
+    assert isinstance(results["tests"], list)
+    if results["status"] == "error":
+        assert results["message"]
+    else:
+        assert results["message"] is None
+    for test in results["tests"]:
+        assert {"name", "status", "message", "test_code", "task_id"} <= set(test)
+        assert test["status"] in STATUSES and test["name"] and test["test_code"]
+        assert isinstance(test["task_id"], int) and test["task_id"] >= 1
+        assert (test["message"] is None) == (test["status"] == "pass")
+        assert len(test.get("output", "")) <= OUTPUT_LIMIT
+
+
+@pytest.mark.parametrize(("case", "status"), [("passed", "pass"), ("public-only", "pass"), ("failed", "fail"),
+                                              ("quiz", "fail"), ("error", "error"), ("missing", "error"),
+                                              ("nothing", "error")],
+                         ids=["passed", "public-only", "failed", "quiz", "syntax-error", "missing", "nothing"])
+def test_exercism_top_level_status(case: str, status: str) -> None:
+    assert json.loads(format_exercism(CASES[case]()))["status"] == status
+
+
+def test_exercism_test_code_is_the_smallest_failing_call() -> None:
+    tests = {t["name"]: t for t in json.loads(format_exercism(CASES["failed"]()))["tests"]}
+    failing = tests["stable-softmax / rows-sum-to-one"]
+    assert failing["status"] == "fail" and failing["test_code"] == "softmax(z=array([1000., 1001.]), axis=-1)"
+    assert tests["stable-softmax / order-preserving"]["status"] == "error"
+    assert tests["stable-softmax / invariant-to-shift"]["status"] == "error"  # a timeout
+    assert tests["stable-softmax / matches-reference"]["output"] == "step 1\nstep 2\n"
+
+
+def test_exercism_error_message_names_the_cause() -> None:
+    message = json.loads(format_exercism(CASES["error"]()))["message"]
+    assert "SyntaxError at line 3" in message
+
+
+def test_exercism_output_is_capped_at_500_characters_saying_so() -> None:
+    assert capped("short\n") == "short\n"
+    long = capped("x" * 2000)
+    assert len(long) == OUTPUT_LIMIT and long.endswith("Please limit to 500 chars.]")
+    exercise = ExerciseResult(id="e", status="failed", score=0, max_score=1, reason="r", output="y" * 900)
+    results = json.loads(format_exercism(Report(grader_version="0", submission="s", score=0, max_score=1,
+                                                exercises=[exercise])))
+    assert len(results["tests"][0]["output"]) == OUTPUT_LIMIT
+
+
+def test_exercism_is_deterministic() -> None:
+    assert render(CASES["failed"](), "exercism") == render(CASES["failed"](), "exercism")
+
+
+@pytest.mark.slow
+def test_grade_cli_writes_exercism_results(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import numpy as np\n\ndef softmax(z, axis=-1):\n    return np.exp(z) / (\n")
+    for path, status, code in [("solutions/stable-softmax/wrong_no_max_shift.py", "fail", 1), (str(broken), "error", 1)]:
+        done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", path, "--exercise", "stable-softmax",
+                               "--format", "exercism"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, done.stderr
+        results = json.loads(done.stdout)
+        assert results["status"] == status
+        if status == "fail":
+            assert any(t["status"] == "fail" and t["test_code"].startswith("softmax(z=") for t in results["tests"])
+        else:
+            assert "SyntaxError" in results["message"]
