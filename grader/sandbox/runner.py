@@ -22,8 +22,10 @@ from typing import Any
 from grader import digests
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.frames import LimitExceeded
 from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
 from grader.sandbox.reading import local_reader
+from grader.sandbox.replies import HEADER_BYTES, ReplyBudget, size_error
 from grader.sandbox.scratch import ScratchFolders
 from grader.sandbox.zygote_client import Zygote
 
@@ -150,7 +152,8 @@ class LearnerProcess:
         self._pid: int | None = None
         self._pipes: _Pipes | None = None
         self._scratch: str | None = None
-        self._parser = MessageParser()
+        self._replies = ReplyBudget()  # a process of its own; the engine hands it its submission's (``replies``)
+        self._parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
         self._inbox: deque[tuple[dict[Any, Any], list[bytes]]] = deque()
         self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
@@ -165,6 +168,15 @@ class LearnerProcess:
     @property
     def alive(self) -> bool:
         return self._pid is not None and self.end is None
+
+    @property
+    def replies(self) -> ReplyBudget:
+        """What this process may still send the grader: its submission's budget, once the engine hands it over."""
+        return self._replies
+
+    @replies.setter
+    def replies(self, budget: ReplyBudget) -> None:
+        self._replies = self._parser.allowance = budget
 
     def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
         """Fork, confine, import the submission; report how that went.
@@ -235,6 +247,8 @@ class LearnerProcess:
     def _ready(self, outgoing: memoryview = memoryview(b"")) -> StartOutcome:
         message, failure = self._receive(self._limits.import_seconds, "while importing your file", outgoing)
         if failure is not None:
+            if failure.status == "bad_value":  # it sent more than it may: a fact about what it sent
+                return StartOutcome(status="protocol", error=failure.error)
             return StartOutcome(status=failure.status, detail=failure.detail)  # type: ignore[arg-type]
         header, _ = message  # type: ignore[misc]
         if header.get("op") != "ready":
@@ -402,6 +416,8 @@ class LearnerProcess:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+        self._inbox.clear()  # what came and was not asked for is not kept
+        self._parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
         if self._scratch is not None:  # its process is gone (``_end`` waits for that)
             self._give_back(self._scratch)
             self._scratch = None
@@ -566,12 +582,12 @@ class LearnerProcess:
                     except ProtocolError as exc:
                         broken = exc
                     if broken is not None:
-                        self._broken = CallOutcome(status="protocol", detail=f"{broken}")
+                        self._broken = _refused(broken)
                         if self._inbox:
                             return self._inbox.popleft(), None
                         self._end()
                         return None, self._broken
-                    if len(data) < _READ_SIZE:
+                    if len(data) < _READ_SIZE or self._inbox:  # what is read is parsed: read no more than is used
                         break
                 if self._inbox:
                     return self._inbox.popleft(), None
@@ -598,6 +614,8 @@ class LearnerProcess:
         and hide the scratch folder's random name (results stay deterministic, paths stay private)."""
         if error.get("kind") == "memory" or error.get("type") == "MemoryError":
             error["limit"] = self._limits.memory_bytes
+        elif error.get("kind") == "size" and "scope" not in error:  # the learner process refused a value too large
+            error["scope"], error["limit"] = "answer", self._replies.limits["answer"]
         if self._scratch:
             for key in ("message", "text"):
                 if isinstance(error.get(key), str):
@@ -727,10 +745,13 @@ class _KnownBatches:
     hit is what decoding would give. The outcomes are shared, which is safe
     because their arrays are read-only (``_WireOutcome``) and nothing else
     in them changes once decoded. Shared by a process's threads. Bounded in
-    bytes too: a learner returning large arrays must not fill the grader.
+    bytes too: a learner returning large arrays must not fill the grader. A
+    batch kept holds up to three times its bytes (itself, each answer's part,
+    the decoded arrays); 4 MiB of batches is 40 times what the catalog's
+    references return in all (107 KiB).
     """
 
-    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 1 << 24) -> None:
+    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 4 << 20) -> None:
         self._limit, self._max_batch_bytes, self._max_bytes = limit, max_batch_bytes, max_bytes
         self._entries: OrderedDict[bytes, tuple[Any, Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
         self._bytes = 0  # payload bytes held (each outcome holds a copy of its part, and maybe its arrays)
@@ -815,11 +836,18 @@ def _read(fd: int) -> bytes | None:
         return b""
 
 
+def _refused(exc: ProtocolError) -> CallOutcome:
+    """The outcome of a reply that was not read: over one of its limits (a fact: which, and its size), or malformed."""
+    if isinstance(exc, LimitExceeded):
+        return CallOutcome(status="bad_value", error=size_error(exc.scope, exc.limit))
+    return CallOutcome(status="protocol", detail=f"{exc}")
+
+
 def _suffix(during: str) -> str:
     return f" {during}" if during else ""
 
 
-_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden")
+_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
