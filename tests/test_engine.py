@@ -251,6 +251,8 @@ def test_an_exercise_that_sent_all_it_may_is_not_asked_again(exercise) -> None:
     said = " ".join(check.got or "" for check in result.checks)
     assert "softmax returned more than 4 MiB in the answers of one exercise (limit 4 MiB)" in said
     assert "an array of shape (131008,)" in said and result.score == 0  # the answers within the limit are judged
+    large = [outcome for outcome in factory.opened[0].answered if outcome.status == "ok"]  # type: ignore[attr-defined]
+    assert large and all(outcome._arrays is None for outcome in large)  # judged, then let go
 
 
 def test_a_submission_that_sent_all_it_may_has_its_next_exercises_not_run(catalog) -> None:

@@ -119,6 +119,19 @@ def test_the_grader_names_its_own_limit_for_a_value_the_process_refused() -> Non
     assert reasons.describe_error(outcome, "softmax") == "softmax returned more than 1 MiB in one answer (limit 1 MiB)"
 
 
+def test_a_large_answer_is_not_kept_decoded_once_judged() -> None:
+    from grader.sandbox.runner import LearnerProcess
+
+    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
+    large = process._decode_result(0, dict(HEADER), [encode_array(np.ones(100_000))])
+    small = process._decode_result(0, dict(HEADER), [encode_array(np.ones(3))])
+    for outcome in (large, small):
+        assert outcome.values[0].sum() == outcome.values[0].size
+        outcome.release()  # type: ignore[attr-defined]
+    assert large._arrays is None and small._arrays is not None  # type: ignore[attr-defined]
+    assert large.values[0].shape == (100_000,)  # read again: decoded again
+
+
 def _frames(data: bytes) -> list[tuple[int, int]]:
     """The size of each message in ``data``: its header frame, and all its frames."""
     sizes, offset = [], 0

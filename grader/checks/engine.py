@@ -99,6 +99,10 @@ class _CheckRun:
                 self.findings[index] = _judge(self.check, self.entry, self.cases[index], outcomes)
             else:
                 self.findings[index] = self.memo.judge(self, index, outcomes)
+            for outcome in outcomes:  # judged: a large answer's arrays are not kept decoded while the others are judged
+                release = getattr(outcome, "release", None)
+                if release is not None:
+                    release()
         return self.findings[index]
 
 
@@ -572,8 +576,8 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         failures += 1
         if first is None:
             first = (plan, finding)
-        if finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine):
-            run.failing.append((index, plan, mine))
+        if not run.failing and (finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine)):
+            run.failing.append((index, plan, mine))  # diagnosis compares the first (the others' answers are let go)
     if first is None:
         if run.memo is not None:
             run.memo.remember_held(run, table)

@@ -663,6 +663,15 @@ class _WireOutcome(CallOutcome):
         self._arrays: list[Any] | None = None
         super().__init__(status="ok", kind=kind, types=types, digest=digest)
 
+    def release(self) -> None:
+        """Forget the decoded arrays of a large answer (a check has judged it); they are decoded again if read again.
+
+        Small answers (every answer of the catalog's references) stay decoded
+        for the next check that reads them: decoding them again would cost more than they hold.
+        """
+        if self._arrays is not None and sum(map(len, self._payload)) > _KEEP_DECODED_BYTES:
+            self._arrays = None
+
     def _decoded(self) -> list[Any]:
         if self._arrays is None:
             arrays = [decode_array(blob) for blob in self._payload]  # checked on arrival: cannot fail
@@ -736,6 +745,7 @@ def _array_count(entry: Any) -> int:
 
 MAX_BATCH = 1 << 16
 _DECODED = object()
+_KEEP_DECODED_BYTES = 64 << 10
 
 
 class _KnownBatches:
