@@ -69,6 +69,30 @@ def test_a_header_larger_than_allowed_is_refused_before_it_is_read() -> None:
         _parser(ReplyBudget(answer=1 << 20, header=100)).feed(struct.pack(">I", 1000))
 
 
+def test_a_message_that_was_not_asked_for_is_refused_on_its_length_prefix() -> None:
+    """Each message becomes Python objects many times its bytes: a reader that counts what it awaits takes no more."""
+    parser = MessageParser()
+    parser.owed = 2
+    message = encode_message({"op": "result"})
+    assert len(parser.feed(message * 2)) == 2
+    with pytest.raises(ProtocolError, match="not asked for"):
+        parser.feed(message[:4])
+
+
+def test_a_batch_holding_answers_to_calls_not_asked_is_refused_before_it_is_taken_apart() -> None:
+    from grader.sandbox.runner import LearnerProcess
+
+    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
+    header = {"op": "results", "first": 0, "kinds": [{"ok": False}], "answers": [0] * 3, "sizes": []}
+    process._expect(3)
+    (message,) = process._parser.feed(encode_message(header, [b""]))
+    assert len(process._answers_in(*message)) == 3
+    process._expect(2)
+    (message,) = process._parser.feed(encode_message(header, [b""]))
+    with pytest.raises(ProtocolError, match="not asked"):
+        process._answers_in(*message)
+
+
 def test_a_refused_reply_is_a_fact_the_grader_phrases() -> None:
     from grader.sandbox.runner import _refused
 

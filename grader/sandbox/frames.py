@@ -79,7 +79,9 @@ class MessageParser:
     Every length is checked against ``MAX_FRAME`` (a header's against
     ``max_header``) and charged to ``allowance`` before it is buffered, so a
     garbage length prefix costs nothing; a header that is not a JSON object,
-    or names an absurd number of blobs, raises ``ProtocolError``.
+    or names an absurd number of blobs, raises ``ProtocolError``. So does a
+    message beyond the ``owed`` ones, when the reader counts what it awaits:
+    each becomes Python objects, many times its bytes.
     """
 
     def __init__(self, max_frame: int = MAX_FRAME, *, max_header: int | None = None,
@@ -88,6 +90,7 @@ class MessageParser:
         self._max_frame = max_frame
         self._max_header = max_frame if max_header is None else max_header
         self.allowance = allowance
+        self.owed: int | None = None  # messages the reader still awaits, each taken on its header (None: any)
         self._header: dict[str, Any] | None = None
         self._blobs: list[bytes] = []
         self._message_bytes = 0  # of the message being received, every frame admitted so far
@@ -126,6 +129,10 @@ class MessageParser:
             return None, start
         (length,) = _LEN.unpack_from(self._buffer, start)
         if not self._admitted:  # once per frame, however many reads it takes to arrive
+            if self._header is None and self.owed is not None:
+                if self.owed <= 0:
+                    raise ProtocolError("a message that was not asked for")
+                self.owed -= 1
             if self.allowance is not None:
                 self.allowance.admit(_LEN.size + length, self._message_bytes)
             if length > (self._max_header if self._header is None else self._max_frame):

@@ -153,7 +153,7 @@ class LearnerProcess:
         self._pipes: _Pipes | None = None
         self._scratch: str | None = None
         self._replies = ReplyBudget()  # a process of its own; the engine hands it its submission's (``replies``)
-        self._parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
+        self._parser = self._new_parser()
         self._inbox: deque[tuple[dict[Any, Any], list[bytes]]] = deque()
         self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
@@ -178,6 +178,17 @@ class LearnerProcess:
     def replies(self, budget: ReplyBudget) -> None:
         self._replies = self._parser.allowance = budget
 
+    def _new_parser(self) -> MessageParser:
+        """A parser of this process's messages: each frame charged to its budget, no message it was not asked for."""
+        parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
+        parser.owed = 0  # raised by each request sent (``_expect``)
+        return parser
+
+    def _expect(self, messages: int) -> None:
+        """Await ``messages`` more from the process: a ``ready`` for an import, an answer for each call."""
+        assert self._parser.owed is not None
+        self._parser.owed += messages
+
     def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
         """Fork, confine, import the submission; report how that went.
 
@@ -187,6 +198,7 @@ class LearnerProcess:
         """
         held = set(getattr(self._zygote, "preloaded", ()))  # preloaded before this fork: the new process holds them
         self._spawn({})
+        self._expect(1)
         self._preloaded = held
         return self._ready(memoryview(self._send_ahead(then)))
 
@@ -203,6 +215,7 @@ class LearnerProcess:
         assert self._scratch is not None
         self._module, self._entries = module, entries
         request = {"op": "import", "module": os.path.join(self._scratch, module), "entries": entries}
+        self._expect(1)
         return self._ready(memoryview(encode_message(request) + self._send_ahead(then)))
 
     @property
@@ -221,6 +234,7 @@ class LearnerProcess:
         if request.trusted:
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
         self._ahead = request
+        self._expect(len(request.calls))
         return self._message_for(request)
 
     def fresh_output(self) -> OutputCapture:
@@ -273,6 +287,7 @@ class LearnerProcess:
         """
         try:
             self._spawn({"selftest": spec})
+            self._expect(1)
             message, failure = self._receive(max(self._limits.import_seconds, 10.0), "during the self-test")
             if failure is not None or message is None or message[0].get("op") != "selftest":
                 why = failure.detail if failure is not None else "it sent something else"
@@ -342,6 +357,7 @@ class LearnerProcess:
             pending = memoryview(b"")
         else:
             request = _request(calls, blobs, batch)
+            self._expect(len(calls))
             if request.trusted:
                 self.holds_trusted = True  # so it never serves another exercise, whose code could call them
             pending = memoryview(self._message_for(request))
@@ -417,7 +433,7 @@ class LearnerProcess:
             self._selector.close()
             self._selector = None
         self._inbox.clear()  # what came and was not asked for is not kept
-        self._parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
+        self._parser = self._new_parser()
         if self._scratch is not None:  # its process is gone (``_end`` waits for that)
             self._give_back(self._scratch)
             self._scratch = None
@@ -445,6 +461,12 @@ class LearnerProcess:
         submissions return the same numbers) gets that batch's outcomes again:
         same bytes, same outcomes, without taking them apart a second time.
         """
+        answers = header.get("answers")
+        more = len(answers) - 1 if isinstance(answers, list) and answers else 0  # beyond the one its header took
+        assert self._parser.owed is not None
+        if more > self._parser.owed:  # each answer becomes objects in the grader: only those asked for are made
+            raise ProtocolError("a batch holds answers to calls that were not asked")
+        self._parser.owed -= more
         key = _KNOWN_BATCHES.key(blobs)  # hashed once, whether found or remembered
         outcomes = _KNOWN_BATCHES.find(header, blobs, key)
         if outcomes is None:
