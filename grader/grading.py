@@ -20,6 +20,7 @@ from grader.errors import UsageError, WeakSandboxError
 from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.reuse import ReusedProcesses, SharedHandle
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
 from grader.sandbox.selftest import SelfTest, judge, run_self_test, summarise
@@ -213,6 +214,7 @@ class GradingSession:
                     problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
                                     "Run 'grader list' to see the exercises and their entry functions.")
             graded: dict[int, ExerciseResult] = {}
+            replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
             # Exercises that hand the learner process the grader's own functions go last: that process then
             # serves no other exercise, so graded last it is the only one of the submission to need a new process.
             for index in sorted(range(len(selected)), key=lambda i: _hands_over_functions(selected[i])):
@@ -221,7 +223,7 @@ class GradingSession:
                     problem = submission.answers_problem if submission.has_answers_file else None
                     graded[index] = grade_quiz(exercise, submission.answers.get(exercise.id), problem)
                 else:
-                    graded[index] = self._grade_implementation(exercise, modules, public_only)
+                    graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
             results = [graded[index] for index in range(len(selected))]
         finally:
             self.factory.release()  # the exercises shared one process; it ends with the submission
@@ -243,7 +245,7 @@ class GradingSession:
             self.factory.require_strong()
 
     def _grade_implementation(self, exercise: ImplementationExercise, modules: dict[str, SourceModule],
-                              public_only: bool) -> ExerciseResult:
+                              public_only: bool, replies: ReplyBudget) -> ExerciseResult:
         source = next((modules[e] for e in exercise.entries if e in modules), None)
         if source is None:
             source = modules.get("*")
@@ -253,7 +255,7 @@ class GradingSession:
             return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status="missing",
                                   score=0.0, max_score=exercise.max_score, reason=reason, checks=[])
         return grade_implementation(exercise, source, self.factory, public_only=public_only,
-                                    root=self.catalog.root, diagnosis_cache=self.diagnosis_cache)
+                                    root=self.catalog.root, diagnosis_cache=self.diagnosis_cache, replies=replies)
 
     def _locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""

@@ -61,6 +61,8 @@ def describe_error(outcome: CallOutcome, function: str) -> str:
             return f"{function} {refused}: it raised {_exception(outcome.error)}"
         return f"{function} raised {_exception(outcome.error)}"
     if outcome.status == "bad_value" and outcome.error:
+        if too_large := size_limit(outcome.error):
+            return f"{function} {too_large}"
         message = outcome.error.get("message", "")
         if refusal(outcome.error) and outcome.error.get("type") == "MemoryError":
             return f"{function} returned a value too large to hand back: it {refusal(outcome.error)} while copying it"
@@ -87,6 +89,8 @@ def describe_start_failure(start: StartOutcome) -> str:
         return f"importing your file raised {_exception(error)}"
     if start.status in ("crashed", "output_limit") and start.detail:
         return f"while being imported, your file {start.detail}"
+    if start.status == "protocol" and start.error and (too_large := size_limit(start.error)):
+        return f"your file {too_large}"
     if start.status == "protocol":
         return f"while being imported, your file {PROTOCOL}"
     return f"your file could not be imported: {start.detail}"
@@ -143,6 +147,18 @@ def refusal(error: dict[str, Any]) -> str | None:
     if kind == "import" and isinstance(error.get("module"), str):
         return f"tried to import a module that is not available here: {error['module']} {IMPORTABLE}"
     return REFUSALS.get(kind) if isinstance(kind, str) else None
+
+
+SIZE_SCOPES = {"answer": "in one answer", "exercise": "in the answers of one exercise",
+               "submission": "in the answers of one submission"}
+
+
+def size_limit(error: dict[str, Any]) -> str | None:
+    """``returned more than 1 MiB in one answer (limit 1 MiB)``, for a reply refused for its size, else ``None``."""
+    scope, limit = SIZE_SCOPES.get(error.get("scope")), error.get("limit")  # type: ignore[arg-type]
+    if error.get("kind") != "size" or scope is None or type(limit) is not int:
+        return None
+    return f"returned more than {size_text(limit)} {scope} (limit {size_text(limit)})"
 
 
 def timeout_detail(seconds: float, cpu_used: float | None, during: str = "") -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.checks.engine import SourceModule, grade_implementation
-from tests.fakes import InProcessFactory
+from tests.fakes import InProcessFactory, InProcessProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERFLOWS = b"import numpy as np\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n"
@@ -192,3 +192,80 @@ def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exerci
     assert looked == [] and again == first
     wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged case by case, and found wanting
     assert looked and wrong.score < wrong.max_score
+
+
+class _MeteredProcess:
+    """The in-process runner, each answer read through the grader's parser against the process's byte budget."""
+
+    def __init__(self, files: dict[str, bytes], module: str, entries: list[str]) -> None:
+        from grader.sandbox.replies import ReplyBudget
+
+        self._inner = InProcessProcess(files, module, entries)
+        self.output = self._inner.output
+        self.replies = ReplyBudget()
+        self.alive = True
+        self.answered: list = []  # type: ignore[type-arg]
+
+    def start(self, then=None):  # type: ignore[no-untyped-def]
+        return self._inner.start()
+
+    def call_many(self, calls, blobs, deadline=None, *, batch=False):  # type: ignore[no-untyped-def]
+        from grader.sandbox import child
+        from grader.sandbox.frames import LimitExceeded, MessageParser
+        from grader.sandbox.outcomes import CallOutcome
+        from grader.sandbox.runner import LearnerProcess, _refused
+
+        outcomes = []
+        for index, call in enumerate(calls):
+            header, payload = child._run_call(self._inner.module, index, call,
+                                              lambda call=call: child._decode_arguments(call, blobs), "/nonexistent")
+            try:
+                MessageParser(allowance=self.replies).feed(child._answer(header, payload))
+            except LimitExceeded as exc:
+                self.alive = False
+                outcomes.append(_refused(exc))
+                break
+            outcomes.append(LearnerProcess._decode_result(None, index, header, payload))  # type: ignore[arg-type]
+        self.answered += outcomes
+        return outcomes + [CallOutcome(status="not_run")] * (len(calls) - len(outcomes))
+
+    def close(self) -> None:
+        self.alive = False
+
+
+class _MeteredFactory(InProcessFactory):
+    def open(self, files, module, entries, call_seconds):  # type: ignore[no-untyped-def]
+        process = _MeteredProcess(files, module, entries)
+        self.opened.append(process)  # type: ignore[arg-type]
+        return process
+
+
+AT_THE_LIMIT = b"import numpy as np\ndef softmax(z, axis=-1):\n    return np.ones(131072 - 64)\n"
+
+
+def test_an_exercise_that_sent_all_it_may_is_not_asked_again(exercise) -> None:
+    """Past the exercise's limit every call still needed gets the limit's reason, without another process."""
+    factory = _MeteredFactory()
+    result = grade_implementation(exercise, SourceModule({"mine.py": AT_THE_LIMIT}, "mine.py"), factory)
+    assert len(factory.opened) == 1
+    said = " ".join(check.got or "" for check in result.checks)
+    assert "softmax returned more than 4 MiB in the answers of one exercise (limit 4 MiB)" in said
+    assert "an array of shape (131008,)" in said and result.score == 0  # the answers within the limit are judged
+    large = [outcome for outcome in factory.opened[0].answered if outcome.status == "ok"]  # type: ignore[attr-defined]
+    assert large and all(outcome._arrays is None for outcome in large)  # judged, then let go
+
+
+def test_a_submission_that_sent_all_it_may_has_its_next_exercises_not_run(catalog) -> None:
+    from grader.sandbox.replies import ReplyBudget
+
+    replies = ReplyBudget(submission=6 << 20)
+    factory = _MeteredFactory()
+    source = SourceModule({"mine.py": AT_THE_LIMIT + b"log_softmax = softmax\n"}, "mine.py")
+    first = grade_implementation(catalog.exercise("stable-softmax"), source, factory, replies=replies)
+    second = grade_implementation(catalog.exercise("log-softmax"), source, factory, replies=replies)
+    assert "4 MiB in the answers of one exercise" in " ".join(check.got or "" for check in first.checks)
+    assert len(factory.opened) == 2  # the second exercise's process reached the submission's limit
+    third = grade_implementation(catalog.exercise("log-softmax"), source, factory, replies=replies)
+    assert len(factory.opened) == 2 and third.score == 0
+    assert "16 MiB" not in third.reason and "returned more than 6 MiB in the answers of one submission" in third.reason
+    assert second.score == 0

@@ -148,8 +148,10 @@ ATTACKS: dict[str, Attack] = {
     "disk_fill": Attack((DENIED_FILE,)),
     "environment_tampering": Attack((NOT_NUMBERS,), tier_c=True),
     "root_privileges": Attack(("tried to raise its own resource limits (not allowed)",)),
-    "huge_return": Attack((("returned a value too large to hand back", "returned an unreadable or non-numeric value"),),
-                          tier_c=True),
+    "huge_return": Attack(("returned more than 1 MiB in one answer (limit 1 MiB)",), tier_c=True),
+    "answers_at_the_limit": Attack(("returned more than 4 MiB in the answers of one exercise (limit 4 MiB)",),
+                                   tier_c=True),
+    "huge_length_headers": Attack(("returned more than 1 MiB in one answer (limit 1 MiB)",), tier_c=True),
 }
 ANSWER_ATTACKS = {  # attacks on the quiz through the answers file; attack.py is a correct softmax
     "billion_laughs": "YAML aliases (*name) are not allowed",

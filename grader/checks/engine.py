@@ -27,6 +27,7 @@ from grader.reasons import describe_error, describe_start_failure, failure_reaso
 from grader.results import CheckResult, ExerciseResult
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.protocol import encode_array
+from grader.sandbox.replies import ReplyBudget
 from grader.spec.models import ImplementationExercise
 
 __all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation", "warm_plans"]
@@ -98,6 +99,10 @@ class _CheckRun:
                 self.findings[index] = _judge(self.check, self.entry, self.cases[index], outcomes)
             else:
                 self.findings[index] = self.memo.judge(self, index, outcomes)
+            for outcome in outcomes:  # judged: a large answer's arrays are not kept decoded while the others are judged
+                release = getattr(outcome, "release", None)
+                if release is not None:
+                    release()
         return self.findings[index]
 
 
@@ -236,20 +241,28 @@ def grade_implementation(
     public_only: bool = False,
     root: Path | None = None,
     diagnosis_cache: dict[str, list[CallOutcome]] | None = None,
+    replies: ReplyBudget | None = None,
 ) -> ExerciseResult:
     """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did.
 
     The calls of every check are pooled, duplicates sent once, and the whole
     pool goes to the learner process in one round trip. When the process
     dies or hangs on a call, a new one answers the calls still needed, so
-    one bad input costs one check, not the exercise.
+    one bad input costs one check, not the exercise. ``replies``: what the
+    submission's processes may still send (one budget per submission; by
+    default this exercise's own).
     """
     entries = list(exercise.entries)
     checks = _checks_to_run(exercise, public_only)
     hidden_not_run = len(exercise.checks) - len(checks)
     if source.failed_start is not None:
         return _unimportable(exercise, checks, source.failed_start, hidden_not_run)
-    process = factory.open(source.files, source.module, entries, exercise.time_limit)
+    replies = replies if replies is not None else ReplyBudget()
+    replies.start_exercise()
+    if replies.spent is not None:  # the submission's processes have sent all they may: another would be refused
+        return _unimportable(exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()),
+                             hidden_not_run)
+    process = _replying(factory.open(source.files, source.module, entries, exercise.time_limit), replies)
     outputs: list[str] = []
     plan = _plan_for(exercise, checks)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked.
@@ -287,10 +300,13 @@ def grade_implementation(
                         fixed[run.check.id] = _result(run.check, "timeout", f"{run.check.describe(run.entry)}: not "
                                                       f"run, because {why}.")
                 break
+            if replies.spent is not None:  # a new process would be refused as soon as it answered
+                table.resolve_all(needed, CallOutcome(status="bad_value", error=replies.spent_error()))
+                continue
             if not process_alive(process):
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process = factory.open(source.files, source.module, entries, exercise.time_limit)
+                process = _replying(factory.open(source.files, source.module, entries, exercise.time_limit), replies)
                 restart = process.start()
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
@@ -500,6 +516,13 @@ def process_alive(process: LearnerProcessLike) -> bool:
     return bool(getattr(process, "alive", True))
 
 
+def _replying(process: LearnerProcessLike, replies: ReplyBudget) -> LearnerProcessLike:
+    """``process``, charging what it sends to ``replies`` (test doubles that read no bytes have no budget)."""
+    if hasattr(process, "replies"):
+        process.replies = replies
+    return process
+
+
 def _decided(run: _CheckRun, table: _CallTable) -> bool:
     """Whether the check's outcome is known: every case answered, or a failure before any gap."""
     if run.known_to_hold(table):
@@ -553,8 +576,8 @@ def _judge_run(run: _CheckRun, table: _CallTable) -> CheckResult:
         failures += 1
         if first is None:
             first = (plan, finding)
-        if finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine):
-            run.failing.append((index, plan, mine))
+        if not run.failing and (finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine)):
+            run.failing.append((index, plan, mine))  # diagnosis compares the first (the others' answers are let go)
     if first is None:
         if run.memo is not None:
             run.memo.remember_held(run, table)

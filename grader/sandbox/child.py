@@ -19,14 +19,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader.sandbox.protocol import (MAX_ELEMENTS, MessageParser, ProtocolError, decode_array, encode_array,
-                                     encode_message, frame_message)
+from grader.sandbox.protocol import (MessageParser, ProtocolError, decode_array, encode_array, encode_message,
+                                     frame_message, wire_bytes)
 from grader.sandbox.confine.process import apply_layers
 from grader.sandbox.reading import Reader
+from grader.sandbox.replies import ANSWER_BYTES
 
 __all__ = ["serve"]
 
 _MESSAGE_LIMIT = 500
+_FRAMES_LIMIT = 20  # of an exception's frames, the grader shows no more; their text stays well within a header
 
 
 def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
@@ -233,15 +235,19 @@ class _Answers:
         if not self._batched:
             self._channel.write(_answer(header, payloads))
             return
+        entry = _entry(header)
+        size = sum(map(len, payloads)) + 16 * len(payloads) + 64  # its arrays, and its share of the batch's header
+        if self._answers and self._held + size + len(entry) > _BATCH_BYTES:  # the grader reads no batch larger
+            self.flush()                                                     # than one answer may be
         if not self._answers:
             self._first = header["index"]
-        entry = _entry(header)
         kind = self._kinds.get(entry)
         if kind is None:
             kind = self._kinds[entry] = len(self._kinds)
+            size += len(entry)
         self._answers.append(b"%d" % kind)
         self._blobs += payloads
-        self._held += sum(map(len, payloads)) + 64
+        self._held += size
         now = time.monotonic()
         if self._held >= _BATCH_BYTES or now - self._since >= _BATCH_SECONDS:
             self.flush(now)
@@ -352,7 +358,7 @@ def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     except BaseException:
         message = "<the exception could not be turned into text>"
     described: dict[str, Any] = {
-        "type": "MemoryError" if isinstance(exc, MemoryError) else type(exc).__name__,
+        "type": "MemoryError" if isinstance(exc, MemoryError) else type(exc).__name__[:100],
         "message": message[:_MESSAGE_LIMIT],
         "frames": [],
     }
@@ -377,21 +383,21 @@ def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
 
 
 def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
-    """The traceback's frames in the learner's own files, oldest first, each with its line of code.
+    """The traceback's frames in the learner's own files, oldest first, each with its line of code (the first 20).
 
     Walked by hand: ``traceback.extract_tb`` would also read the source of
     every numpy frame and work out each frame's columns, about a millisecond
     per exception in a fresh process, for frames that are then dropped.
     """
     frames = []
-    while tb is not None:
+    while tb is not None and len(frames) < _FRAMES_LIMIT:
         code = tb.tb_frame.f_code
         filename = code.co_filename
         if filename and filename.startswith(scratch):
             frames.append({
-                "file": os.path.relpath(filename, scratch),
+                "file": os.path.relpath(filename, scratch)[:200],
                 "line": tb.tb_lineno,
-                "function": code.co_name,
+                "function": code.co_name[:100],
                 "text": linecache.getline(filename, tb.tb_lineno).strip()[:200],
             })
         tb = tb.tb_next
@@ -481,7 +487,7 @@ def _run_call(
         args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
         return {"op": "result", "index": index, "ok": False, "stage": "decode",
-                "error": {"type": type(exc).__name__, "message": str(exc)[:_MESSAGE_LIMIT], "frames": []}}, []
+                "error": {"type": type(exc).__name__[:100], "message": str(exc)[:_MESSAGE_LIMIT], "frames": []}}, []
     function = _lookup(module, call["fn"])
     _last_action[0] = None
     try:
@@ -491,18 +497,26 @@ def _run_call(
                 "error": _describe_exception(exc, scratch)}, []
     try:
         kind, types, encoded = _encode_result(value)
+        header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,
+                                  "values": len(encoded)}
+        if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
+            after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
+            if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
+                raise _TooLarge()
+            header["inputs"] = len(after)
+            encoded += [encode_array(item) for item in after]
     except BaseException as exc:
-        error = {"type": type(exc).__name__, "message": _safe_text(exc), "frames": []}
+        error = {"type": type(exc).__name__[:100], "message": _safe_text(exc), "frames": []}
         if isinstance(exc, MemoryError):
             error.update(type="MemoryError", kind="memory")
+        if isinstance(exc, _TooLarge):  # a fact, for the grader to phrase with its own figure
+            error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
-    header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,
-                              "values": len(encoded)}
-    if call.get("return_inputs"):
-        after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
-        header["inputs"] = len(after)
-        encoded += [encode_array(item) for item in after]
     return header, encoded
+
+
+class _TooLarge(ValueError):
+    """A returned value holds more bytes of numbers than one answer may carry (``replies.ANSWER_BYTES``)."""
 
 
 def _answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
@@ -558,24 +572,28 @@ def _plain(item: Any, budget: list[int] | None = None) -> bool:
 
 
 def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
-    """Turn a returned value into ``.npy`` payloads; refuse anything but numbers."""
-    if type(value) is np.ndarray and value.dtype.kind in "biufc" and value.size <= MAX_ELEMENTS:
+    """Turn a returned value into array payloads; refuse anything but numbers, or more than one answer holds."""
+    if type(value) is np.ndarray and value.dtype.kind in "biufc" and wire_bytes(value) <= ANSWER_BYTES:
         return "single", ["ndarray"], [encode_array(value)]  # most answers: one plain array of numbers
     kind = "tuple" if isinstance(value, tuple) else "single"
     items = list(value) if kind == "tuple" else [value]
     if len(items) > 64:
         raise ValueError("returned a tuple of more than 64 items")
-    types = [type(item).__name__ for item in items]
-    encoded = []
+    types = [type(item).__name__[:80] for item in items]
+    encoded: list[bytes] = []
+    room = ANSWER_BYTES
     for item, name in zip(items, types):
         if not _plain(item):  # an object of the learner's own: never let numpy run its methods
             raise TypeError(f"returned a value that is not an array of numbers ({name})")
-        if isinstance(item, np.ndarray) and item.size > MAX_ELEMENTS:  # refuse before copying it
-            raise ValueError(f"returned a value too large to hand back ({item.size} numbers; at most {MAX_ELEMENTS})")
+        if isinstance(item, np.ndarray) and wire_bytes(item) > room:  # refuse before copying it
+            raise _TooLarge()
         # A plain ndarray is encoded as it is (encoding copies its bytes); anything else becomes one first.
         array = item if type(item) is np.ndarray else np.array(item, copy=True, subok=False)
         if array.dtype.hasobject or array.dtype.kind not in "biufc":
             raise TypeError(f"returned a value that is not an array of numbers ({name}, dtype {array.dtype})")
+        room -= wire_bytes(array)
+        if room < 0:
+            raise _TooLarge()
         encoded.append(encode_array(array))
     return kind, types, encoded
 

@@ -30,6 +30,7 @@ __all__ = [
     "encode_array",
     "encode_message",
     "frame_message",
+    "wire_bytes",
 ]
 
 MAX_ELEMENTS = 8 * 1024 * 1024
@@ -49,6 +50,14 @@ def _wire_dtype(dtype: np.dtype) -> np.dtype:
     if dtype in _CODES:
         return dtype
     return np.dtype({"b": "|b1", "i": "<i8", "u": "<u8", "f": "<f8", "c": "<c16"}[dtype.kind])
+
+
+def wire_bytes(array: np.ndarray) -> int:
+    """How many bytes of numbers ``encode_array`` writes for a numeric array (its head aside), without encoding it."""
+    dtype = array.dtype
+    if dtype.kind not in _NUMERIC_KINDS:
+        return array.nbytes
+    return array.size * _wire_dtype(dtype).itemsize
 
 
 def encode_array(value: Any) -> bytes:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.runner import LearnerProcess, Limits, OutputCapture
 
 __all__ = ["ReusedProcesses", "SharedHandle"]
@@ -93,6 +94,7 @@ class SharedHandle:
         self._process: LearnerProcess | None = None
         self._shared = False
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
+        self.replies: ReplyBudget | None = None  # what the process may send for this exercise (the engine's)
 
     @property
     def alive(self) -> bool:
@@ -106,6 +108,8 @@ class SharedHandle:
         process, self._shared, reused = self._owner._take(self._files, self._module, self._entries, self._limits)
         self._process = process
         process.call_seconds = self._limits.call_seconds
+        if self.replies is not None:
+            process.replies = self.replies
         if reused:
             self.output = process.fresh_output()
             start = process.load(self._module, self._entries, then)

@@ -22,8 +22,10 @@ from typing import Any
 from grader import digests
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.frames import LimitExceeded
 from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
 from grader.sandbox.reading import local_reader
+from grader.sandbox.replies import HEADER_BYTES, ReplyBudget, size_error
 from grader.sandbox.scratch import ScratchFolders
 from grader.sandbox.zygote_client import Zygote
 
@@ -150,7 +152,8 @@ class LearnerProcess:
         self._pid: int | None = None
         self._pipes: _Pipes | None = None
         self._scratch: str | None = None
-        self._parser = MessageParser()
+        self._replies = ReplyBudget()  # a process of its own; the engine hands it its submission's (``replies``)
+        self._parser = self._new_parser()
         self._inbox: deque[tuple[dict[Any, Any], list[bytes]]] = deque()
         self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
@@ -166,6 +169,26 @@ class LearnerProcess:
     def alive(self) -> bool:
         return self._pid is not None and self.end is None
 
+    @property
+    def replies(self) -> ReplyBudget:
+        """What this process may still send the grader: its submission's budget, once the engine hands it over."""
+        return self._replies
+
+    @replies.setter
+    def replies(self, budget: ReplyBudget) -> None:
+        self._replies = self._parser.allowance = budget
+
+    def _new_parser(self) -> MessageParser:
+        """A parser of this process's messages: each frame charged to its budget, no message it was not asked for."""
+        parser = MessageParser(max_header=HEADER_BYTES, allowance=self._replies)
+        parser.owed = 0  # raised by each request sent (``_expect``)
+        return parser
+
+    def _expect(self, messages: int) -> None:
+        """Await ``messages`` more from the process: a ``ready`` for an import, an answer for each call."""
+        assert self._parser.owed is not None
+        self._parser.owed += messages
+
     def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
         """Fork, confine, import the submission; report how that went.
 
@@ -175,6 +198,7 @@ class LearnerProcess:
         """
         held = set(getattr(self._zygote, "preloaded", ()))  # preloaded before this fork: the new process holds them
         self._spawn({})
+        self._expect(1)
         self._preloaded = held
         return self._ready(memoryview(self._send_ahead(then)))
 
@@ -191,6 +215,7 @@ class LearnerProcess:
         assert self._scratch is not None
         self._module, self._entries = module, entries
         request = {"op": "import", "module": os.path.join(self._scratch, module), "entries": entries}
+        self._expect(1)
         return self._ready(memoryview(encode_message(request) + self._send_ahead(then)))
 
     @property
@@ -209,6 +234,7 @@ class LearnerProcess:
         if request.trusted:
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
         self._ahead = request
+        self._expect(len(request.calls))
         return self._message_for(request)
 
     def fresh_output(self) -> OutputCapture:
@@ -235,6 +261,8 @@ class LearnerProcess:
     def _ready(self, outgoing: memoryview = memoryview(b"")) -> StartOutcome:
         message, failure = self._receive(self._limits.import_seconds, "while importing your file", outgoing)
         if failure is not None:
+            if failure.status == "bad_value":  # it sent more than it may: a fact about what it sent
+                return StartOutcome(status="protocol", error=failure.error)
             return StartOutcome(status=failure.status, detail=failure.detail)  # type: ignore[arg-type]
         header, _ = message  # type: ignore[misc]
         if header.get("op") != "ready":
@@ -259,6 +287,7 @@ class LearnerProcess:
         """
         try:
             self._spawn({"selftest": spec})
+            self._expect(1)
             message, failure = self._receive(max(self._limits.import_seconds, 10.0), "during the self-test")
             if failure is not None or message is None or message[0].get("op") != "selftest":
                 why = failure.detail if failure is not None else "it sent something else"
@@ -328,6 +357,7 @@ class LearnerProcess:
             pending = memoryview(b"")
         else:
             request = _request(calls, blobs, batch)
+            self._expect(len(calls))
             if request.trusted:
                 self.holds_trusted = True  # so it never serves another exercise, whose code could call them
             pending = memoryview(self._message_for(request))
@@ -402,6 +432,8 @@ class LearnerProcess:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+        self._inbox.clear()  # what came and was not asked for is not kept
+        self._parser = self._new_parser()
         if self._scratch is not None:  # its process is gone (``_end`` waits for that)
             self._give_back(self._scratch)
             self._scratch = None
@@ -429,6 +461,12 @@ class LearnerProcess:
         submissions return the same numbers) gets that batch's outcomes again:
         same bytes, same outcomes, without taking them apart a second time.
         """
+        answers = header.get("answers")
+        more = len(answers) - 1 if isinstance(answers, list) and answers else 0  # beyond the one its header took
+        assert self._parser.owed is not None
+        if more > self._parser.owed:  # each answer becomes objects in the grader: only those asked for are made
+            raise ProtocolError("a batch holds answers to calls that were not asked")
+        self._parser.owed -= more
         key = _KNOWN_BATCHES.key(blobs)  # hashed once, whether found or remembered
         outcomes = _KNOWN_BATCHES.find(header, blobs, key)
         if outcomes is None:
@@ -566,12 +604,12 @@ class LearnerProcess:
                     except ProtocolError as exc:
                         broken = exc
                     if broken is not None:
-                        self._broken = CallOutcome(status="protocol", detail=f"{broken}")
+                        self._broken = _refused(broken)
                         if self._inbox:
                             return self._inbox.popleft(), None
                         self._end()
                         return None, self._broken
-                    if len(data) < _READ_SIZE:
+                    if len(data) < _READ_SIZE or self._inbox:  # what is read is parsed: read no more than is used
                         break
                 if self._inbox:
                     return self._inbox.popleft(), None
@@ -598,6 +636,8 @@ class LearnerProcess:
         and hide the scratch folder's random name (results stay deterministic, paths stay private)."""
         if error.get("kind") == "memory" or error.get("type") == "MemoryError":
             error["limit"] = self._limits.memory_bytes
+        elif error.get("kind") == "size" and "scope" not in error:  # the learner process refused a value too large
+            error["scope"], error["limit"] = "answer", self._replies.limits["answer"]
         if self._scratch:
             for key in ("message", "text"):
                 if isinstance(error.get(key), str):
@@ -644,6 +684,15 @@ class _WireOutcome(CallOutcome):
         self._payload, self._n_values = payload, n_values
         self._arrays: list[Any] | None = None
         super().__init__(status="ok", kind=kind, types=types, digest=digest)
+
+    def release(self) -> None:
+        """Forget the decoded arrays of a large answer (a check has judged it); they are decoded again if read again.
+
+        Small answers (every answer of the catalog's references) stay decoded
+        for the next check that reads them: decoding them again would cost more than they hold.
+        """
+        if self._arrays is not None and sum(map(len, self._payload)) > _KEEP_DECODED_BYTES:
+            self._arrays = None
 
     def _decoded(self) -> list[Any]:
         if self._arrays is None:
@@ -718,6 +767,7 @@ def _array_count(entry: Any) -> int:
 
 MAX_BATCH = 1 << 16
 _DECODED = object()
+_KEEP_DECODED_BYTES = 64 << 10
 
 
 class _KnownBatches:
@@ -727,10 +777,13 @@ class _KnownBatches:
     hit is what decoding would give. The outcomes are shared, which is safe
     because their arrays are read-only (``_WireOutcome``) and nothing else
     in them changes once decoded. Shared by a process's threads. Bounded in
-    bytes too: a learner returning large arrays must not fill the grader.
+    bytes too: a learner returning large arrays must not fill the grader. A
+    batch kept holds up to three times its bytes (itself, each answer's part,
+    the decoded arrays); 4 MiB of batches is 40 times what the catalog's
+    references return in all (107 KiB).
     """
 
-    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 1 << 24) -> None:
+    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 4 << 20) -> None:
         self._limit, self._max_batch_bytes, self._max_bytes = limit, max_batch_bytes, max_bytes
         self._entries: OrderedDict[bytes, tuple[Any, Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
         self._bytes = 0  # payload bytes held (each outcome holds a copy of its part, and maybe its arrays)
@@ -815,11 +868,18 @@ def _read(fd: int) -> bytes | None:
         return b""
 
 
+def _refused(exc: ProtocolError) -> CallOutcome:
+    """The outcome of a reply that was not read: over one of its limits (a fact: which, and its size), or malformed."""
+    if isinstance(exc, LimitExceeded):
+        return CallOutcome(status="bad_value", error=size_error(exc.scope, exc.limit))
+    return CallOutcome(status="protocol", detail=f"{exc}")
+
+
 def _suffix(during: str) -> str:
     return f" {during}" if during else ""
 
 
-_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden")
+_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
