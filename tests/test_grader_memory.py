@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
 PEAK_MIB = 200
 
+# The peak is read from VmHWM, not getrusage: ru_maxrss survives exec, so a grader started from a large
+# process (pytest, late in a full run) would report its parent's size instead of its own.
 RUN_GRADER = """
-import resource, sys
+import sys
 sys.argv = ["grader"] + sys.argv[1:]
 from grader.cli import main
 try:
@@ -30,7 +32,9 @@ try:
 except SystemExit as exit_:
     code = exit_.code
 sys.stdout.flush()
-print(f"peak-rss-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} exit {code}", file=sys.stderr)
+with open("/proc/self/status") as status:
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+print(f"peak-rss-kib {peak} exit {code}", file=sys.stderr)
 """
 
 NEAR_LIMIT = "np.ones(131072 - 64)"  # 1 MiB of numbers (the limit of one answer) less half a KiB
