@@ -130,10 +130,11 @@ def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
     rows.append(GradebookRow("zed", reports["d"], grader_error=True))
     text = format_gradebook(rows, ["quiz", "impl"])
     parsed = list(csv.reader(io.StringIO(text)))
-    assert parsed[0] == ["learner", "score", "max_score", "quiz", "impl"]
+    assert parsed[0] == ["learner", "score", "max_score", "quiz", "impl", "quiz:status", "impl:status"]
     assert [row[0] for row in parsed[1:]] == ["Ann", "ann", "zed", "é, \"x\""]
-    assert parsed[1] == ["Ann", "1", "3", "0", "1"]
-    assert parsed[3] == ["zed", "", "3", "", ""]
+    assert parsed[1] == ["Ann", "1", "3", "0", "1", "failed", "failed"]
+    assert parsed[2] == ["ann", "1", "3", "0", "1", "missing", "failed"]
+    assert parsed[3] == ["zed", "", "3", "", "", "", ""]
     assert format_points(2 / 3) == "0.6667" and format_points(1e-7) == "0" and format_points(12.0) == "12"
     assert format_points(1234567.5) == "1234567.5"
 
