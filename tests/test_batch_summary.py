@@ -301,3 +301,16 @@ def test_summary_and_report_html_show_the_same_counts() -> None:
     assert html_checks == _markdown_rows(markdown, "Checks, most failed first")
     assert html_exercises[1] == ["impl", "1", "3", "0", "1", "0", "0", "0", f"{why}. (1 of 1)"]
     assert html_checks[0][:3] == ["impl", "finite", "75% (3 of 4)"]
+
+
+def test_unreadable_answers_file_is_counted_once_for_the_quiz() -> None:
+    report = _report("u", True, True, True)
+    why = "Your answers could not be read: a.yaml: not valid YAML (line 2)"
+    report.exercises[0] = ExerciseResult(
+        id="quiz", kind="quiz", status="error", score=0.0, max_score=1.0, reason=why,
+        checks=[CheckResult(id="q1", status="error", score=0.0, max_score=1.0, visibility="public", reason=why)])
+    stats = class_stats({"u": report, "w": _report("w", False, True, True)}, CHECKS, 3.0)
+    quiz = stats.exercises[0]
+    assert quiz.statuses["error"] == 1 and quiz.stopped_by == {"error": 1} and quiz.reason == why
+    q1 = next(s for s in stats.checks if s.check == "q1")
+    assert (q1.not_passed, q1.judged, q1.reason) == (1, 1, "Not quite: B.")

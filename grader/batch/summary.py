@@ -162,7 +162,7 @@ def class_stats(reports: dict[str, Report], checks: list[tuple[str, str]], max_s
     judged: dict[tuple[str, str], ExerciseResult] = {}
     for exercise_id in exercise_ids:
         stat = ExerciseStat(exercise=exercise_id)
-        stopped: dict[str, list[str]] = {}
+        stopped: dict[tuple[str, str], list[str]] = {}  # (status, reason without numbers): the learners' reasons
         for name, report in counted.items():
             exercise = next((e for e in report.exercises if e.id == exercise_id), None)
             status = exercise_status(exercise) if exercise is not None else "missing"
@@ -172,12 +172,11 @@ def class_stats(reports: dict[str, Report], checks: list[tuple[str, str]], max_s
             if stopped_before_checks(exercise, status):
                 stat.stopped_by[status] = stat.stopped_by.get(status, 0) + 1
                 why = _why_stopped(exercise)
-                stopped.setdefault(f"{status}: {_NUMBER.sub('#', why)}", []).append(why)
+                stopped.setdefault((status, _NUMBER.sub("#", why)), []).append(why)
             else:
                 judged[name, exercise_id] = exercise
-        if stopped:  # among reasons as common, one of the commonest way of stopping (each syntax error differs)
-            _, members = min(stopped.items(), key=lambda item: (-len(item[1]), -stat.stopped_by[item[0].split(":")[0]],
-                                                                item[0]))
+        if stopped:  # of reasons as common, one of the commonest way to stop: each syntax error reads differently
+            _, members = min(stopped.items(), key=lambda item: (-len(item[1]), -stat.stopped_by[item[0][0]], item[0]))
             stat.reason, stat.reason_count = members[0], len(members)
         stats.exercises.append(stat)
     for exercise_id, check_id in checks:
