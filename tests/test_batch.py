@@ -68,7 +68,8 @@ def test_batch_grades_every_learner_once(first_run) -> None:
     rows = _gradebook(out)
     assert [row["learner"] for row in rows] == sorted(LEARNERS)
     assert summary.graded == len(LEARNERS) and summary.reused == 0 and not summary.grader_errors
-    assert list(rows[0]) == ["learner", "score", "max_score", "why-softmax-quiz", "stable-softmax"]
+    assert list(rows[0]) == ["learner", "score", "max_score", "why-softmax-quiz", "stable-softmax",
+                             "why-softmax-quiz:status", "stable-softmax:status"]
     results = sorted(p.name for p in (out / "results").glob("*.json"))
     assert len(results) == len({name.casefold() for name in results}) == len(LEARNERS)
     assert len(list((out / "feedback").glob("*.md"))) == len(LEARNERS)

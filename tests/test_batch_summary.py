@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from html.parser import HTMLParser
 
 from grader.batch.gradebook import GradebookRow, format_gradebook, format_points
@@ -61,28 +62,123 @@ def test_reason_group_uses_diagnosis_else_first_sentence_without_numbers() -> No
     assert reason_group(_check("f", False, "x", diagnosis="no max shift")) == "Known mistake: no max shift"
 
 
-def test_class_stats_orders_checks_by_failure_share() -> None:
+def test_class_stats_ranks_checks_among_learners_who_attempted_the_exercise() -> None:
     stats = class_stats(_class(), CHECKS, 3.0)
     assert stats.learners == 4 and stats.mean == 1.5 and stats.median == 1.0
-    assert [(s.exercise, s.check, s.not_passed, s.not_attempted) for s in stats.checks] == [
-        ("impl", "finite", 3, 0), ("quiz", "q1", 2, 1), ("impl", "sums", 1, 0)]
+    assert [(s.exercise, s.check, s.not_passed, s.judged) for s in stats.checks] == [
+        ("impl", "finite", 3, 4), ("quiz", "q1", 1, 3), ("impl", "sums", 1, 4)]
     finite = stats.checks[0]
     assert finite.reason.startswith("softmax is finite, but not for softmax(z=array([1000., 1001.]))")
-    assert (finite.reason_count, finite.failed_attempts) == (2, 3)
+    assert finite.reason_count == 2
     assert sum(stats.histogram) == 4 and stats.histogram[len(BIN_LABELS) - 1] == 1
+    quiz, impl = stats.exercises
+    assert (quiz.exercise, quiz.statuses["passed"], quiz.statuses["failed"], quiz.statuses["missing"]) == ("quiz", 2, 1, 1)
+    assert (impl.statuses["passed"], impl.statuses["failed"], impl.stopped) == (1, 3, 0)
+
+
+def test_class_stats_share_leaves_out_learners_who_did_not_attempt() -> None:
+    """Nine learners without the quiz and one who got it wrong: the question is failed by all who tried."""
+    reports = {f"m{i}": _report(f"m{i}", None, True, True) for i in range(9)}
+    reports["w"] = _report("w", False, True, True)
+    reports["r"] = _report("r", True, False, True, finite_reason="Other.")
+    stats = class_stats(reports, CHECKS, 3.0)
+    assert [(s.check, s.not_passed, s.judged) for s in stats.checks][:2] == [("q1", 1, 2), ("finite", 1, 11)]
+    assert stats.checks[0].share == 0.5 and stats.exercises[0].statuses["missing"] == 9
+
+
+def _hung(name: str, checks: int) -> Report:
+    """A learner whose function never answers: every check times out (two ran, the rest were not run)."""
+    results = [CheckResult(id=f"c{i}", status="timeout", score=0.0, max_score=1.0, visibility="public",
+                           reason=(f"c{i} holds, but not for f(z=array([1.])). Expected an answer within the time "
+                                   "limit; got no answer within 2 s (wall-clock limit).") if i < 2 else
+                           f"c{i}: not run, because f already ran out of time 2 times.",
+                           input="f(z=array([1.]))" if i < 2 else None, got="no answer within 2 s" if i < 2 else None)
+               for i in range(checks)]
+    exercise = ExerciseResult(id="long", kind="implementation", status="error", score=0.0, max_score=float(checks),
+                              reason="0 of 40 checks passed. What stopped it: no answer within 2 s.", checks=results)
+    return Report(grader_version="0", submission=name, score=0.0, max_score=float(checks), exercises=[exercise])
+
+
+def _long(name: str, failing: set[int], checks: int, reason: str = "Wrong values.") -> Report:
+    results = [CheckResult(id=f"c{i}", status="failed" if i in failing else "passed", score=0.0 if i in failing else 1.0,
+                           max_score=1.0, visibility="public", reason=reason if i in failing else "Held.",
+                           input="f(z=array([1.]))", got="x") for i in range(checks)]
+    exercise = ExerciseResult(id="long", kind="implementation", status="failed" if failing else "passed",
+                              score=float(checks - len(failing)), max_score=float(checks), reason="r.", checks=results)
+    return Report(grader_version="0", submission=name, score=exercise.score, max_score=float(checks),
+                  exercises=[exercise])
+
+
+def _unimportable(name: str, why: str, checks: int) -> Report:
+    results = [CheckResult(id=f"c{i}", status="error", score=0.0, max_score=1.0, visibility="public",
+                           reason=f"Not run: {why}.") for i in range(checks)]
+    exercise = ExerciseResult(id="long", kind="implementation", status="error", score=0.0, max_score=float(checks),
+                              reason=f"{why[0].upper()}{why[1:]}; none of its checks could run.", checks=results)
+    return Report(grader_version="0", submission=name, score=0.0, max_score=float(checks), exercises=[exercise])
+
+
+def test_one_hung_learner_is_listed_once_not_under_every_check() -> None:
+    checks = [("long", f"c{i}") for i in range(40)]
+    reports = {"hung": _hung("hung", 40), "a": _long("a", {0}, 40, "Sums are off."),
+               "b": _long("b", {0, 1}, 40, "Sums are off by 2."), "c": _long("c", set(), 40)}
+    stats = class_stats(reports, checks, 40.0)
+    (exercise,) = stats.exercises
+    assert exercise.statuses["timeout"] == 1 and exercise.stopped == 1 and exercise.stopped_by == {"timeout": 1}
+    assert exercise.reason is not None and exercise.reason_count == 1
+    assert [(s.check, s.not_passed, s.judged) for s in stats.checks[:3]] == [("c0", 2, 3), ("c1", 1, 3), ("c2", 0, 3)]
+    text = format_summary_markdown(stats, title="T")
+    assert "time limit" not in text.split("## Checks")[1]
+    assert text.lower().count("no answer within") == 1
+    assert "No answer within 2 s. (1 of 1)" in text
+    assert "long: 1 timeout" in format_summary_text(stats)
+
+
+def test_import_failures_are_counted_once_per_exercise_by_learner() -> None:
+    checks = [("long", f"c{i}") for i in range(11)]
+    syntax = "your file has a SyntaxError at line 3 (invalid syntax): def f(:"
+    reports = {"s1": _unimportable("s1", syntax, 11), "s2": _unimportable("s2", syntax.replace("3", "7"), 11),
+               "i": _unimportable("i", "importing your file raised ModuleNotFoundError: scipy", 11),
+               "ok": _long("ok", {4}, 11)}
+    stats = class_stats(reports, checks, 11.0)
+    (exercise,) = stats.exercises
+    assert exercise.stopped_by == {"syntax-error": 2, "import-error": 1}
+    assert exercise.reason.startswith("Your file has a SyntaxError at line") and exercise.reason_count == 2
+    assert all(s.judged == 1 for s in stats.checks)
+    assert stats.checks[0].check == "c4" and stats.checks[0].reason == "Wrong values."
+    row = next(line for line in format_summary_markdown(stats, title="T").splitlines() if line.startswith("| long |"))
+    assert "| 0 | 1 | 0 | 2 | 1 | 0 | 0 |" in row and "(2 of 3)" in row
+
+
+def test_most_common_reason_counts_learners_and_prefers_a_shared_reason() -> None:
+    reports = {name: _report(name, True, False, True, finite_reason=reason) for name, reason in
+               [("a", "Aaa first."), ("b", "Zzz shared."), ("c", "Zzz shared."), ("d", "Bbb.")]}
+    reports["e"] = _report("e", True, False, True, finite_reason="Ccc.", diagnosis="no max shift")
+    reports["f"] = _report("f", True, False, True, finite_reason="Ddd.", diagnosis="no max shift")
+    finite = next(s for s in class_stats(reports, CHECKS, 3.0).checks if s.check == "finite")
+    assert (finite.reason, finite.reason_count, finite.not_passed) == ("Known mistake: no max shift", 2, 6)
+
+
+def test_held_back_checks_are_not_counted_as_failures() -> None:
+    report = _report("g", True, False, True)
+    held = report.exercises[1].checks[1]
+    held.status, held.score, held.reason = "skipped", 0.0, "Not credited yet: this property held. Sums."
+    stats = class_stats({"g": report, "h": _report("h", True, True, True)}, CHECKS, 3.0)
+    sums = next(s for s in stats.checks if s.check == "sums")
+    assert (sums.not_passed, sums.judged) == (0, 1)
 
 
 def test_class_stats_leave_out_learners_the_grader_failed_on() -> None:
     stats = class_stats(_class(), CHECKS, 3.0, grader_errors=["d"])
     assert stats.learners == 3 and stats.grader_errors == ["d"]
     assert "The grader failed on 1: d" in format_summary_text(stats)
+    assert sum(stats.exercises[0].statuses.values()) == 3
 
 
 def test_summary_markdown_escapes_learner_text() -> None:
     reports = {"x": _report("x", True, False, True, finite_reason="raised ValueError: a|b <script>\nnext")}
     text = format_summary_markdown(class_stats(reports, CHECKS, 3.0), title="T")
     row = next(line for line in text.splitlines() if line.startswith("| impl | finite"))
-    assert "a\\|b &lt;script&gt; next" in row and row.count(" | ") == 4
+    assert "a\\|b &lt;script&gt; next" in row and row.count(" | ") == 3
     assert "Mean score: 2/3" in text and "| 100% | 0 |" in text
 
 
@@ -130,10 +226,11 @@ def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
     rows.append(GradebookRow("zed", reports["d"], grader_error=True))
     text = format_gradebook(rows, ["quiz", "impl"])
     parsed = list(csv.reader(io.StringIO(text)))
-    assert parsed[0] == ["learner", "score", "max_score", "quiz", "impl"]
+    assert parsed[0] == ["learner", "score", "max_score", "quiz", "impl", "quiz:status", "impl:status"]
     assert [row[0] for row in parsed[1:]] == ["Ann", "ann", "zed", "é, \"x\""]
-    assert parsed[1] == ["Ann", "1", "3", "0", "1"]
-    assert parsed[3] == ["zed", "", "3", "", ""]
+    assert parsed[1] == ["Ann", "1", "3", "0", "1", "failed", "failed"]
+    assert parsed[2] == ["ann", "1", "3", "0", "1", "missing", "failed"]
+    assert parsed[3] == ["zed", "", "3", "", "", "", ""]
     assert format_points(2 / 3) == "0.6667" and format_points(1e-7) == "0" and format_points(12.0) == "12"
     assert format_points(1234567.5) == "1234567.5"
 
@@ -146,3 +243,74 @@ def test_gradebook_never_hands_a_spreadsheet_a_formula() -> None:
     cells = [row[0] for row in csv.reader(io.StringIO(text))][1:]
     assert sorted(cells) == sorted(["'" + name for name in names[:4]] + names[4:] + ["\\x09cmd"])
     assert all(cell[:1] not in "=+-@\t\r" for cell in cells)
+
+
+class _Tables(HTMLParser):
+    """The text of every cell of every table with an id, row by row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.table: str | None = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.table = dict(attrs).get("id")
+            self.tables[self.table or ""] = []
+        elif tag == "tr" and self.table:
+            self.tables[self.table].append([])
+        elif tag == "td" and self.table:
+            self.cell = []
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self.table and self.cell is not None:
+            self.tables[self.table][-1].append("".join(self.cell))
+            self.cell = None
+        elif tag == "table":
+            self.table = None
+
+
+def _markdown_rows(text: str, section: str) -> list[list[str]]:
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split(" | ") for line in body.splitlines() if line.startswith("| ")]
+    # the header row left out; Markdown's escapes undone, to compare with the page's text
+    return [[re.sub(r"\\(.)", r"\1", cell.strip()) for cell in row] for row in rows[1:]]
+
+
+def test_summary_and_report_html_show_the_same_counts() -> None:
+    reports = _class()
+    broken = _report("s", True, False, False)
+    why = "Your file has a SyntaxError at line 2 (invalid syntax); none of its checks could run"
+    broken.exercises[1] = ExerciseResult(
+        id="impl", kind="implementation", status="error", score=0.0, max_score=2.0, reason=why + ".",
+        checks=[CheckResult(id=c, status="error", score=0.0, max_score=1.0, visibility="public", reason="Not run.")
+                for c in ("finite", "sums")])
+    reports["s"] = broken
+    stats = class_stats(reports, CHECKS, 3.0)
+    markdown = format_summary_markdown(stats, title="T")
+    parser = _Tables()
+    parser.feed(format_report_html(stats, title="T"))
+    html_exercises = [row for row in parser.tables["exercises"] if row]
+    html_checks = [row for row in parser.tables["checks"] if row]
+    assert html_exercises == _markdown_rows(markdown, "Exercises")
+    assert html_checks == _markdown_rows(markdown, "Checks, most failed first")
+    assert html_exercises[1] == ["impl", "1", "3", "0", "1", "0", "0", "0", f"{why}. (1 of 1)"]
+    assert html_checks[0][:3] == ["impl", "finite", "75% (3 of 4)"]
+
+
+def test_unreadable_answers_file_is_counted_once_for_the_quiz() -> None:
+    report = _report("u", True, True, True)
+    why = "Your answers could not be read: a.yaml: not valid YAML (line 2)"
+    report.exercises[0] = ExerciseResult(
+        id="quiz", kind="quiz", status="error", score=0.0, max_score=1.0, reason=why,
+        checks=[CheckResult(id="q1", status="error", score=0.0, max_score=1.0, visibility="public", reason=why)])
+    stats = class_stats({"u": report, "w": _report("w", False, True, True)}, CHECKS, 3.0)
+    quiz = stats.exercises[0]
+    assert quiz.statuses["error"] == 1 and quiz.stopped_by == {"error": 1} and quiz.reason == why
+    q1 = next(s for s in stats.checks if s.check == "q1")
+    assert (q1.not_passed, q1.judged, q1.reason) == (1, 1, "Not quite: B.")

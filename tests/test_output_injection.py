@@ -293,14 +293,14 @@ def _report(score: float) -> Report:
 def _assert_gradebook_inert(names: list[str]) -> list[list[str]]:
     text = format_gradebook([GradebookRow(name, _report(1.5)) for name in names], ["impl"])
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    assert len(rows) == len(set(names)) + 1 and all(len(row) == 4 for row in rows)
+    assert len(rows) == len(set(names)) + 1 and all(len(row) == 5 for row in rows)  # impl, then impl:status
     assert len(text.splitlines()) == len(rows)  # every line separator a spreadsheet knows is gone too
     for row in rows[1:]:
         learner, *scores = row
         assert not any(ch in learner for ch in _LINE_BREAKS)
         first = re.sub(r"^[\s\u200b-\u200d\u2060]+", "", learner)[:1]
         assert not first or unicodedata.normalize("NFKC", first)[:1] not in _FORMULA + "\u2212"
-        assert scores == ["1.5", "2", "1.5"]
+        assert scores == ["1.5", "2", "1.5", "failed"]
     return rows
 
 

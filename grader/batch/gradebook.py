@@ -1,10 +1,15 @@
 """``gradebook.csv``: one row per learner, ready for an LMS import.
 
 Columns: ``learner,score,max_score``, then one column per exercise of the
-assignment, in the assignment's order. Rows are sorted by learner name.
-Numbers are written without exponent and without float noise (``7.5``,
-``12``, ``0.3333``); a learner the grader failed on has empty score cells,
-so an import leaves that grade untouched instead of recording a zero.
+assignment with its score, in the assignment's order, then one ``ID:status``
+column per exercise in the same order (``passed``, ``failed``, ``missing``,
+``syntax-error``, ``import-error``, ``timeout`` or ``error``; see
+``grader.batch.status``). The status columns come after every score column
+so that each older column keeps its place for imports and scripts that read
+columns by position. Rows are sorted by learner name. Numbers are written
+without exponent and without float noise (``7.5``, ``12``, ``0.3333``); a
+learner the grader failed on has empty score and status cells, so an import
+leaves that grade untouched instead of recording a zero.
 
 A learner name is the learner's to choose (a folder or file name), so every
 text cell goes through ``inert_cell`` before it is written. Each control or
@@ -27,9 +32,10 @@ import io
 import unicodedata
 from dataclasses import dataclass
 
+from grader.batch.status import exercise_status
 from grader.results import Report
 
-__all__ = ["GradebookRow", "format_gradebook", "format_points", "inert_cell"]
+__all__ = ["GradebookRow", "format_gradebook", "format_points", "inert_cell", "status_column"]
 
 
 @dataclass(frozen=True)
@@ -69,17 +75,24 @@ def _visible(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def status_column(exercise_id: str) -> str:
+    """The header of an exercise's status column: ``stable-softmax:status``."""
+    return f"{exercise_id}:status"
+
+
 def format_gradebook(rows: list[GradebookRow], exercise_ids: list[str]) -> str:
     """The CSV text (UTF-8, ``\\n`` line ends, quoting only where needed)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([inert_cell(text) for text in ("learner", "score", "max_score", *exercise_ids)])
+    header = ("learner", "score", "max_score", *exercise_ids, *(status_column(i) for i in exercise_ids))
+    writer.writerow([inert_cell(text) for text in header])
     for row in sorted(rows, key=lambda r: r.learner):
         by_id = {exercise.id: exercise for exercise in row.report.exercises}
         if row.grader_error:
-            scores = ["", format_points(row.report.max_score)] + [""] * len(exercise_ids)
+            cells = ["", format_points(row.report.max_score)] + [""] * (2 * len(exercise_ids))
         else:
-            scores = [format_points(row.report.score), format_points(row.report.max_score)]
-            scores += [format_points(by_id[i].score) if i in by_id else "" for i in exercise_ids]
-        writer.writerow([inert_cell(row.learner), *scores])
+            cells = [format_points(row.report.score), format_points(row.report.max_score)]
+            cells += [format_points(by_id[i].score) if i in by_id else "" for i in exercise_ids]
+            cells += [exercise_status(by_id[i]) if i in by_id else "" for i in exercise_ids]
+        writer.writerow([inert_cell(row.learner), *cells])
     return out.getvalue()

@@ -1,11 +1,13 @@
 """``report.html``: the class picture as one self-contained page that opens offline.
 
 Two inline SVG charts (``#score-histogram`` and ``#failure-rates``, each bar a
-``rect.bar``), a table of the checks with their most common reasons, inline
-CSS, and a few lines of inline script that only measure the charts once the
-page is laid out (``body[data-charts-rendered]``), so a headless browser can
-confirm that they were drawn. A Content-Security-Policy forbids every
-network request; every piece of text is escaped (reasons quote learner code).
+``rect.bar``), a table of how each exercise ended and a table of the checks
+with their most common reasons, both with the numbers of ``summary.md``,
+inline CSS, and a few lines of inline script that only measure the charts
+once the page is laid out (``body[data-charts-rendered]``), so a headless
+browser can confirm that they were drawn. A Content-Security-Policy forbids
+every network request; every piece of text is escaped (reasons quote learner
+code).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from html import escape
 
 from grader.batch.gradebook import format_points
-from grader.batch.summary import BIN_LABELS, ClassStats
+from grader.batch.status import STATUSES
+from grader.batch.summary import BIN_LABELS, CHECKS_NOTE, EXERCISES_NOTE, ClassStats, judged_text
 
 __all__ = ["format_report_html"]
 
@@ -29,8 +32,7 @@ svg text { font-size: 12px; fill: #1b1b1b; }
 svg .axis { stroke: #888; stroke-width: 1; }
 svg .track { fill: #eef1f5; }
 #score-histogram .bar { fill: #3a6ea5; }
-#failure-rates .bar, #failure-rates .legend-failed { fill: #c0504d; }
-#failure-rates .missing { fill: #e8b4b2; }
+#failure-rates .bar { fill: #c0504d; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; margin-top: 1rem; }
 th, td { border-bottom: 1px solid #ddd; padding: .35rem .5rem; text-align: left; vertical-align: top; }
 td.num { text-align: right; white-space: nowrap; }
@@ -80,47 +82,52 @@ def _histogram(stats: ClassStats) -> str:
 
 
 def _failure_rates(stats: ClassStats) -> str:
-    row, top = 24, 34
+    row, top = 24, 10
     longest = max((len(f"{s.exercise} / {s.check}") for s in stats.checks), default=10)
     label_w = int(min(440, 16 + 7 * longest))  # about 7 px a character at 12 px
     width = max(_WIDTH, label_w + 360)
-    bar_w = width - label_w - 60
+    bar_w = width - label_w - 100
     height = top + row * max(1, len(stats.checks)) + 10
     parts = [(f'<svg id="failure-rates" role="img" aria-labelledby="failures-title" '
               f'xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
               f'viewBox="0 0 {width} {height}">'),
-             '<title id="failures-title">Share of learners who did not pass each check, most failed first</title>',
-             '<rect class="legend-failed" x="10" y="8" width="12" height="12"/>',
-             '<text x="28" y="18">attempted, did not pass</text>',
-             '<rect class="missing" x="190" y="8" width="12" height="12"/>',
-             '<text x="208" y="18">did not attempt the exercise</text>']
+             '<title id="failures-title">Share of the learners judged on each check who did not pass it, '
+             'most failed first</title>']
     for index, stat in enumerate(stats.checks):
         y = top + index * row
         name = f"{stat.exercise} / {stat.check}"
-        share = stat.share
-        failed_w = bar_w * (stat.not_passed - stat.not_attempted) / stat.learners if stat.learners else 0.0
-        missing_w = bar_w * stat.not_attempted / stat.learners if stat.learners else 0.0
-        tip = (f"{name}: {100 * share:.0f}% did not pass ({stat.not_passed} of {stat.learners}; "
-               f"{stat.not_attempted} did not attempt the exercise)")
+        failed_w = bar_w * stat.share
+        tip = (f"{name}: {stat.not_passed} of the {stat.judged} learners judged on it did not pass" if stat.judged
+               else f"{name}: no learner was judged on it")
         parts.append(f'<g class="check"><text x="{label_w - 8}" y="{y + 15}" text-anchor="end">{escape(name)}</text>'
                      f'<rect class="track" x="{label_w}" y="{y + 3}" width="{bar_w}" height="{row - 8}"/>'
                      f'<rect class="bar" x="{label_w}" y="{y + 3}" width="{failed_w:.1f}" height="{row - 8}">'
                      f'<title>{escape(tip)}</title></rect>'
-                     f'<rect class="missing" x="{label_w + failed_w:.1f}" y="{y + 3}" width="{missing_w:.1f}" '
-                     f'height="{row - 8}"><title>{escape(tip)}</title></rect>'
-                     f'<text x="{label_w + bar_w + 6}" y="{y + 15}">{100 * share:.0f}%</text></g>')
+                     f'<text x="{label_w + bar_w + 6}" y="{y + 15}">{escape(judged_text(stat))}</text></g>')
     parts.append("</svg>")
     return "\n".join(parts)
 
 
+def _exercise_table(stats: ClassStats) -> str:
+    head = "".join(f"<th>{escape(status)}</th>" for status in STATUSES)
+    rows = [f"<table id=\"exercises\"><thead><tr><th>exercise</th>{head}"
+            "<th>most common reason it stopped before any check</th></tr></thead><tbody>"]
+    for exercise in stats.exercises:
+        counts = "".join(f'<td class="num">{exercise.statuses[status]}</td>' for status in STATUSES)
+        reason = (f"{escape(exercise.reason)} ({exercise.reason_count} of {exercise.stopped})"
+                  if exercise.reason else "")
+        rows.append(f"<tr><td>{escape(exercise.exercise)}</td>{counts}<td>{reason}</td></tr>")
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
 def _table(stats: ClassStats) -> str:
-    rows = [("<table><thead><tr><th>exercise</th><th>check</th><th>did not pass</th><th>not attempted</th>"
+    rows = [("<table id=\"checks\"><thead><tr><th>exercise</th><th>check</th><th>did not pass</th>"
              "<th>most common reason</th></tr></thead><tbody>")]
     for stat in stats.checks:
-        reason = f"{escape(stat.reason)} ({stat.reason_count} of {stat.failed_attempts})" if stat.reason else ""
+        reason = f"{escape(stat.reason)} ({stat.reason_count} of {stat.not_passed})" if stat.reason else ""
         rows.append(f"<tr><td>{escape(stat.exercise)}</td><td>{escape(stat.check)}</td>"
-                    f'<td class="num">{100 * stat.share:.0f}% ({stat.not_passed})</td>'
-                    f'<td class="num">{stat.not_attempted}</td><td>{reason}</td></tr>')
+                    f'<td class="num">{escape(judged_text(stat))}</td><td>{reason}</td></tr>')
     rows.append("</tbody></table>")
     return "\n".join(rows)
 
@@ -151,9 +158,11 @@ def format_report_html(stats: ClassStats, *, title: str) -> str:
         warning,
         "<h2>Score distribution</h2>",
         _histogram(stats),
+        "<h2>Exercises</h2>",
+        f"<p>{escape(EXERCISES_NOTE)}</p>",
+        _exercise_table(stats),
         "<h2>Share of learners who did not pass each check</h2>",
-        ("<p>Learners who did not attempt an exercise count as not passing its checks. "
-         "The reasons below are the most common among learners who attempted the check.</p>"),
+        f"<p>{escape(CHECKS_NOTE)}</p>",
         _failure_rates(stats),
         _table(stats),
         f"<script>{_SCRIPT}</script>",

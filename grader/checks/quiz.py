@@ -3,20 +3,55 @@
 An answer may be any value an answers file can hold (a 5,000-digit integer,
 ``nan``, a date, a list of lists, a 60,000-character string): each is graded,
 and a reason quotes it shortened, never in full.
+
+How a choice answer is read
+---------------------------
+Letters are read in any case, each optionally written ``A)``, ``(a)`` or
+``A.``. A single-choice answer is one letter. A multiple-choice answer is a
+list of letters (``[A, C]``) or one string of them, read as a list when it is
+unambiguous:
+
+- letters separated by commas, semicolons, spaces, ``&`` or the word ``and``
+  (``A, C``, ``a;c``, ``A C``, ``A and C``), optionally inside brackets
+  (``"[a, c]"``); a letter given twice counts once;
+- letters written together (``AC``, ``abc``), only when every one of them is
+  an option letter of the question and none repeats.
+
+Anything else (``A or C``, ``A/C``, ``ACA``, ``ABX`` where the options are A
+to E) is not an option, and the reason says so and lists the options. On a
+single-choice question a run such as ``AB`` is not an option either, and
+separated letters (``A, B``) get "one option only".
+
+What feedback says
+------------------
+Every option the learner picked gets its reason, right or wrong. ``reveal``
+(per quiz, replaced per question) decides what a wrong answer is told
+beyond that: ``picked`` (the default) says how many correct options were
+left out ("2 more options also apply") without naming them; ``full`` names
+them, and the right answer of a single-choice or numeric question. There is
+no due date at grading time, so a quiz says ``picked`` while learners may
+resubmit and ``full`` once the due date has passed and the class is graded
+again.
+
+An answer that cannot be read, or no answer, gets a reason that does not
+depend on the answer key at all, whatever ``reveal`` says: it describes the
+form to use without an example letter or number that could be the answer.
 """
 
 from __future__ import annotations
 
 import datetime
 import math
+import re
 import string
+from dataclasses import dataclass, field
 from typing import Any
 
 from grader.results import CheckResult, ExerciseResult
 from grader.safeyaml import LongInteger
 from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
-__all__ = ["grade_quiz", "letters"]
+__all__ = ["ChoiceReading", "grade_quiz", "letters", "read_choice"]
 
 
 def letters(count: int) -> str:
@@ -32,14 +67,15 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
         return _whole_quiz(quiz, "missing", f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
     if not isinstance(answers, dict):
         return _whole_quiz(quiz, "error", f"The answers under '{quiz.id}' must map question ids to answers, "
-                                          f"like '{quiz.questions[0].id}: A'.")
+                                          "one per line as 'question-id: answer'.")
     checks = []
     for question in quiz.questions:
         given = answers.get(question.id)
+        reveal = (question.reveal or quiz.reveal) == "full"
         if isinstance(question, NumericQuestion):
-            status, reason = _numeric(question, given)
+            status, reason = _numeric(question, given, reveal)
         else:
-            status, reason = _choice(question, given)
+            status, reason = _choice(question, given, reveal)
         checks.append(CheckResult(
             id=question.id, status=status, score=question.points if status == "passed" else 0.0,
             max_score=question.points, visibility=quiz.visibility, reason=reason,
@@ -64,52 +100,115 @@ def _whole_quiz(quiz: QuizExercise, status: str, reason: str) -> ExerciseResult:
                           score=0.0, max_score=quiz.max_score, reason=reason, checks=checks)
 
 
-def _choice(question: ChoiceQuestion, given: Any) -> tuple[str, str]:
+@dataclass
+class ChoiceReading:
+    """A choice answer as read: the option letters picked (in order, each once) and what is not an option."""
+
+    picks: list[str] = field(default_factory=list)
+    not_options: list[str] = field(default_factory=list)
+
+
+# Between letters: a comma, semicolon or ampersand, with any spaces around it, or spaces alone.
+_SEPARATOR = re.compile(r"\s*[,;&]\s*|\s+")
+_TOKEN = re.compile(r"\(?([A-Za-z]+)[).]?")
+
+
+def read_choice(given: Any, options: str, *, multiple: bool) -> ChoiceReading | None:
+    """The letters a choice answer picks among ``options`` (``"ABCDE"``), or ``None`` for a value of no
+    readable kind (a number, a mapping, an empty string); the rules are in the module docstring."""
+    if isinstance(given, str):
+        items = [given]
+    elif isinstance(given, list) and all(isinstance(item, str) for item in given):
+        items = given
+    else:
+        return None
+    reading = ChoiceReading()
+    for item in items:
+        text = item.strip()
+        if len(items) == 1 and text[:1] + text[-1:] in ("[]", "()"):  # a list written inside a quoted string
+            text = text[1:-1].strip()
+        tokens = [token for token in _SEPARATOR.split(text) if token]
+        if len(tokens) > 1:
+            tokens = [token for token in tokens if token.lower() != "and"] or tokens
+        for token in tokens:
+            for letter in _token_letters(token, options, multiple):
+                if letter is None:
+                    reading.not_options.append(token.upper() if len(token) == 1 else token)
+                elif letter not in reading.picks:
+                    reading.picks.append(letter)
+    if not reading.picks and not reading.not_options:
+        return None
+    return reading
+
+
+def _token_letters(token: str, options: str, multiple: bool) -> list[str | None]:
+    """The option letters one token names, or ``[None]`` when it is not an option (or a run of options)."""
+    match = _TOKEN.fullmatch(token)
+    if match is None:
+        return [None]
+    word = match.group(1).upper()
+    if len(word) == 1:
+        return [word] if word in options else [None]
+    if multiple and len(set(word)) == len(word) and all(letter in options for letter in word):
+        return list(word)
+    return [None]
+
+
+def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, str]:
     options = letters(len(question.options))
+    multiple = question.type == "multiple"
     if given is None:
-        return "failed", f"Not answered: pick {'one option' if question.type == 'single' else 'every option that applies'} of {', '.join(options)}."
-    picks = _letters(given)
-    if picks is None or not picks:
-        form = "an option letter" if question.type == "single" else "a list of option letters"
+        pick = "every option that applies" if multiple else "one option"
+        return "failed", f"Not answered: pick {pick} of {', '.join(options)}."
+    reading = read_choice(given, options, multiple=multiple)
+    if reading is None:
+        form = "a list of option letters" if multiple else "one option letter"
         return "failed", f"{_shown(given)} is not an answer here: give {form} from {', '.join(options)}."
-    outside = [p for p in picks if p not in options]
-    if outside:
+    if reading.not_options:
+        outside = reading.not_options
         verb = "is not an option" if len(outside) == 1 else "are not options"
         return "failed", f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
     correct = {letter for letter, option in zip(options, question.options) if option.correct}
-    chosen = sorted(set(picks))
-    if question.type == "single":
+    chosen = sorted(reading.picks)
+
+    def described(pick: str, *, why: bool = True) -> str:
+        option = question.options[options.index(pick)]
+        return f"{pick} ({option.text})" + (f": {option.reason}" if why else "")
+
+    if not multiple:
         if len(chosen) > 1:
             return "failed", f"One option only: you gave {', '.join(chosen)}."
         pick = chosen[0]
         option = question.options[options.index(pick)]
-        verdict = "Right" if pick in correct else "Not quite"
-        return ("passed" if pick in correct else "failed"), f"{verdict}: you picked {pick} ({option.text}). {option.reason}"
+        if pick in correct:
+            return "passed", f"Right: you picked {pick} ({option.text}). {option.reason}"
+        reason = f"Not quite: you picked {pick} ({option.text}). {option.reason}"
+        if reveal:
+            reason += f" The answer is {described(min(correct), why=False)}."
+        return "failed", reason
     missing = sorted(correct - set(chosen))
-    extra = sorted(set(chosen) - correct)
+    extra = [p for p in chosen if p not in correct]
+    belongs = [p for p in chosen if p in correct]
     if not missing and not extra:
         why = " ".join(f"{p}: {question.options[options.index(p)].reason}" for p in chosen)
         return "passed", f"Right: {', '.join(chosen)}. {why}"
     parts = [f"You picked {', '.join(chosen)}."]
+    if belongs:
+        parts.append("Belongs: " + " ".join(described(p) for p in belongs))
     if extra:
-        parts.append("Does not belong: " + " ".join(
-            f"{p} ({question.options[options.index(p)].text}): {question.options[options.index(p)].reason}" for p in extra))
+        parts.append("Does not belong: " + " ".join(described(p) for p in extra))
     if missing:
-        parts.append(f"Missing {len(missing)} option{'s' if len(missing) > 1 else ''} that also appl{'y' if len(missing) > 1 else 'ies'}: "
-                     + ", ".join(missing) + ".")
+        many = len(missing) > 1
+        options_apply = f"option{'s' if many else ''} {'that ' if reveal else ''}also appl{'y' if many else 'ies'}"
+        if reveal:
+            parts.append(f"Missing {len(missing)} {options_apply}: "
+                         + ", ".join(described(p, why=False) for p in missing) + ".")
+        else:  # counted, not named: naming them would hand over the answer before the due date
+            parts.append(f"{len(missing)} more {options_apply}.")
     return "failed", " ".join(parts)
 
 
-def _letters(given: Any) -> list[str] | None:
-    if isinstance(given, str):
-        parts = [part.strip().rstrip(").").upper() for part in given.replace(";", ",").split(",")]
-        return [part for part in parts if part]
-    if isinstance(given, list) and all(isinstance(item, str) for item in given):
-        return [item.strip().upper() for item in given]
-    return None
-
-
-def _numeric(question: NumericQuestion, given: Any) -> tuple[str, str]:
+def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[str, str]:
     if given is None:
         return "failed", f"Not answered: give {_NUMBER}."
     value = _number(given)
@@ -117,14 +216,15 @@ def _numeric(question: NumericQuestion, given: Any) -> tuple[str, str]:
         return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
     if abs(value - question.answer) <= question.tolerance:
         return "passed", f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
+    answer = f" The answer is {question.answer:g} (within {question.tolerance:g})." if reveal else ""
     for mistake in question.mistakes:
         if abs(value - mistake.value) <= mistake.tolerance:
-            return "failed", f"Not quite: {value:g}. {mistake.reason}"
-    return "failed", f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}"
+            return "failed", f"Not quite: {value:g}. {mistake.reason}{answer}"
+    return "failed", f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"
 
 
-# What a numeric answer looks like; the example is no quiz's answer.
-_NUMBER = "one finite number, written like 0.25 or 1.5e-3"
+# What a numeric answer looks like, with no example value: any example could be some question's answer.
+_NUMBER = "one finite number, in decimal or scientific notation"
 
 
 def _number(given: Any) -> float | str:

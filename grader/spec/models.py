@@ -22,11 +22,16 @@ __all__ = [
     "ImplementationExercise",
     "KnownWrong",
     "QuizExercise",
+    "QuizReveal",
     "Spec",
 ]
 
 _ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "bool", "callable", "any"]
+# What quiz feedback on a wrong answer says beyond the learner's own picks; named like a check's ``reveal``
+# (``full`` shows everything). There is no due date at grading time: a quiz says ``picked`` while learners can
+# still resubmit, and ``full`` once the due date has passed and the class is graded again.
+QuizReveal = Literal["full", "picked"]
 
 
 class _Strict(Record):
@@ -117,6 +122,7 @@ class _Question(_Strict):
     id: str = Field(pattern=_ID)
     prompt: str
     points: float = Field(default=1.0, gt=0)
+    reveal: QuizReveal | None = Field(default=None, description="this question's reveal, replacing the quiz's")
 
 
 class ChoiceQuestion(_Question):
@@ -158,6 +164,12 @@ class QuizExercise(_Strict):
     lesson: str = ""
     prompt: str = ""
     visibility: Visibility = "public"
+    reveal: QuizReveal = Field(
+        default="picked",
+        description="what feedback on a wrong answer names beyond the options the learner picked: 'picked' counts "
+        "the correct options left out without naming them; 'full' names them, and the right answer of a single-choice "
+        "or numeric question. Set 'full' once the due date has passed",
+    )
     questions: list[Question] = Field(min_length=1)
 
     @model_validator(mode="after")
