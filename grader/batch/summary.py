@@ -244,7 +244,8 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
     if stats.grader_errors:
         lines += ["", f"**The grader failed on {len(stats.grader_errors)} learner"
                       f"{'s' if len(stats.grader_errors) != 1 else ''}** (left out of every number below; "
-                      "see their `results/*.key` files, then run the batch again): "
+                      "the details are in their `results/*.key` files; the next run tries each once more, then keeps "
+                      "the failure until its files change or `--force`): "
                       + ", ".join(markdown_code(name) for name in stats.grader_errors)]
     lines += ["", "## Score distribution", "", "| score | learners | |", "|---|---:|---|"]
     most = max(stats.histogram) or 1
