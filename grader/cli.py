@@ -200,7 +200,7 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
             if assignment:
                 exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
-        text = render(report, format_name)
+        text = render(report, format_name, catalog=session.catalog)
     finally:
         zygote.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
     if output:

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 import zipfile
 from pathlib import Path
@@ -97,6 +98,27 @@ def test_a_grader_failure_still_writes_a_valid_result(status: int, log: str, exp
     assert data["score"] == 0 and data["tests"] == [] and expected in data["output"]
     assert "instructor" in data["output"] and "Traceback" not in data["output"]
     assert {"execution_time", "visibility", "stdout_visibility"} <= set(data)
+
+
+def test_finish_results_adds_the_measured_time_to_the_graders_result(tmp_path: Path) -> None:
+    from grader.report.gradescope import format_gradescope
+    from grader.results import CheckResult, ExerciseResult, Report
+
+    check = CheckResult(id="sums", status="passed", score=1.0, max_score=1.0, visibility="hidden", reason="holds.")
+    report = Report(grader_version="0", submission="s.py", score=1.0, max_score=1.0, exercises=[ExerciseResult(
+        id="e", status="passed", score=1.0, max_score=1.0, reason="ok.", checks=[check])])
+    written = json.loads(format_gradescope(report))
+    script, results = tmp_path / "finish_results.py", tmp_path / "results.json"
+    script.write_text(FINISH_RESULTS)
+    results.write_text(json.dumps(written))
+    (tmp_path / "log").write_text("")
+    started = str(int(time.time()) - 3)
+    done = subprocess.run([sys.executable, str(script), str(results), "0", started, str(tmp_path / "log")],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(results.read_text())
+    assert 3 <= data.pop("execution_time") < 60
+    assert data == written  # the grader's own fields, visibilities included, are kept as written
 
 
 def test_wheel_of_the_installed_grader_installs_as_the_grader(tmp_path: Path) -> None:

@@ -306,7 +306,7 @@ def test_gradescope_has_the_keys_gradescope_requires(case: str) -> None:
     numbers = [test["number"] for test in results["tests"]]
     assert len(numbers) == len(set(numbers))
     for test in results["tests"]:
-        assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
+        assert {"name", "number", "tags", "score", "max_score", "status", "output", "visibility"} <= set(test)
         assert test["status"] in ("passed", "failed")
         assert test["visibility"] in GRADESCOPE_VISIBILITY
         assert 0 <= test["score"] <= test["max_score"]
@@ -314,19 +314,83 @@ def test_gradescope_has_the_keys_gradescope_requires(case: str) -> None:
     assert sum(test["max_score"] for test in results["tests"]) == report.max_score
 
 
-def test_gradescope_maps_visibility() -> None:
+def test_gradescope_maps_visibility_to_what_gradescope_does() -> None:
     tests = {t["name"].split(" / ")[1]: t for t in json.loads(format_gradescope(case_failed()))["tests"]}
     assert tests["rows-sum-to-one"]["visibility"] == "visible"
-    assert tests["non-negative"]["visibility"] == "hidden"
+    # hidden means "not before submitting": on Gradescope its reason reaches learners once grades are published
+    assert tests["non-negative"]["visibility"] == "after_published"
     assert tests["invariant-to-shift"]["visibility"] == "after_due_date"
     assert tests["leaves-input-unchanged"]["visibility"] == "after_published"
     assert tests["invariant-to-shift"]["extra_data"]["status"] == "timeout"
+
+
+def test_gradescope_hidden_is_never_shown_when_the_spec_says_so() -> None:
+    results = json.loads(format_gradescope(case_failed(), hidden_as={"stable-softmax": "hidden"}))
+    tests = {t["name"].split(" / ")[1]: t for t in results["tests"]}
+    assert tests["non-negative"]["visibility"] == "hidden"
+    # a check whose own visibility names a time keeps it; a public one stays visible
+    assert tests["leaves-input-unchanged"]["visibility"] == "after_published"
+    assert tests["rows-sum-to-one"]["visibility"] == "visible"
+    assert "1 is counted in your score but never shown" in results["output"]
+
+
+@pytest.mark.parametrize("word", ["after_published", "hidden"])
+def test_gradescope_hidden_setting_comes_from_the_exercise_spec(word: str) -> None:
+    from types import SimpleNamespace
+
+    from grader.report.gradescope import hidden_checks_on_gradescope
+
+    catalog = SimpleNamespace(exercises={"stable-softmax": SimpleNamespace(gradescope_hidden=word)})
+    results = json.loads(render(case_failed(), "gradescope", catalog=catalog))
+    tests = {t["name"].split(" / ")[1]: t for t in results["tests"]}
+    assert tests["non-negative"]["visibility"] == word
+    assert hidden_checks_on_gradescope(catalog) == {"stable-softmax": word}
+
+
+def test_gradescope_unknown_visibility_is_never_shown() -> None:
+    from grader.report.gradescope import gradescope_visibility
+
+    assert gradescope_visibility("instructors-only") == "hidden"
+    assert gradescope_visibility("hidden", hidden_as="hidden") == "hidden"
+    assert gradescope_visibility("public", hidden_as="hidden") == "visible"
+
+
+def test_gradescope_spec_setting_is_validated() -> None:
+    from grader.spec.models import QuizExercise
+
+    base = {"id": "q", "kind": "quiz", "title": "Q", "questions": [
+        {"id": "a", "type": "numeric", "prompt": "?", "answer": 1.0, "tolerance": 0.1,
+         "reason_correct": "yes", "reason_wrong": "no"}]}
+    assert QuizExercise.model_validate(base).gradescope_hidden == "after_published"
+    assert QuizExercise.model_validate({**base, "gradescope_hidden": "hidden"}).gradescope_hidden == "hidden"
+    with pytest.raises(ValueError):
+        QuizExercise.model_validate({**base, "gradescope_hidden": "never"})
 
 
 def test_gradescope_summary_gives_nothing_hidden_away() -> None:
     summary = json.loads(format_gradescope(case_failed()))["output"]
     assert "non-negative" not in summary and "Score:" not in summary
     assert "1 of 3 visible checks passed" in summary
+
+
+def test_gradescope_summary_says_when_gradescope_shows_the_rest() -> None:
+    summary = json.loads(format_gradescope(case_failed()))["output"]
+    assert "2 more checks are shown once grades are published, 1 after the due date." in summary
+    assert "released" not in summary and "never" not in summary
+
+
+def test_gradescope_top_level_visibility_fields_and_no_execution_time() -> None:
+    for case in CASES.values():
+        results = json.loads(format_gradescope(case()))
+        assert results["visibility"] == "visible" and results["stdout_visibility"] == "hidden"
+        # a measured time would make the same submission give different bytes; the bundle adds it
+        assert "execution_time" not in results
+
+
+def test_gradescope_tests_carry_number_and_exercise_tag() -> None:
+    results = json.loads(format_gradescope(case_missing()))
+    assert [(t["number"], t["tags"]) for t in results["tests"]] == [
+        ("1.1", ["why-softmax-quiz"]), ("1.2", ["why-softmax-quiz"]), ("2.1", ["stable-softmax"])]
 
 
 def test_gradescope_extra_data_names_the_sandbox_tier() -> None:

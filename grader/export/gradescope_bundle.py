@@ -4,7 +4,7 @@ Layout of the zip (Gradescope unzips it into ``/autograder/source``)::
 
     setup.sh            installs the grader wheel into the image's Python
     run_autograder      grades /autograder/submission into /autograder/results/results.json
-    finish_results.py   adds execution_time and the visibilities; on any failure, a valid result
+    finish_results.py   adds execution_time (the run's measured seconds); on any failure, a valid result
                         telling the learner to contact the instructor
     wheels/grader-VERSION-py3-none-any.whl
     exercises/          the assignment's spec and its exercises' specs, hidden checks included

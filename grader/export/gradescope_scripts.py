@@ -64,7 +64,8 @@ STATUS=$?
 cat "$LOG" >&2  # for the instructor: Gradescope shows this output to students only if stdout_visibility says so
 "$PYTHON" "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
     || python3 "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
-    || printf '%s\n' '{"score": 0.0, "output": "The autograder failed before it could grade this submission. This is not a judgement of your work: please contact your instructor.", "tests": []}' \
+    || printf '%s%s\n' '{"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [], ' \
+        '"output": "The autograder failed before it could grade this submission. This is not a judgement of your work: please contact your instructor."}' \
         > "$RESULTS/results.json"
 rm -f "$LOG"
 exit 0
@@ -81,13 +82,13 @@ FINISH_RESULTS = r'''"""Finish Gradescope's results.json after the grader ran (s
 
 Usage: finish_results.py RESULTS_JSON GRADER_STATUS STARTED_EPOCH GRADER_LOG
 
-When the grader graded (status 0 or 1) and wrote a result, add the top-level
-fields it leaves to the platform: execution_time (seconds, measured here, so
-the grader's own output stays byte-identical), visibility and
-stdout_visibility. Otherwise (a refusal, status 2; a failure, 3; a crash; no
-file) write a valid result of score 0 that tells the learner to contact the
-instructor; the grader's messages stay in the autograder's output, which
-instructors see.
+When the grader graded (status 0 or 1) and wrote a result, add the one
+top-level field it leaves to the platform: execution_time, the whole run in
+whole seconds, measured here so the grader's own output stays byte-identical
+for the same submission. Otherwise (a refusal, status 2; a failure, 3; a
+crash; no file) write a valid result of score 0 that tells the learner to
+contact the instructor; the grader's messages stay in the autograder's
+output, which instructors see.
 """
 
 import json
@@ -133,8 +134,8 @@ def fallback(status, log):
         output = "The grader finished but wrote no result. " + CONTACT
     else:
         output = "The autograder failed before it could grade this submission (status %d). %s" % (status, CONTACT)
-    return {"score": 0.0, "output": output, "output_format": "text", "tests": [],
-            "extra_data": {"grader_exit_status": status}}
+    return {"score": 0.0, "output": output, "output_format": "text", "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": [], "extra_data": {"grader_exit_status": status}}
 
 
 def main(argv):
@@ -142,9 +143,7 @@ def main(argv):
     results = read(path) if status in (0, 1) else None
     if results is None:
         results = fallback(status, log)
-    results.setdefault("execution_time", max(0, int(round(time.time() - started))))
-    results.setdefault("visibility", "visible")
-    results.setdefault("stdout_visibility", "hidden")
+    results["execution_time"] = max(0, int(round(time.time() - started)))
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as stream:
         json.dump(results, stream, indent=2, ensure_ascii=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from grader.results import Report
 
@@ -27,10 +27,10 @@ def _junit(report: Report) -> str:
     return format_junit(report)
 
 
-def _gradescope(report: Report) -> str:
-    from grader.report.gradescope import format_gradescope
+def _gradescope(report: Report, catalog: Any = None) -> str:
+    from grader.report.gradescope import format_gradescope, hidden_checks_on_gradescope
 
-    return format_gradescope(report)
+    return format_gradescope(report, hidden_as=hidden_checks_on_gradescope(catalog) if catalog is not None else None)
 
 
 def _markdown(report: Report) -> str:
@@ -56,6 +56,13 @@ FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown, exercis
                prairielearn=_prairielearn)
 
 
-def render(report: Report, format_name: str) -> str:
-    """The report in the named format."""
+def render(report: Report, format_name: str, *, catalog: Any = None) -> str:
+    """The report in the named format.
+
+    ``catalog`` (the specs graded against) gives Gradescope its one
+    platform setting, each exercise's ``gradescope_hidden``; the other
+    formats need the report alone.
+    """
+    if format_name == "gradescope" and catalog is not None:
+        return _gradescope(report, catalog)
     return FORMATS[format_name](report)

@@ -1,11 +1,25 @@
 """Gradescope's ``results.json``: write it to ``/autograder/results/results.json``.
 
-One test per check, named ``exercise / check`` and numbered ``1.1``, ``1.2``,
-... (exercise, then check); its ``output`` is the check's reason. Our
-visibilities map to Gradescope's: ``public`` becomes ``visible``; ``hidden``,
-``after_due_date`` and ``after_published`` are the same words there. (A check
-whose reason should reach learners after grading, but not before the due
-date, is written ``after_due_date`` or ``after_published`` in its spec.)
+One test per check, named ``exercise / check``, numbered ``1.1``, ``1.2``,
+... (exercise, then check) and tagged with the exercise id; its ``output`` is
+the check's reason.
+
+Visibility says what Gradescope will actually do with a test:
+
+- ``public`` checks are ``visible``: shown at once.
+- ``after_due_date`` and ``after_published`` checks keep their word: shown
+  once the due date has passed, or once the instructor publishes grades.
+- ``hidden`` checks (the learner cannot see or run them before submitting)
+  are ``after_published`` by default, so their teaching reasons reach learners
+  once grades are published. An exercise whose spec says
+  ``gradescope_hidden: hidden`` writes them ``hidden``: Gradescope never shows
+  them to students, only to instructors.
+
+The top-level ``visibility`` is ``visible`` (the summary and every visible
+test show at once) and ``stdout_visibility`` is ``hidden``: the autograder's
+own output is for instructors. ``execution_time`` is left to the autograder
+bundle's ``finish_results.py``, which measures the whole run: a time written
+here would make the same submission give different bytes.
 
 ``output_format`` and ``test_output_format`` are ``text``, not ``md`` or
 ``html``: reasons are plain sentences that quote code (``z**2 / sum(z**2)``,
@@ -16,44 +30,69 @@ never become markup. Gradescope shows ``text`` exactly as written.
 The top-level ``output`` is shown to learners whatever the tests' visibility,
 so it says nothing that a non-visible test would reveal: per exercise, the
 score and reason only when all of its checks are visible, otherwise how many
-visible checks passed. ``score`` is given explicitly, so totals do not depend
-on Gradescope summing tests. No execution time: the same report gives the same
-bytes.
+visible checks passed and when the others will be shown (or that they will
+not be). ``score`` is given explicitly, so totals do not depend on Gradescope
+summing tests.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from grader.report._common import check_rows, points, printable
 from grader.results import CheckResult, ExerciseResult, Report, to_data
 
-__all__ = ["format_gradescope", "gradescope_visibility"]
+__all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope"]
 
-_VISIBILITY = {"public": "visible", "hidden": "hidden", "after_due_date": "after_due_date",
+_VISIBILITY = {"public": "visible", "hidden": "after_published", "after_due_date": "after_due_date",
                "after_published": "after_published"}
+# What learners are told about the checks they cannot see yet, by Gradescope's visibility word.
+_WHEN_SHOWN = {"after_published": "shown once grades are published", "after_due_date": "shown after the due date",
+               "hidden": "counted in your score but never shown"}
 
 
-def gradescope_visibility(visibility: str) -> str:
-    """Gradescope's word for one of ours; anything unknown stays hidden."""
+def gradescope_visibility(visibility: str, *, hidden_as: str = "after_published") -> str:
+    """Gradescope's word for one of ours: what Gradescope will do with the test.
+
+    ``hidden_as`` is the word for our ``hidden`` (``after_published`` or
+    ``hidden``, from the exercise's spec); anything unknown is ``hidden``,
+    never shown.
+    """
+    if visibility == "hidden":
+        return hidden_as
     return _VISIBILITY.get(visibility, "hidden")
 
 
-def format_gradescope(report: Report) -> str:
-    """The report as Gradescope ``results.json`` text."""
+def hidden_checks_on_gradescope(catalog: Any) -> dict[str, str]:
+    """Per exercise id, the Gradescope word its spec gives its ``hidden`` checks (``gradescope_hidden``)."""
+    return {exercise_id: getattr(exercise, "gradescope_hidden", "after_published")
+            for exercise_id, exercise in catalog.exercises.items()}
+
+
+def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = None) -> str:
+    """The report as Gradescope ``results.json`` text.
+
+    ``hidden_as`` maps an exercise id to the word for its ``hidden`` checks
+    (see ``hidden_checks_on_gradescope``); an exercise not in it uses
+    ``after_published``.
+    """
+    words = hidden_as or {}
     tests = [
-        _test(number, exercise, index, check)
+        _test(number, exercise, index, check, words.get(exercise.id, "after_published"))
         for number, exercise in enumerate(report.exercises, start=1)
         for index, check in enumerate(check_rows(exercise), start=1)
     ]
     sandbox = to_data(report.sandbox) if report.sandbox else None
     results: dict[str, Any] = {
         "score": report.score,
-        "output": _summary(report),
+        "output": _summary(report, words),
         "output_format": "text",
         "test_output_format": "text",
         "test_name_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {
             "grader_version": report.grader_version,
@@ -67,7 +106,7 @@ def format_gradescope(report: Report) -> str:
     return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
 
 
-def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult) -> dict[str, Any]:
+def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult, hidden_as: str) -> dict[str, Any]:
     return {
         "name": printable(f"{exercise.id} / {check.id}"),
         "number": f"{number}.{index}",
@@ -76,12 +115,12 @@ def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult)
         "status": "passed" if check.status == "passed" else "failed",
         "output": printable(check.reason),
         "tags": [printable(exercise.id)],
-        "visibility": gradescope_visibility(check.visibility),
+        "visibility": gradescope_visibility(check.visibility, hidden_as=hidden_as),
         "extra_data": {"exercise": exercise.id, "check": check.id, "status": check.status},
     }
 
 
-def _summary(report: Report) -> str:
+def _summary(report: Report, hidden_as: Mapping[str, str]) -> str:
     """What every learner sees above the tests: nothing a non-visible test would give away."""
     rows = [check for exercise in report.exercises for check in check_rows(exercise)]
     everything_visible = all(check.visibility == "public" for check in rows)
@@ -90,7 +129,7 @@ def _summary(report: Report) -> str:
         lines.append(f"Score: {points(report.score)} / {points(report.max_score)}")
     lines += [f"Note: {problem}" for problem in report.problems]
     for exercise in report.exercises:
-        lines.append(_exercise_line(exercise))
+        lines.append(_exercise_line(exercise, hidden_as.get(exercise.id, "after_published")))
     if report.public_only and report.hidden_not_run:
         lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks run when your work is graded.")
     for exercise in report.exercises:
@@ -100,18 +139,42 @@ def _summary(report: Report) -> str:
     return printable("\n".join(lines) + "\n") if lines else ""
 
 
-def _exercise_line(exercise: ExerciseResult) -> str:
+def _exercise_line(exercise: ExerciseResult, hidden_as: str) -> str:
     rows = check_rows(exercise)
     visible = [check for check in rows if check.visibility == "public"]
     if len(visible) == len(rows):
         score = f"{points(exercise.score)} / {points(exercise.max_score)}"
         return f"{exercise.id}: {score}, {exercise.status}. {exercise.reason}"
     passed = sum(check.status == "passed" for check in visible)
-    later = len(rows) - len(visible)
-    line = (f"{exercise.id}: {passed} of {len(visible)} visible checks passed; "
-            f"{later} more check{'s are' if later != 1 else ' is'} shown when results are released.")
+    later: dict[str, int] = {}
+    for check in rows:
+        word = gradescope_visibility(check.visibility, hidden_as=hidden_as)
+        if word != "visible":
+            later[word] = later.get(word, 0) + 1
+    line = f"{exercise.id}: {passed} of {len(visible)} visible checks passed; {_later(later)}."
     # One cause for every check (not attempted, not importable) gives nothing away; say it.
     same_cause = len(rows) > 1 and len({(check.status, check.reason) for check in rows}) == 1
     if exercise.status == "missing" or (same_cause and rows[0].status != "passed"):
         line += f" {exercise.reason}"
     return line
+
+
+def _later(counts: dict[str, int]) -> str:
+    """``3 more checks are shown once grades are published, 1 after the due date``: what Gradescope will do.
+
+    Published means the instructor published the grades on Gradescope; a
+    hidden test is never shown to students, so the text never says it will be.
+    """
+    parts = []
+    for word in ("after_published", "after_due_date", "hidden"):
+        count = counts.get(word, 0)
+        if not count:
+            continue
+        when = _WHEN_SHOWN[word]
+        if parts and word != "hidden":  # "..., 1 after the due date": "shown" is said once
+            parts.append(f"{count} {when.removeprefix('shown ')}")
+        elif parts:
+            parts.append(f"{count} {'are' if count != 1 else 'is'} {when}")
+        else:
+            parts.append(f"{count} more check{'s are' if count != 1 else ' is'} {when}")
+    return ", ".join(parts)

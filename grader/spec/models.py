@@ -32,6 +32,10 @@ ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "boo
 # (``full`` shows everything). There is no due date at grading time: a quiz says ``picked`` while learners can
 # still resubmit, and ``full`` once the due date has passed and the class is graded again.
 QuizReveal = Literal["full", "picked"]
+# On Gradescope, when learners see an exercise's ``hidden`` checks: once grades are published, or never.
+GradescopeHidden = Literal["after_published", "hidden"]
+_GRADESCOPE_HIDDEN = ("on Gradescope, when learners see this exercise's hidden checks and their reasons: "
+                      "'after_published' (once the instructor publishes grades) or 'hidden' (never; instructors only)")
 
 
 class _Strict(Record):
@@ -82,6 +86,7 @@ class ImplementationExercise(_Strict):
         "'non-negative' or 'leaves-input-unchanged' hold for code that computes nothing (return zeros), so they "
         "count only once the function computes the right values on simple inputs",
     )
+    gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ImplementationExercise":
@@ -170,6 +175,7 @@ class QuizExercise(_Strict):
         "the correct options left out without naming them; 'full' names them, and the right answer of a single-choice "
         "or numeric question. Set 'full' once the due date has passed",
     )
+    gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
     questions: list[Question] = Field(min_length=1)
 
     @model_validator(mode="after")
