@@ -38,8 +38,43 @@ def test_plain_progress_mentions_reused_and_grader_errors() -> None:
     progress.update("b", below_full=False, grader_error=False)
     progress.finish()
     assert stream.getvalue().splitlines() == ["5 learners, 3 unchanged since the last run; grading 2",
-                                              "graded 1/2, 1 below full marks, 1 grader error, ~0 s left",
+                                              "graded 1/2, 1 below full marks, 1 grader error",
                                               "graded 2/2, 1 below full marks, 1 grader error"]
+
+
+def test_time_left_ignores_the_start_up_before_the_first_learner_finished() -> None:
+    # a job of 40 learners that takes 18 s: 10 s to start, then one learner every 0.2 s
+    stream, clock = io.StringIO(), _Clock()
+    progress = PlainProgress(stream, interval=1, clock=clock)
+    progress.start(40, 0)
+    clock.now = 10.0
+    for index in range(40):
+        clock.now += 0.2
+        progress.update(f"l{index}", below_full=False, grader_error=False)
+    lefts = [line.rsplit("~", 1)[1] for line in stream.getvalue().splitlines() if "~" in line]
+    assert lefts and all(left.endswith(" s left") and int(left.split()[0]) <= 8 for left in lefts), lefts
+
+
+def test_no_time_left_until_enough_learners_finished() -> None:
+    stream, clock = io.StringIO(), _Clock()
+    progress = PlainProgress(stream, interval=0, clock=clock)
+    progress.start(10, 0)
+    for index in range(3):
+        clock.now += 30
+        progress.update(f"l{index}", below_full=False, grader_error=False)
+    lines = stream.getvalue().splitlines()
+    assert lines[1:3] == ["graded 1/10, 0 below full marks", "graded 2/10, 0 below full marks"]
+    assert lines[3] == "graded 3/10, 0 below full marks, ~4 min left"  # 7 more at 30 s each
+
+
+def test_no_time_left_while_every_learner_finished_at_the_same_moment() -> None:
+    stream, clock = io.StringIO(), _Clock()
+    progress = PlainProgress(stream, interval=0, clock=clock)
+    progress.start(10, 0)
+    clock.now = 5.0
+    for index in range(4):
+        progress.update(f"l{index}", below_full=False, grader_error=False)
+    assert "left" not in stream.getvalue()
 
 
 def test_auto_progress_is_plain_when_not_a_terminal() -> None:
@@ -58,3 +93,4 @@ def test_rich_progress_shows_counts_below_full_marks() -> None:
     text = stream.getvalue()
     assert "1 of 3 learners unchanged" in text
     assert "2/2" in text and "1 below full marks, 1 grader error " in text
+    assert "left" not in text  # two learners cannot tell the pace

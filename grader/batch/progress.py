@@ -23,23 +23,42 @@ class Progress(Protocol):
 
 
 class _Counts:
+    """Counts so far, and the time left estimated from the pace at which learners finish.
+
+    The pace is measured from the first learner finished to the last, so the
+    start-up (loading specs, starting the sandbox and the workers, the first
+    learners' imports) does not count as grading time. Before ``MIN_FOR_ESTIMATE``
+    learners have finished there is no estimate: better nothing than a wrong one.
+    """
+
+    MIN_FOR_ESTIMATE = 3
+
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.total = self.todo = self.done = self.below = self.errors = 0
-        self.began = clock()
+        self.first_done: float | None = None
+        self.last_done = 0.0
 
     def start(self, total: int, reused: int) -> None:
-        self.total, self.todo, self.began = total, total - reused, self.clock()
+        self.total, self.todo = total, total - reused
 
     def update(self, below_full: bool, grader_error: bool) -> None:
         self.done += 1
         self.below += below_full
         self.errors += grader_error
+        self.last_done = self.clock()
+        if self.first_done is None:
+            self.first_done = self.last_done
 
     def seconds_left(self) -> float | None:
-        if not self.done:
+        """Seconds until the last learner is graded, or None when the learners finished so far cannot tell."""
+        if self.first_done is None or self.done < self.MIN_FOR_ESTIMATE or self.done >= self.todo:
             return None
-        return (self.clock() - self.began) / self.done * (self.todo - self.done)
+        span = self.last_done - self.first_done
+        if span <= 0:  # all finished at once (parallel workers): no pace to measure yet
+            return None
+        per_learner = span / (self.done - 1)
+        return max(0.0, per_learner * (self.todo - self.done) - (self.clock() - self.last_done))
 
 
 def _duration(seconds: float) -> str:
@@ -83,7 +102,7 @@ class PlainProgress:
         if counts.errors:
             line += f", {counts.errors} grader error{'s' if counts.errors != 1 else ''}"
         left = counts.seconds_left()
-        if left is not None and counts.done < counts.todo:
+        if left is not None:
             line += f", ~{_duration(left)} left"
         return line
 
@@ -97,7 +116,7 @@ class PlainProgress:
 
 
 class RichProgress:
-    """A live bar: done/total, learners below full marks so far, grader errors, time left."""
+    """A live bar: done/total, learners below full marks so far, grader errors, time left (once known)."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         from rich.console import Console
@@ -108,13 +127,7 @@ class RichProgress:
         self._task: Any = None
 
     def start(self, total: int, reused: int) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         self.counts.start(total, reused)
         if reused:
@@ -123,9 +136,9 @@ class RichProgress:
             return
         self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
-                             TimeRemainingColumn(), TextColumn("left"), console=self.console, transient=False,
+                             TextColumn("{task.fields[left]}"), console=self.console, transient=False,
                              auto_refresh=False)  # no refresh thread: grading processes are forked from this one
-        self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="")
+        self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="", left="")
         self._bar.start()
 
     def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
@@ -133,7 +146,9 @@ class RichProgress:
         count = self.counts.errors
         errors = f", {count} grader error{'s' if count != 1 else ''}" if count else ""
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors, refresh=True)
+            seconds = self.counts.seconds_left()  # the same estimate as the plain lines, not rich's own
+            left = f"~{_duration(seconds)} left" if seconds is not None else ""
+            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors, left=left, refresh=True)
 
     def finish(self) -> None:
         if self._bar is not None:
