@@ -42,8 +42,6 @@ __all__ = ["KeyRecord", "learner_digest", "read_key", "result_key", "spec_digest
 _KEY_FORMAT = "grader-batch-key/1"
 GRADER_ERROR_TRIES = 2  # a transient failure (a machine hiccup) gets a second chance; a bug fails again
 _CHUNK = 1 << 20
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 
 
 @dataclass(frozen=True)
@@ -167,10 +165,19 @@ def result_key(learner_hash: str, specs_hash: str, assignment: str) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+
+    The file gets the mode a shell's ``>`` would give it: an existing file
+    keeps its own (a gradebook an instructor made private stays private), a
+    new one ``0o666`` less the umask, not the temporary file's ``0o600``.
+    """
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~current_umask()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(handle, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are ordinary files
+        os.fchmod(handle, mode)
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
             stream.flush()
@@ -180,6 +187,24 @@ def write_atomically(path: Path, text: str) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask now, read from ``/proc`` where it can be, without changing it.
+
+    Setting it to read it back (the only other way) would, for that instant,
+    give files other threads create the wrong mode.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def remove_stale_temporaries(folder: Path) -> int:
