@@ -46,8 +46,8 @@ from grader.results import CheckResult, ExerciseResult, Report, to_data
 
 __all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope"]
 
-_VISIBILITY = {"public": "visible", "hidden": "after_published", "after_due_date": "after_due_date",
-               "after_published": "after_published"}
+# Ours to Gradescope's; ``hidden`` depends on the exercise (``hidden_as``).
+_VISIBILITY = {"public": "visible", "after_due_date": "after_due_date", "after_published": "after_published"}
 # What learners are told about the checks they cannot see yet, by Gradescope's visibility word.
 _WHEN_SHOWN = {"after_published": "shown once grades are published", "after_due_date": "shown after the due date",
                "hidden": "counted in your score but never shown"}
