@@ -127,7 +127,7 @@ def _argument(node: ast.expr, kind: str) -> Any:
 def _value(node: ast.expr, text: str, *, units: bool) -> Any:
     """The value ``node`` writes; with ``units``, the place of the last digit of each number instead."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return _unit(ast.get_source_segment(text, node) or "", node.value) if units else node.value
+        return _unit((ast.get_source_segment(text, node) if text else None) or "", node.value) if units else node.value
     if isinstance(node, ast.Constant) and isinstance(node.value, (bool, type(None))):
         return 0.0 if units else node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -148,7 +148,8 @@ def _value(node: ast.expr, text: str, *, units: bool) -> Any:
     if isinstance(node, ast.Call) and _dotted(node.func) in ("np.float64", "np.float32", "float", "np.int64", "int"):
         if len(node.args) == 1:
             return _value(node.args[0], text, units=units)
-    raise NotAValue(f"{(ast.get_source_segment(text, node) or ast.unparse(node))[:40]!r} is not a plain value")
+    raise NotAValue(f"{(ast.get_source_segment(text, node) if text else None) or ast.unparse(node)!r:.42} "
+                    "is not a plain value")
 
 
 def _dtype(node: ast.Call) -> Any:
