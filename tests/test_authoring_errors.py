@@ -108,6 +108,10 @@ MISTAKES = [
      ("- id: finite", 0), "checks[0]: has no 'cases:', so double() would be called without its arguments (x)"),
     ("unknown-reference", "spec", "reference: softmax", "reference: sigmoid", ("reference: sigmoid", 0),
      "checks[1].reference: names the reference 'sigmoid', which the grader does not have"),
+    ("unknown-witness-verifier", "spec", "    property: finite\n    cases: [basic]\n",
+     "    property: witness\n    verifier: divide-by-summ\n    cases: [basic]\n", ("verifier:", 0),
+     "checks[0].verifier: names the verifier 'divide-by-summ', which the grader does not have; "
+     "did you mean 'divide-by-sum'?"),
     ("duplicate-yaml-key", "spec", "title: Double\n", "title: Double\nprompt: twice\n", ("prompt: Write", 0),
      "the key 'prompt' is written twice in one mapping (first on line 4)"),
     ("duplicate-key-in-flow-mapping", "spec", "{x: [1.0, 2.0]}", "{x: [1.0, 2.0], x: [5.0]}", ("x: [5.0]", 0),

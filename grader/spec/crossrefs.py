@@ -92,6 +92,14 @@ def _check_problems(exercise: Any, number: int, check: Any,
             yield SpecProblem(f"names the reference {reference!r}, which the grader does not have"
                               f"{_close(reference, REFERENCES)} (known: {', '.join(sorted(REFERENCES))})",
                               "checks", number, "reference")
+    verifier = getattr(check, "verifier", None)
+    if isinstance(verifier, str):
+        from grader.checks.witness import VERIFIERS
+
+        if verifier not in VERIFIERS:
+            yield SpecProblem(f"names the verifier {verifier!r}, which the grader does not have"
+                              f"{_close(verifier, VERIFIERS)} (known: {', '.join(sorted(VERIFIERS))})",
+                              "checks", number, "verifier")
     for index, name in enumerate(check.cases):
         if name not in exercise.cases:
             yield SpecProblem(f"names the case set {name!r}, which is not in cases{_close(name, exercise.cases)}",
