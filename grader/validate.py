@@ -40,7 +40,7 @@ from grader.spec.models import (
 )
 from grader.submission import read_submission
 
-__all__ = ["ValidationLine", "ValidationReport", "validate_catalog"]
+__all__ = ["ValidationLine", "ValidationReport", "to_author", "validate_catalog"]
 
 CAUGHT = ("failed", "error", "timeout")
 
@@ -146,7 +146,8 @@ def _implementation(catalog: Catalog, exercise: ImplementationExercise,
             graded = _grade(catalog, exercise, reference, session)
             yield from _reference(exercise, reference, graded)
             if graded.status != "missing" and graded.checks:
-                yield from check_examples(exercise, lambda copy: _grade(catalog, copy, reference, session))
+                yield from check_examples(exercise, lambda copy: _grade(catalog, copy, reference, session),
+                                          source=catalog.sources.get(exercise.id))
     for wrong in exercise.known_wrong:
         stub = stubbed_entries(catalog.resolve(wrong.path), exercise)
         if stub:
@@ -169,14 +170,14 @@ def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResu
         return [ValidationLine(exercise.id, subject, "problem",
                                f"does not define {names}: a reference solution defines every entry of the spec")]
     if not result.checks:
-        return [ValidationLine(exercise.id, subject, "problem", f"cannot be graded: {_to_author(result.reason)}")]
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot be graded: {to_author(result.reason)}")]
     failing = [check for check in result.checks if check.status != "passed"]
     if not failing:
         return [ValidationLine(exercise.id, subject, "ok", f"passes all {len(result.checks)} checks")]
     if len(failing) > 1 and len({check.reason for check in failing}) == 1:
         return [ValidationLine(exercise.id, subject, "problem",
                                f"fails all {len(failing)} of {len(result.checks)} checks: "
-                               f"{_to_author(failing[0].reason)}")]
+                               f"{to_author(failing[0].reason)}")]
     return [ValidationLine(exercise.id, subject, "problem", _failure(check)) for check in failing]
 
 
@@ -187,10 +188,10 @@ def _failure(check: CheckResult) -> str:
         if check.expected or check.got:
             said += f": expected {check.expected or '-'}, got {check.got or '-'}"
         return said
-    return f"fails {check.id} ({check.status}): {_to_author(check.reason)}"
+    return f"fails {check.id} ({check.status}): {to_author(check.reason)}"
 
 
-def _to_author(reason: str) -> str:
+def to_author(reason: str) -> str:
     """A reason written for a learner, reworded for the author of the solution it is about."""
     return (reason.replace("Not attempted: your file", "the file").replace("your file", "the file")
             .replace("Your file", "The file").replace("your code", "the code").replace("Your code", "The code"))
@@ -199,7 +200,7 @@ def _to_author(reason: str) -> str:
 def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: ExerciseResult) -> list[ValidationLine]:
     subject = f"known-wrong {wrong.id} ({wrong.path})"
     if result.status == "missing":
-        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {_to_author(result.reason)}")]
+        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {to_author(result.reason)}")]
     if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
         return [ValidationLine(exercise.id, subject, "problem", "every check fails for one reason, so it shows "
                                f"nothing about its must_fail checks: {result.checks[0].reason}")]

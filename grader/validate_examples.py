@@ -42,10 +42,14 @@ class ExampleResult(Check):
         return hash((type(self), self.id))
 
 
-def check_examples(exercise: ImplementationExercise,
-                   grade: Callable[[ImplementationExercise], ExerciseResult]) -> Iterator[Any]:
-    """Verdicts on the exercise's public examples: each checked one agrees with the reference, or not."""
-    from grader.validate import ValidationLine
+def check_examples(exercise: ImplementationExercise, grade: Callable[[ImplementationExercise], ExerciseResult],
+                   *, source: Path | None = None) -> Iterator[Any]:
+    """Verdicts on the exercise's public examples: each checked one agrees with the reference, or not.
+
+    ``source``: the spec file, so that a wrong example is named with the line of its ``result:``.
+    """
+    from grader.spec.loader import line_in
+    from grader.validate import ValidationLine, to_author
 
     read: dict[int, ExampleValue] = {}
     for number, example in enumerate(exercise.examples):
@@ -67,12 +71,14 @@ def check_examples(exercise: ImplementationExercise,
     wrong = []
     for number, check in zip(read, result.checks or []):
         if check.status != "passed":
-            said = check.got if check.status == "failed" and check.got else check.reason
+            said = check.got if check.status == "failed" and check.got else f"fails: {to_author(check.reason)}"
+            line = line_in(source, ("examples", number, "result")) if source is not None else None
+            where = f" at {source}:{line}" if line else ""
             wrong.append(ValidationLine(exercise.id, "examples", "problem",
-                                        f"example {number + 1} ({exercise.examples[number].call}): the reference "
-                                        f"{said}; correct the example's result (or the reference)"))
+                                        f"example {number + 1}{where} ({exercise.examples[number].call}): the "
+                                        f"reference {said}; correct the example's result (or the reference)"))
     if not result.checks:
-        wrong.append(ValidationLine(exercise.id, "examples", "problem", f"cannot be run: {result.reason}"))
+        wrong.append(ValidationLine(exercise.id, "examples", "problem", f"cannot be run: {to_author(result.reason)}"))
     yield from wrong or [ValidationLine(exercise.id, "examples", "ok",
                                         f"the reference gives the result of {len(read)} example"
                                         f"{'s' if len(read) != 1 else ''}")]

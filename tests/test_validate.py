@@ -201,7 +201,9 @@ def test_validate_checks_each_public_example_result_against_the_reference(
     report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
     (line,) = report.problems
     assert line.subject == "examples"
-    assert line.message.startswith("example 1 (softmax(np.array([1.0, 2.0, 3.0]))): the reference gives")
+    assert line.message.startswith("example 1 at ")
+    assert "stable-softmax.yaml:" in line.message.split(" (")[0]
+    assert "(softmax(np.array([1.0, 2.0, 3.0]))): the reference gives" in line.message
     assert problem in line.message
 
 

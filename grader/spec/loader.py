@@ -23,7 +23,7 @@ from grader.spec.folder import find_exercises_dir
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
-__all__ = ["Catalog", "find_exercises_dir", "load_catalog", "load_spec_file"]
+__all__ = ["Catalog", "find_exercises_dir", "line_in", "load_catalog", "load_spec_file"]
 
 
 
@@ -128,7 +128,7 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
         spec = load_spec_file(path)
         if spec.id in catalog.sources:
             raise SpecError(f"id: {spec.id!r} is also used by {catalog.sources[spec.id]}", path=str(path),
-                            line=_line_in(path, ("id",)))
+                            line=line_in(path, ("id",)))
         catalog.sources[spec.id] = path
         if isinstance(spec, Assignment):
             catalog.assignments[spec.id] = spec
@@ -141,7 +141,7 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
                 raise SpecError(
                     f"exercises[{number}]: unknown exercise {exercise_id!r}"
                     f"{_did_you_mean(exercise_id, catalog.exercises)}",
-                    path=str(source), line=_line_in(source, ("exercises", number)),
+                    path=str(source), line=line_in(source, ("exercises", number)),
                 )
     for exercise in catalog.exercises.values():
         if isinstance(exercise, ImplementationExercise):
@@ -156,11 +156,11 @@ def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
         if relative is not None and not catalog.resolve(relative).is_file():
             source = catalog.sources[exercise.id]
             shown = ".".join(f"[{part}]" if isinstance(part, int) else part for part in loc).replace(".[", "[")
-            raise SpecError(f"{shown}: the solution file {relative!r} does not exist "
-                            f"(paths are relative to the folder holding exercises/)", path=str(source), line=_line_in(source, loc))
+            raise SpecError(f"{shown}: the solution file {relative!r} does not exist (paths are relative to the "
+                            "folder holding exercises/)", path=str(source), line=line_in(source, loc))
 
 
-def _line_in(path: Path, loc: tuple[Any, ...]) -> int | None:
+def line_in(path: Path, loc: tuple[Any, ...]) -> int | None:
     """The line of ``loc`` in the spec file at ``path`` (read again: only an error needs it)."""
     try:
         data, lines = load_yaml(path.read_text(encoding="utf-8"))
