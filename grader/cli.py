@@ -42,9 +42,9 @@ from typing import Any
 import click
 
 from grader import __version__
+from grader.cli_authoring import new_command, release_command
 from grader.cli_common import (EXERCISES_HELP, exercise_not_assignment, exercises_option, fail, guard, load_specs,
                                write_atomically)
-from grader.cli_authoring import new_command, release_command
 from grader.cli_export import export_group
 
 __all__ = ["main", "run"]

@@ -145,9 +145,9 @@ def _value(node: ast.expr, text: str, *, units: bool) -> Any:
                 raise NotAValue(f"{_dotted(node.func)}() is given {keyword.arg}=")
         inner = _value(node.args[0], text, units=units)
         return inner if units else np.asarray(inner, dtype=_dtype(node))
-    if isinstance(node, ast.Call) and _dotted(node.func) in ("np.float64", "np.float32", "float", "np.int64", "int"):
-        if len(node.args) == 1:
-            return _value(node.args[0], text, units=units)
+    if (isinstance(node, ast.Call) and _dotted(node.func) in ("np.float64", "np.float32", "float", "np.int64", "int")
+            and len(node.args) == 1):
+        return _value(node.args[0], text, units=units)
     raise NotAValue(f"{(ast.get_source_segment(text, node) if text else None) or ast.unparse(node)!r:.42} "
                     "is not a plain value")
 
@@ -175,7 +175,7 @@ def _dotted(node: ast.expr) -> str | None:
 def _unit(written: str, value: float) -> float:
     """One unit in the last written place of a number: ``0.25`` -> 0.01, ``3.7e-44`` -> 1e-45, ``1.`` -> numpy's."""
     mantissa, _, exponent = written.lower().replace("_", "").partition("e")
-    whole, point, decimals = mantissa.partition(".")
+    _, point, decimals = mantissa.partition(".")
     if point and not decimals:
         return _NUMPY_PRECISION * max(1.0, abs(value))
     return float(10.0 ** (int(exponent or 0) - len(decimals)))

@@ -29,7 +29,6 @@ from grader.checks.quiz import grade_quiz, letters
 from grader.errors import UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
-from grader.validate_examples import check_examples, stubbed_entries
 from grader.spec.loader import Catalog
 from grader.spec.models import (
     ChoiceQuestion,
@@ -39,6 +38,7 @@ from grader.spec.models import (
     QuizExercise,
 )
 from grader.submission import read_submission
+from grader.validate_examples import check_examples, stubbed_entries
 
 __all__ = ["ValidationLine", "ValidationReport", "to_author", "validate_catalog"]
 

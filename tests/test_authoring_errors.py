@@ -96,8 +96,8 @@ MISTAKES = [
      "          factor: [1.0]\n", ("args:", 1),
      "cases.basic[1].random.args: draws no 'x', which double(x, factor=2.0) needs"),
     ("example-unknown-argument", "spec", "{x: [3.0], factor: 3.0}", "{x: [3.0], factr: 3.0}", ("factr", 0),
-     "cases.basic[0].examples[1].factr: 'factr' is not an argument of double(x, factor=2.0); "
-     "did you mean 'factor'?"),
+     ("cases.basic[0].examples[1].factr: 'factr' is not an argument of double(x, factor=2.0); "
+     "did you mean 'factor'?")),
     ("example-missing-argument", "spec", "{x: [3.0], factor: 3.0}", "{factor: 3.0}", ("{factor: 3.0}", 0),
      "cases.basic[0].examples[1]: gives no 'x', which double(x, factor=2.0) needs"),
     ("args-not-the-signature", "spec", "args: {x: float_array, factor: float}", "args: {x: float_array}",
@@ -110,8 +110,8 @@ MISTAKES = [
      "checks[1].reference: names the reference 'sigmoid', which the grader does not have"),
     ("unknown-witness-verifier", "spec", "    property: finite\n    cases: [basic]\n",
      "    property: witness\n    verifier: divide-by-summ\n    cases: [basic]\n", ("verifier:", 0),
-     "checks[0].verifier: names the verifier 'divide-by-summ', which the grader does not have; "
-     "did you mean 'divide-by-sum'?"),
+     ("checks[0].verifier: names the verifier 'divide-by-summ', which the grader does not have; "
+     "did you mean 'divide-by-sum'?")),
     ("duplicate-yaml-key", "spec", "title: Double\n", "title: Double\nprompt: twice\n", ("prompt: Write", 0),
      "the key 'prompt' is written twice in one mapping (first on line 4)"),
     ("duplicate-key-in-flow-mapping", "spec", "{x: [1.0, 2.0]}", "{x: [1.0, 2.0], x: [5.0]}", ("x: [5.0]", 0),
@@ -121,11 +121,11 @@ MISTAKES = [
     ("unknown-property", "spec", "property: finite", "property: finit", ("property: finit", 0),
      "checks[0].property: unknown property 'finit'; did you mean 'finite'?"),
     ("answer-in-a-choice-question", "quiz", "    type: single\n", "    type: single\n    answer: A\n",
-     ("answer: A", 0), "questions[0].answer: unknown key 'answer': a choice question has no answer key; "
-     "mark each right option with 'correct: true'"),
+     ("answer: A", 0), ("questions[0].answer: unknown key 'answer': a choice question has no answer key; "
+     "mark each right option with 'correct: true'")),
     ("numeric-answer-not-a-number", "quiz",
-     "    type: single\n    options:\n      - {text: this one, correct: true, reason: it is right}\n"
-     "      - {text: that one, reason: it is wrong}\n",
+     ("    type: single\n    options:\n      - {text: this one, correct: true, reason: it is right}\n"
+     "      - {text: that one, reason: it is wrong}\n"),
      "    type: numeric\n    answer: E\n    tolerance: 0.1\n    reason_correct: yes\n    reason_wrong: no\n",
      ("answer: E", 0), "questions[0].answer: must be a valid number"),
 ]

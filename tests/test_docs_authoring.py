@@ -23,7 +23,7 @@ WRONG = "import numpy as np\n\n\ndef stable_sigmoid(x):\n    e = np.exp(x)\n    
 
 
 def _yaml_blocks() -> list[str]:
-    return re.findall(r"```yaml\n(.*?)```", DOC, flags=re.S)
+    return re.findall(r"```yaml\n(.*?)```", DOC, flags=re.DOTALL)
 
 
 def test_every_property_of_the_registry_has_a_row_with_an_example() -> None:

@@ -215,6 +215,6 @@ def test_validate_reports_the_examples_it_checked(tmp_path: Path, session: Gradi
     report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
     assert report.ok
     rendered = [line.render() for line in report.lines if line.subject == "examples"]
-    assert rendered == ["note    stable-softmax examples: example 3 (softmax(z)) is not checked: "
-                        "'z' is not a plain value",
+    assert rendered == [("note    stable-softmax examples: example 3 (softmax(z)) is not checked: "
+                        "'z' is not a plain value"),
                         "ok      stable-softmax examples: the reference gives the result of 2 examples"]

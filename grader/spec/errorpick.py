@@ -30,9 +30,8 @@ def _branch_point(loc: tuple[Any, ...], data: Any) -> int | None:
     """The index in ``loc`` of the first label of an undiscriminated union's form (a type name), if any."""
     current = data
     for index, part in enumerate(loc[:-1]):
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+        if (isinstance(current, dict) and part in current) or (
+                isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)):
             current = current[part]
         elif isinstance(part, str) and (part[:1].isupper() or "[" in part):
             return index
@@ -44,9 +43,8 @@ def _reach(loc: tuple[Any, ...], data: Any, kind: str) -> tuple[int, int]:
     for an unknown key (a typo says most) over a missing one."""
     depth, current = 0, data
     for part in loc:
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+        if (isinstance(current, dict) and part in current) or (
+                isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)):
             current = current[part]
         else:
             continue

@@ -16,11 +16,11 @@ from typing import Any, Iterable
 
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
+from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec import cache
 from grader.spec.crossrefs import SpecProblem
 from grader.spec.errorpick import allowed_keys, pick_error
 from grader.spec.folder import find_exercises_dir
-from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
 __all__ = ["Catalog", "find_exercises_dir", "line_in", "load_catalog", "load_spec_file"]
