@@ -21,7 +21,7 @@ import numpy as np
 
 from grader.spec.crossrefs import parameters
 
-__all__ = ["ExampleValue", "compare_result", "read_example"]
+__all__ = ["ExampleMistake", "ExampleValue", "NotAValue", "compare_result", "read_example"]
 
 _ARRAY_MAKERS = {"np.array", "np.asarray", "numpy.array", "numpy.asarray", "array"}
 _NAMED = {"np.inf": math.inf, "np.nan": math.nan, "inf": math.inf, "nan": math.nan, "np.pi": math.pi,
@@ -35,6 +35,10 @@ _HALF = 0.5 + 1e-6
 
 class NotAValue(ValueError):
     """The text is not a plain value this module reads; the message says what it met."""
+
+
+class ExampleMistake(ValueError):
+    """The call cannot work whatever the reference does: it names no entry, or an argument the entry lacks."""
 
 
 @dataclass(frozen=True)
@@ -57,20 +61,20 @@ def read_example(call: str, result: str, entries: dict[str, Any]) -> ExampleValu
         raise NotAValue("the call is not a single call of an entry, like f(...)")
     name = tree.func.id
     if name not in entries:
-        raise NotAValue(f"it calls {name}(), which is not one of the entries")
+        raise ExampleMistake(f"it calls {name}(), which is not one of the entries ({', '.join(entries)})")
     parsed = parameters(entries[name].signature)
     if parsed is None:
         raise NotAValue(f"the signature of {name} is not Python")
     names = list(parsed[1])
     kinds = dict(entries[name].args)
     if len(tree.args) > len(names):
-        raise NotAValue(f"it gives {name}() more arguments than its signature takes")
+        raise ExampleMistake(f"it gives {name}() more arguments than {entries[name].signature} takes")
     args: dict[str, Any] = {}
     for parameter, node in zip(names, tree.args):
         args[parameter] = _argument(node, kinds.get(parameter, "any"))
     for keyword in tree.keywords:
         if keyword.arg is None or keyword.arg not in names:
-            raise NotAValue(f"it passes {keyword.arg!r}, which is not an argument of {entries[name].signature}")
+            raise ExampleMistake(f"it passes {keyword.arg!r}, which is not an argument of {entries[name].signature}")
         args[keyword.arg] = _argument(keyword.value, kinds.get(keyword.arg, "any"))
     text = result.strip()
     try:

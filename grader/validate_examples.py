@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case, ExamplesGenerator
-from grader.examples import ExampleValue, NotAValue, compare_result, read_example
+from grader.examples import ExampleMistake, ExampleValue, NotAValue, compare_result, read_example
 from grader.results import ExerciseResult
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.models import ImplementationExercise
@@ -53,11 +53,16 @@ def check_examples(exercise: ImplementationExercise, grade: Callable[[Implementa
 
     read: dict[int, ExampleValue] = {}
     for number, example in enumerate(exercise.examples):
-        where = f"example {number + 1} ({example.call})"
         try:
             read[number] = read_example(example.call, example.result, exercise.entries)
+        except ExampleMistake as why:
+            line = line_in(source, ("examples", number, "call")) if source is not None else None
+            where = f" at {source}:{line}" if line else ""
+            yield ValidationLine(exercise.id, "examples", "problem",
+                                 f"example {number + 1}{where} ({example.call}) cannot work: {why}")
         except NotAValue as why:
-            yield ValidationLine(exercise.id, "examples", "note", f"{where} is not checked: {why}")
+            yield ValidationLine(exercise.id, "examples", "note",
+                                 f"example {number + 1} ({example.call}) is not checked: {why}")
     if not read:
         return
     cases = {f"example-{n}": [ExamplesGenerator.construct_trusted({"examples": [value.args]})]

@@ -218,3 +218,15 @@ def test_validate_reports_the_examples_it_checked(tmp_path: Path, session: Gradi
     assert rendered == [("note    stable-softmax examples: example 3 (softmax(z)) is not checked: "
                         "'z' is not a plain value"),
                         "ok      stable-softmax examples: the reference gives the result of 2 examples"]
+
+
+@pytest.mark.slow
+def test_validate_names_an_example_that_calls_an_argument_the_entry_lacks(tmp_path: Path,
+                                                                          session: GradingSession) -> None:
+    def edit(spec: dict) -> None:
+        spec["examples"][1]["call"] = "softmax(np.array([[1.0, 1.0], [0.0, 100.0]]), axes=1)"
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    (line,) = report.problems
+    assert line.subject == "examples" and line.message.startswith("example 2 at ")
+    assert line.message.endswith("cannot work: it passes 'axes', which is not an argument of softmax(z, axis=-1)")
