@@ -203,7 +203,7 @@ def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: Ex
         return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {to_author(result.reason)}")]
     if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
         return [ValidationLine(exercise.id, subject, "problem", "every check fails for one reason, so it shows "
-                               f"nothing about its must_fail checks: {result.checks[0].reason}")]
+                               f"nothing about its must_fail checks: {to_author(result.checks[0].reason)}")]
     statuses = {check.id: check for check in result.checks}
     escaped = [statuses[check_id] for check_id in wrong.must_fail if statuses[check_id].status not in CAUGHT]
     if not escaped:
