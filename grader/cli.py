@@ -42,6 +42,7 @@ from typing import Any
 import click
 
 from grader import __version__
+from grader.cli_authoring import new_command, release_command
 from grader.cli_common import (EXERCISES_HELP, exercise_not_assignment, exercises_option, fail, guard, load_specs,
                                write_atomically)
 from grader.cli_export import export_group
@@ -146,21 +147,6 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     report = validate_catalog(load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
     click.echo(report.summary())
     sys.exit(0 if report.ok else 1)
-
-
-@main.command("release")
-@click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
-@click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
-@exercises_option
-@click.pass_context
-@guard
-def release_command(ctx: click.Context, out_dir: str, replace: bool) -> None:
-    """Write the learner handout: pages, stubs, answers template, public checks; nothing secret."""
-    from grader.release import release_handout
-
-    written = release_handout(load_specs(ctx), out=out_dir, replace=replace)
-    click.echo(f"wrote {len(written)} files to {out_dir}")
-    click.echo(f"learners check their work with: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public")
 
 
 @main.command("grade")
@@ -274,6 +260,8 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
 
 
 main.add_command(export_group)
+main.add_command(new_command)
+main.add_command(release_command)
 
 
 def run() -> None:

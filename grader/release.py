@@ -7,7 +7,8 @@ Layout of ``DIR``::
     EXERCISE.py           one stub per implementation exercise, to fill in
     answers.yaml          the answers template for every quiz (empty answers)
     public-checks/        the specs reduced to their public checks and those checks' case sets,
-                          so ``grader --exercises public-checks grade EXERCISE.py --public`` works
+                          so ``grader grade EXERCISE.py --public``, run in ``DIR``, works
+                          (the marker file below makes ``public-checks`` the exercises folder there)
 
 Only learner-facing parts of a spec are copied, by allow-list: prompts,
 signatures, public examples, public checks and their case sets. Hidden
@@ -18,6 +19,16 @@ questions and options are in their pages and in ``answers.yaml``. As a last
 guard, every file is scanned for secret text before the handout is moved into
 place (``grader.leaks``). Files are written in sorted order with
 fixed content: the same catalog gives the same bytes.
+
+``release_assignment`` writes the handout of one assignment, and first
+self-tests its exercises (``grader validate``): a handout of exercises whose
+reference fails its checks, or whose known-wrong solutions slip through,
+would grade learners wrongly, so it is refused unless forced.
+
+What the handout does not carry: the public checks that compare with a
+trusted implementation (``matches-reference``, ``shape-and-dtype``, the
+Jacobian checks) and trusted functions handed to a learner's entry take it
+from the installed package (``grader.checks.references``).
 """
 
 from __future__ import annotations
@@ -34,13 +45,15 @@ import yaml
 from grader.checks.quiz import letters
 from grader.errors import GraderError, SpecError, UsageError
 from grader.leaks import find_leaks
-from grader.spec.loader import Catalog, load_catalog
+from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
+from grader.spec.loader import ALL, Catalog, load_catalog
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
 
-__all__ = ["MARKER", "public_spec", "release_handout"]
+__all__ = ["MARKER", "assignment_catalog", "public_spec", "release_assignment", "release_handout"]
 
-MARKER = ".grader-handout"
-CHECKS_DIR = "public-checks"
+MARKER = HANDOUT_MARKER
+CHECKS_DIR = HANDOUT_SPECS
+CHECK_COMMAND = "grader grade {file} --public"
 _KINDS = {"float_array": "a NumPy array of floats", "int_array": "a NumPy array of integers",
           "bool_array": "a NumPy array of booleans", "float": "a float", "int": "an int", "bool": "a bool",
           "callable": "a function", "any": "any value"}
@@ -82,6 +95,45 @@ def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: b
         shutil.rmtree(building, ignore_errors=True)
         raise
     return sorted(files)
+
+
+def release_assignment(catalog: Catalog, assignment: str, *, out: str | os.PathLike[str], replace: bool = False,
+                       force: bool = False, session: Any = None) -> list[str]:
+    """Self-test the exercises of ``assignment``, then write their handout to ``out``; return the files written.
+
+    A validation problem stops the release (a ``SpecError`` naming the
+    exercise and the problem) unless ``force``. ``session``: a
+    ``GradingSession`` to validate with, or one is opened.
+    """
+    chosen = assignment_catalog(catalog, assignment)
+    if not force:
+        problems = validation_problems(chosen, session=session)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise SpecError(f"assignment {assignment!r} fails validation: {problems[0]}{more}; run 'grader validate' "
+                            "for every line, fix it, or pass --force to release anyway")
+    return release_handout(chosen, out=out, replace=replace)
+
+
+def assignment_catalog(catalog: Catalog, assignment: str) -> Catalog:
+    """The part of ``catalog`` an assignment's handout shows: its exercises, and the assignment itself."""
+    exercises = catalog.assignment(assignment)
+    chosen = Catalog(root=catalog.root, exercises={e.id: e for e in exercises},
+                     sources={e.id: catalog.sources[e.id] for e in exercises if e.id in catalog.sources})
+    if assignment in catalog.assignments:
+        chosen.assignments[assignment] = catalog.assignments[assignment]
+        chosen.sources[assignment] = catalog.sources[assignment]
+    elif assignment == ALL:
+        chosen.assignments.update(catalog.assignments)
+    return chosen
+
+
+def validation_problems(catalog: Catalog, *, session: Any = None) -> list[str]:
+    """``grader validate``'s problems for every exercise of ``catalog``, one line each."""
+    from grader.validate import validate_catalog
+
+    report = validate_catalog(catalog, session=session)
+    return [f"{line.exercise} {line.subject}: {line.message}" for line in report.problems]
 
 
 def handout_files(catalog: Catalog) -> dict[str, str]:
@@ -139,7 +191,7 @@ def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
     """``EXERCISE.py``: each entry's signature and docstring, raising ``NotImplementedError``."""
     lines = ['"""' + _docstring_text(f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
                                      f"Check your work, from the handout folder:\n"
-                                     f"    grader --exercises {CHECKS_DIR} grade {exercise.id}.py --public"),
+                                     f"    {CHECK_COMMAND.format(file=f'{exercise.id}.py')}"),
              '"""', "", "import numpy as np", ""]
     for name, entry in exercise.entries.items():
         _check_signature(catalog, exercise, name, entry.signature)
@@ -192,7 +244,7 @@ def _index(catalog: Catalog) -> str:
         lines += [f"- {a.id} ({a.title}): {', '.join(a.exercises)}" for a in catalog.assignments.values()]
     lines += ["", "## Checking your work", "",
               "Write your code in the stub files, then run the public checks from this folder:", "",
-              "```sh", f"grader --exercises {CHECKS_DIR} grade EXERCISE.py --public", "```", "",
+              "```sh", CHECK_COMMAND.format(file="EXERCISE.py"), "```", "",
               "Hidden checks run only when your work is graded; each page says how many there are.",
               "Quiz answers go in `answers.yaml`; they are graded when you hand in.", ""]
     return "\n".join(lines)
@@ -232,7 +284,7 @@ def _page(exercise: Exercise) -> str:
     hidden = len(exercise.checks) - len(public)
     lines += ["## Checks", ""]
     if public:
-        command = f"grader --exercises {CHECKS_DIR} grade {exercise.id}.py --public"
+        command = CHECK_COMMAND.format(file=f"{exercise.id}.py")
         lines += [f"Run these from the handout folder with `{command}`:", ""]
         lines += [f"- `{check.id}` ({_points(check.points)}): {check.describe(exercise.entry_of(check))}"
                   for check in public]
@@ -287,7 +339,7 @@ _Dumper.add_representer(tuple, lambda dumper, data: _represent_list(dumper, list
 def _dump(spec: dict[str, Any], title: str) -> str:
     body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return (f"# {title}, for checking your work before you hand it in:\n"
-            f"#   grader --exercises {CHECKS_DIR} grade FILE --public\n"
+            f"#   {CHECK_COMMAND.format(file='FILE')}   (from the handout folder)\n"
             "# Hidden checks run only when your work is graded.\n" + body)
 
 

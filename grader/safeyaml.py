@@ -273,6 +273,7 @@ def _walk(node: Any, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], d
         raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", node.start_mark.line + 1)
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
+        _refuse_duplicate_keys(node)
         for key, value in node.value:
             name = key.value if isinstance(key, yaml.ScalarNode) else str(key.start_mark.line)
             lines[path + (name,)] = key.start_mark.line + 1
@@ -281,6 +282,21 @@ def _walk(node: Any, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], d
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, path + (index,), lines, depth + 1)
+
+
+def _refuse_duplicate_keys(node: Any) -> None:
+    """A key written twice in one mapping is an error at its second line: YAML would keep only the last value."""
+    import yaml
+
+    first: dict[tuple[str, str], int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.value == "<<":
+            continue
+        where = (key.tag, key.value)
+        if where in first:
+            raise YamlProblem(f"the key {key.value!r} is written twice in one mapping (first on line {first[where]}); "
+                              "keep one", key.start_mark.line + 1)
+        first[where] = key.start_mark.line + 1
 
 
 def line_of(lines: dict[tuple[Any, ...], int], data: Any, loc: tuple[Any, ...]) -> tuple[int | None, str]:

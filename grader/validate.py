@@ -28,7 +28,7 @@ from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.quiz import grade_quiz, letters
 from grader.errors import UsageError
 from grader.grading import GradingSession
-from grader.results import ExerciseResult
+from grader.results import CheckResult, ExerciseResult
 from grader.spec.loader import Catalog
 from grader.spec.models import (
     ChoiceQuestion,
@@ -38,8 +38,9 @@ from grader.spec.models import (
     QuizExercise,
 )
 from grader.submission import read_submission
+from grader.validate_examples import check_examples, stubbed_entries
 
-__all__ = ["ValidationLine", "ValidationReport", "validate_catalog"]
+__all__ = ["ValidationLine", "ValidationReport", "to_author", "validate_catalog"]
 
 CAUGHT = ("failed", "error", "timeout")
 
@@ -136,8 +137,24 @@ def _implementation(catalog: Catalog, exercise: ImplementationExercise,
         yield ValidationLine(exercise.id, "reference", "problem",
                              "the spec names no reference_solution, so nothing shows its checks can be passed")
     else:
-        yield from _reference(exercise, reference, _grade(catalog, exercise, reference, session))
+        stub = stubbed_entries(catalog.resolve(reference), exercise)
+        if stub:
+            yield ValidationLine(exercise.id, f"reference {reference}", "problem",
+                                 f"is still a stub ({stub} only raises NotImplementedError): write the reference "
+                                 "implementation there, then validate again")
+        else:
+            graded = _grade(catalog, exercise, reference, session)
+            yield from _reference(exercise, reference, graded)
+            if graded.status != "missing" and graded.checks:
+                yield from check_examples(exercise, lambda copy: _grade(catalog, copy, reference, session),
+                                          source=catalog.sources.get(exercise.id))
     for wrong in exercise.known_wrong:
+        stub = stubbed_entries(catalog.resolve(wrong.path), exercise)
+        if stub:
+            yield ValidationLine(exercise.id, f"known-wrong {wrong.id} ({wrong.path})", "problem",
+                                 f"is still a stub ({stub} only raises NotImplementedError): write the mistake "
+                                 "it stands for, then validate again")
+            continue
         yield from _known_wrong(exercise, wrong, _grade(catalog, exercise, wrong.path, session))
     named = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
     unproven = [check.id for check in exercise.checks if check.id not in named]
@@ -148,25 +165,45 @@ def _implementation(catalog: Catalog, exercise: ImplementationExercise,
 
 def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResult) -> list[ValidationLine]:
     subject = f"reference {path}"
-    if result.status == "missing" or not result.checks:
-        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {result.reason}")]
+    if result.status == "missing":
+        names = ", ".join(f"{name}()" for name in exercise.entries)
+        return [ValidationLine(exercise.id, subject, "problem",
+                               f"does not define {names}: a reference solution defines every entry of the spec")]
+    if not result.checks:
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot be graded: {to_author(result.reason)}")]
     failing = [check for check in result.checks if check.status != "passed"]
     if not failing:
         return [ValidationLine(exercise.id, subject, "ok", f"passes all {len(result.checks)} checks")]
     if len(failing) > 1 and len({check.reason for check in failing}) == 1:
         return [ValidationLine(exercise.id, subject, "problem",
-                               f"fails all {len(failing)} of {len(result.checks)} checks: {failing[0].reason}")]
-    return [ValidationLine(exercise.id, subject, "problem", f"fails {check.id} ({check.status}): {check.reason}")
-            for check in failing]
+                               f"fails all {len(failing)} of {len(result.checks)} checks: "
+                               f"{to_author(failing[0].reason)}")]
+    return [ValidationLine(exercise.id, subject, "problem", _failure(check)) for check in failing]
+
+
+def _failure(check: CheckResult) -> str:
+    """``fails CHECK (failed) on INPUT: expected ..., got ...``: the check and the case, to the spec's author."""
+    if check.input:
+        said = f"fails {check.id} ({check.status}) on {check.input}"
+        if check.expected or check.got:
+            said += f": expected {check.expected or '-'}, got {check.got or '-'}"
+        return said
+    return f"fails {check.id} ({check.status}): {to_author(check.reason)}"
+
+
+def to_author(reason: str) -> str:
+    """A reason written for a learner, reworded for the author of the solution it is about."""
+    return (reason.replace("Not attempted: your file", "the file").replace("your file", "the file")
+            .replace("Your file", "The file").replace("your code", "the code").replace("Your code", "The code"))
 
 
 def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: ExerciseResult) -> list[ValidationLine]:
     subject = f"known-wrong {wrong.id} ({wrong.path})"
     if result.status == "missing":
-        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {result.reason}")]
+        return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {to_author(result.reason)}")]
     if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
         return [ValidationLine(exercise.id, subject, "problem", "every check fails for one reason, so it shows "
-                               f"nothing about its must_fail checks: {result.checks[0].reason}")]
+                               f"nothing about its must_fail checks: {to_author(result.checks[0].reason)}")]
     statuses = {check.id: check for check in result.checks}
     escaped = [statuses[check_id] for check_id in wrong.must_fail if statuses[check_id].status not in CAUGHT]
     if not escaped:

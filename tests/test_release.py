@@ -233,3 +233,81 @@ def test_release_cli_writes_the_handout_and_exits_0(tmp_path: Path) -> None:
     assert result.output.startswith("wrote 8 files to ")
     again = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--out", str(tmp_path / "out")])
     assert again.exit_code == 2 and "pass --replace" in again.output
+
+
+@pytest.mark.slow
+def test_release_assignment_self_tests_then_writes_only_its_exercises(tmp_path: Path) -> None:
+    exercises = build_project(tmp_path)
+    (exercises / "extra-quiz.yaml").write_text((ROOT / "exercises/softmax-bridge-quiz.yaml").read_text()
+                                               .replace("id: softmax-bridge-quiz", "id: extra-quiz", 1))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "stable-softmax.py").is_file() and (out / "public-checks/why-softmax.yaml").is_file()
+    assert not (out / "extra-quiz.md").exists() and "extra-quiz" not in (out / "answers.yaml").read_text()
+
+
+@pytest.mark.slow
+def test_release_assignment_refuses_one_that_fails_validation_unless_forced(tmp_path: Path) -> None:
+    exercises = build_project(tmp_path)
+    shutil.copy(ROOT / "solutions/stable-softmax/wrong_global_max.py",
+                tmp_path / "project/solutions/stable-softmax/reference.py")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
+                                       "--out", str(out)])
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("grader: error: assignment 'why-softmax' fails validation: stable-softmax "
+                                    "reference solutions/stable-softmax/reference.py: fails ")
+    assert "--force" in result.stderr and not out.exists()
+    forced = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
+                                       "--out", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert (out / "stable-softmax.py").is_file()
+
+
+def test_release_assignment_unknown_is_usage_error(tmp_path: Path) -> None:
+    exercises = build_project(tmp_path)
+    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-sofmax",
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "did you mean 'why-softmax'?" in result.stderr
+
+
+@pytest.mark.slow
+def test_release_assignment_handout_holds_no_solution_hidden_case_or_answer_key(tmp_path: Path) -> None:
+    from grader.leaks import find_leaks
+
+    exercises = build_project(tmp_path)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    catalog = load_catalog(exercises)
+    texts = released_texts(out)
+    assert find_leaks(catalog, texts) == []  # the release's own scan, on what reached the disk
+    assert secret_findings(catalog, texts) == []  # and the independent one
+    assert not [canary for canary in CANARIES for text in texts.values() if canary in text]
+    solutions = [p.read_text() for p in (tmp_path / "project/solutions").rglob("*.py")]
+    assert not [name for name, text in texts.items() if text in solutions]
+
+
+@pytest.mark.slow
+def test_release_handout_runs_its_public_checks_on_its_own(tmp_path: Path) -> None:
+    """In the handout folder, with no repository, no --exercises and no GRADER_EXERCISES: the public checks run."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "handout"
+    release_handout(load_catalog(build_project(tmp_path)), out=out)
+    shutil.rmtree(tmp_path / "project")  # nothing of the repository is left to find
+    shutil.copy(ROOT / "solutions/stable-softmax/reference.py", out / "mine.py")
+    env = {key: value for key, value in os.environ.items() if key != "GRADER_EXERCISES"}
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "mine.py", "--public"], cwd=out, check=False,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Total: 4/4" in done.stdout
+    stub = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "stable-softmax.py", "--public"], cwd=out,
+                          check=False, capture_output=True, text=True, timeout=120, env=env)
+    assert stub.returncode == 1 and "NotImplementedError" in stub.stdout

@@ -152,3 +152,81 @@ def test_validate_cli_exits_2_for_an_unknown_exercise(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--exercises", str(copy_catalog(tmp_path)), "validate", "--exercise", "stable"])
     assert result.exit_code == 2
     assert "unknown exercise 'stable'; did you mean 'stable-softmax'?" in result.output
+
+
+@pytest.mark.slow
+def test_validate_names_the_check_and_the_case_a_reference_fails(tmp_path: Path, session: GradingSession) -> None:
+    exercises = copy_catalog(tmp_path)
+    (tmp_path / "solutions/stable-softmax/reference.py").write_text(
+        "import numpy as np\n\n\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n"
+        "    return e / e.sum(axis=axis, keepdims=True)\n")
+    report = validate_copy(exercises, session)
+    messages = [line.message for line in report.problems if line.subject.startswith("reference")]
+    assert any(message.startswith("fails finite-for-large-inputs (failed) on softmax(z=array([")
+               and ": expected " in message for message in messages), messages
+
+
+@pytest.mark.slow
+def test_validate_tells_the_author_a_reference_defines_nothing(tmp_path: Path, session: GradingSession) -> None:
+    exercises = copy_catalog(tmp_path)
+    (tmp_path / "solutions/stable-softmax/reference.py").write_text("import numpy as np\n")
+    report = validate_copy(exercises, session)
+    (line,) = [line for line in report.problems if line.subject.startswith("reference")]
+    assert line.message == "does not define softmax(): a reference solution defines every entry of the spec"
+    assert "your" not in line.message
+
+
+def test_validate_says_a_reference_is_still_a_stub(tmp_path: Path, session: GradingSession) -> None:
+    exercises = copy_catalog(tmp_path)
+    (tmp_path / "solutions/stable-softmax/reference.py").write_text(
+        'def softmax(z, axis=-1):\n    """Write me."""\n    raise NotImplementedError("write softmax")\n')
+    catalog = load_catalog(exercises)
+    report = validate_catalog(catalog, session=GradingSession(catalog, zygote=session.zygote),
+                              exercise_ids=["stable-softmax"])
+    stub = [line for line in report.problems if line.subject.startswith("reference")]
+    assert [line.message.split(":")[0] for line in stub] == [
+        "is still a stub (softmax() only raises NotImplementedError)"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("result", "problem"),
+                         [("array([0.09003057, 0.24472847, 0.66524097])", "entry 2 is 0.66524"),
+                          ("array([0.09, 0.24472847])", "shape (3,), the result shows shape (2,)")],
+                         ids=["last-digit-wrong", "wrong-shape"])
+def test_validate_checks_each_public_example_result_against_the_reference(
+        tmp_path: Path, session: GradingSession, result: str, problem: str) -> None:
+    def edit(spec: dict) -> None:
+        spec["examples"][0]["result"] = result
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    (line,) = report.problems
+    assert line.subject == "examples"
+    assert line.message.startswith("example 1 at ")
+    assert "stable-softmax.yaml:" in line.message.split(" (")[0]
+    assert "(softmax(np.array([1.0, 2.0, 3.0]))): the reference gives" in line.message
+    assert problem in line.message
+
+
+@pytest.mark.slow
+def test_validate_reports_the_examples_it_checked(tmp_path: Path, session: GradingSession) -> None:
+    def edit(spec: dict) -> None:
+        spec["examples"].append({"call": "softmax(z)", "result": "about uniform"})
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    assert report.ok
+    rendered = [line.render() for line in report.lines if line.subject == "examples"]
+    assert rendered == [("note    stable-softmax examples: example 3 (softmax(z)) is not checked: "
+                        "'z' is not a plain value"),
+                        "ok      stable-softmax examples: the reference gives the result of 2 examples"]
+
+
+@pytest.mark.slow
+def test_validate_names_an_example_that_calls_an_argument_the_entry_lacks(tmp_path: Path,
+                                                                          session: GradingSession) -> None:
+    def edit(spec: dict) -> None:
+        spec["examples"][1]["call"] = "softmax(np.array([[1.0, 1.0], [0.0, 100.0]]), axes=1)"
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    (line,) = report.problems
+    assert line.subject == "examples" and line.message.startswith("example 2 at ")
+    assert line.message.endswith("cannot work: it passes 'axes', which is not an argument of softmax(z, axis=-1)")

@@ -16,12 +16,14 @@ from typing import Any, Iterable
 
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
-from grader.spec import cache
-from grader.spec.folder import find_exercises_dir
 from grader.safeyaml import YamlProblem, line_of, load_yaml
+from grader.spec import cache
+from grader.spec.crossrefs import SpecProblem
+from grader.spec.errorpick import allowed_keys, pick_error
+from grader.spec.folder import find_exercises_dir
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
-__all__ = ["Catalog", "find_exercises_dir", "load_catalog", "load_spec_file"]
+__all__ = ["Catalog", "find_exercises_dir", "line_in", "load_catalog", "load_spec_file"]
 
 
 
@@ -96,10 +98,13 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
     try:
         return to_record(_spec_adapter().validate_python(data))  # type: ignore[no-any-return]
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
+        error = pick_error(exc.errors(include_url=False), data)
         loc = tuple(error["loc"])
         if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
             loc += (str((error.get("ctx") or {}).get("discriminator", "")).strip("'"),)
+        problem = (error.get("ctx") or {}).get("error")
+        if isinstance(problem, SpecProblem):  # a cross reference: the validator says where the name is written
+            loc += problem.loc
         line, where = line_of(lines, data, loc)
         raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
 
@@ -122,18 +127,21 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
     for path in files:
         spec = load_spec_file(path)
         if spec.id in catalog.sources:
-            raise SpecError(f"id {spec.id!r} is also used by {catalog.sources[spec.id]}", path=str(path), line=1)
+            raise SpecError(f"id: {spec.id!r} is also used by {catalog.sources[spec.id]}", path=str(path),
+                            line=line_in(path, ("id",)))
         catalog.sources[spec.id] = path
         if isinstance(spec, Assignment):
             catalog.assignments[spec.id] = spec
         else:
             catalog.exercises[spec.id] = spec
     for assignment in catalog.assignments.values():
-        for exercise_id in assignment.exercises:
+        for number, exercise_id in enumerate(assignment.exercises):
             if exercise_id not in catalog.exercises:
+                source = catalog.sources[assignment.id]
                 raise SpecError(
-                    f"exercises: unknown exercise {exercise_id!r}{_did_you_mean(exercise_id, catalog.exercises)}",
-                    path=str(catalog.sources[assignment.id]),
+                    f"exercises[{number}]: unknown exercise {exercise_id!r}"
+                    f"{_did_you_mean(exercise_id, catalog.exercises)}",
+                    path=str(source), line=line_in(source, ("exercises", number)),
                 )
     for exercise in catalog.exercises.values():
         if isinstance(exercise, ImplementationExercise):
@@ -142,10 +150,23 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
 
 
 def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
-    paths = [exercise.reference_solution] + [wrong.path for wrong in exercise.known_wrong]
-    for relative in paths:
+    paths: list[tuple[str | None, tuple[Any, ...]]] = [(exercise.reference_solution, ("reference_solution",))]
+    paths += [(wrong.path, ("known_wrong", number, "path")) for number, wrong in enumerate(exercise.known_wrong)]
+    for relative, loc in paths:
         if relative is not None and not catalog.resolve(relative).is_file():
-            raise SpecError(f"solution file {relative!r} does not exist", path=str(catalog.sources[exercise.id]))
+            source = catalog.sources[exercise.id]
+            shown = ".".join(f"[{part}]" if isinstance(part, int) else part for part in loc).replace(".[", "[")
+            raise SpecError(f"{shown}: the solution file {relative!r} does not exist (paths are relative to the "
+                            "folder holding exercises/)", path=str(source), line=line_in(source, loc))
+
+
+def line_in(path: Path, loc: tuple[Any, ...]) -> int | None:
+    """The line of ``loc`` in the spec file at ``path`` (read again: only an error needs it)."""
+    try:
+        data, lines = load_yaml(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YamlProblem):
+        return None
+    return line_of(lines, data, loc)[0]
 
 
 _MESSAGES = {
@@ -166,7 +187,15 @@ def _explain(error: dict[str, Any], data: Any) -> str:
         return _MESSAGES[kind].format(**shown)
     if kind == "extra_forbidden":
         name = str(error["loc"][-1])
-        return f"unknown key {name!r}{_did_you_mean(name, _all_field_names())}"
+        model = allowed_keys(tuple(error["loc"][:-1]))
+        if model is None:
+            return f"unknown key {name!r}{_did_you_mean(name, _all_field_names())}"
+        what, keys = model
+        if name == "answer" and what == "ChoiceQuestion":
+            return ("unknown key 'answer': a choice question has no answer key; mark each right option "
+                    "with 'correct: true' under options")
+        close = _did_you_mean(name, keys)
+        return f"unknown key {name!r}{close or ' (the keys here are: ' + ', '.join(keys) + ')'}"
     if kind == "union_tag_invalid":
         tag = str(context.get("tag", ""))
         discriminator = str(context.get("discriminator", "")).strip("'")

@@ -90,23 +90,12 @@ class ImplementationExercise(_Strict):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ImplementationExercise":
-        ids = [check.id for check in self.checks]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
-        if duplicates:
-            raise ValueError(f"check ids must be unique; repeated: {', '.join(duplicates)}")
-        for check in self.checks:
-            entry = check.entry or next(iter(self.entries))
-            if entry not in self.entries:
-                raise ValueError(f"check {check.id!r} names entry {entry!r}, which is not in entries")
-            for name in check.cases:
-                if name not in self.cases:
-                    raise ValueError(f"check {check.id!r} names case set {name!r}, which is not in cases")
-        if self.gate is not None and self.gate not in ids:
-            raise ValueError(f"gate names check {self.gate!r}, which does not exist")
-        for wrong in self.known_wrong:
-            for check_id in wrong.must_fail:
-                if check_id not in ids:
-                    raise ValueError(f"known_wrong {wrong.id!r} names check {check_id!r}, which does not exist")
+        """Every name the spec's parts give one another resolves (``grader.spec.crossrefs``)."""
+        from grader.spec.crossrefs import first_problem
+
+        problem = first_problem(self)
+        if problem is not None:
+            raise problem
         return self
 
     @property
