@@ -7,6 +7,7 @@ import pytest
 
 from grader.checks.cases import Case
 from grader.checks.form import ReturnsForm
+from grader.checks.properties import ShapeAndDtype
 from grader.sandbox.outcomes import CallOutcome
 
 VECTOR = ReturnsForm(id="f", property="returns-form", items=["float-vector"])
@@ -65,3 +66,32 @@ def test_returns_form_accepts_a_witness_triple() -> None:
 def test_returns_form_explains_a_malformed_triple(outcome: CallOutcome, words: str) -> None:
     finding = TRIPLE.judge(Case({}), [outcome])
     assert finding is not None and words in finding.got
+
+
+SHAPE_AND_DTYPE = ShapeAndDtype(id="shape-and-dtype", property="shape-and-dtype", reference="softmax")
+CROSS_ENTROPY_FORM = ShapeAndDtype(id="returns-a-number", property="shape-and-dtype", reference="cross_entropy")
+
+
+@pytest.mark.parametrize(
+    ("type_name", "shown"),
+    [("list", "a list [0.5, 0.5]"), ("matrix", "a matrix [0.5, 0.5]")],
+    ids=["list", "ndarray-subclass"],
+)
+def test_shape_and_dtype_costs_the_form_point_for_an_array_that_is_not_an_ndarray(type_name: str, shown: str) -> None:
+    finding = SHAPE_AND_DTYPE.judge(Case({"z": np.array([0.0, 0.0])}), [_outcome(([0.5, 0.5], type_name))])
+    assert finding is not None
+    assert finding.got == shown and finding.expected == "a numpy.ndarray of shape (2,)"
+    assert f"returned a {type_name}" in finding.note and "np.asarray" in finding.note
+
+
+def test_shape_and_dtype_accepts_an_ndarray_and_reports_a_wrong_shape_before_the_container() -> None:
+    case = Case({"z": np.array([0.0, 0.0])})
+    assert SHAPE_AND_DTYPE.judge(case, [_outcome((np.array([0.5, 0.5]), "ndarray"))]) is None
+    finding = SHAPE_AND_DTYPE.judge(case, [_outcome(([[0.5, 0.5]], "list"))])
+    assert finding is not None and finding.got == "shape (1, 2)"
+
+
+@pytest.mark.parametrize("type_name", ["float", "float64", "ndarray"], ids=["float", "numpy-scalar", "0-d-array"])
+def test_shape_and_dtype_accepts_any_number_where_the_reference_returns_one(type_name: str) -> None:
+    case = Case({"logits": np.array([[1.0, 2.0]]), "targets": np.array([1])})
+    assert CROSS_ENTROPY_FORM.judge(case, [_outcome((0.31, type_name))]) is None

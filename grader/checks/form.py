@@ -18,7 +18,7 @@ from grader.checks.display import format_value
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.record import Field
 
-__all__ = ["ReturnsForm"]
+__all__ = ["ReturnsForm", "not_an_ndarray", "shown_as_returned"]
 
 ItemKind = Literal["float-vector", "index"]
 
@@ -52,7 +52,7 @@ class ReturnsForm(Check):
                                note="Return the array itself, not a tuple holding it.")
             return _item_finding(self.items[0], outcome.values[0], types[0], "")
         if outcome.kind != "tuple":
-            return Finding(got=_shown(outcome.values[0], types[0]), expected=self._form(),
+            return Finding(got=shown_as_returned(outcome.values[0], types[0]), expected=self._form(),
                            note="Separate the items with commas: return z, i, j makes a tuple.")
         if len(outcome.values) != len(self.items):
             return Finding(got=_tuple_of(len(outcome.values)), expected=self._form())
@@ -71,7 +71,7 @@ def _tuple_of(count: int) -> str:
     return f"a tuple of {count} value{'s' if count != 1 else ''}"
 
 
-def _shown(value: np.ndarray, type_name: str) -> str:
+def shown_as_returned(value: np.ndarray, type_name: str) -> str:
     """``a list [1.0, -2.0]``, ``an ndarray array([1., -2.])``: the type as returned, then the value."""
     article = "an" if type_name[:1] in "aeiou" else "a"
     text = format_value(value) if type_name == "ndarray" or value.ndim == 0 else repr(value.tolist())
@@ -83,10 +83,10 @@ def _item_finding(kind: ItemKind, value: np.ndarray, type_name: str, name: str) 
     if kind == "index":
         if value.ndim == 0 and value.dtype.kind in "iu":
             return None
-        return Finding(got=f"{label}{_shown(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
+        return Finding(got=f"{label}{shown_as_returned(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
                        note="An index is a whole number such as 0 or 2 (int), not a float or an array.")
     if type_name != "ndarray":
-        return Finding(got=f"{label}{_shown(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
+        return Finding(got=f"{label}{shown_as_returned(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
                        note="Wrap the numbers in np.array([...], dtype=float).")
     if value.dtype.kind != "f":
         return Finding(got=f"{label}an array of dtype {value.dtype}, {format_value(value)}",
@@ -96,3 +96,20 @@ def _item_finding(kind: ItemKind, value: np.ndarray, type_name: str, name: str) 
         return Finding(got=f"{label}an array of shape {value.shape}", expected=f"{label}a non-empty {_WORDS[kind][2:]}",
                        note="One score per entry, in a flat array such as np.array([2.0, -3.0]).")
     return None
+
+
+def not_an_ndarray(outcome: CallOutcome, expected: str) -> Finding | None:
+    """A finding when a call returned its single array as something other than a ``numpy.ndarray`` (a list, a matrix).
+
+    The learner process converts what came back into an array and reports the
+    Python type it had (``outcome.types``); without that report nothing is said.
+    """
+    type_name = outcome.types[0] if outcome.types else "ndarray"
+    if outcome.kind == "tuple" or type_name == "ndarray":
+        return None
+    return Finding(
+        got=shown_as_returned(outcome.values[0], type_name),
+        expected=f"a numpy.ndarray{expected}",
+        note=f"It returned a {type_name}; the contract asks for a numpy.ndarray, so this costs the form point "
+             "(the numbers themselves are judged by the other checks). np.asarray(...) around the result fixes it.",
+    )

@@ -15,6 +15,7 @@ import numpy as np
 from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
+from grader.checks.form import not_an_ndarray
 from grader.checks.references import REFERENCES, close, reference
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.record import Field
@@ -248,13 +249,19 @@ def _tiny_change(before: np.ndarray, after: np.ndarray) -> str:
 
 
 class ShapeAndDtype(Check):
-    """The result is a float array of the expected shape (that of the reference's result)."""
+    """The result is a float array of the expected shape (that of the reference's result).
+
+    Where the reference returns an array (not a single number), the result
+    must be a ``numpy.ndarray`` itself: a list or a tuple of the right numbers
+    costs this check's point, with a reason that says so, while the checks of
+    the values still judge the numbers it holds.
+    """
 
     property: Literal["shape-and-dtype"]
     reference: str
 
     def default_description(self, entry: str) -> str:
-        return f"{entry} returns a float array of the right shape"
+        return f"{entry} returns a float numpy.ndarray of the right shape"
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
@@ -264,6 +271,10 @@ class ShapeAndDtype(Check):
         got = outcome.values[0]
         if got.shape != expected.shape:
             return Finding(got=f"shape {got.shape}", expected=f"shape {expected.shape}")
+        if expected.ndim:
+            container = not_an_ndarray(outcome, f" of shape {expected.shape}")
+            if container:
+                return container
         if got.dtype.kind != "f":
             return Finding(got=f"dtype {got.dtype}", expected="a floating-point dtype",
                            note="Integer weights cannot represent probabilities between 0 and 1.")

@@ -19,6 +19,7 @@ from grader.checks.bridge import (
     TemperatureLimit,
 )
 from grader.checks.calculus import JacobianShape, MatchesJacobian, SumsToZero, Symmetric
+from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks
 from grader.checks.form import ReturnsForm
 from grader.checks.properties import (
     Finite,
@@ -72,6 +73,8 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     VarianceTracksDimension,
     Reproducible,
     ChangesWithArgument,
+    ScattersLikeSamplingError,
+    SpreadShrinks,
 )
 
 CheckSpec = Annotated[Union[CHECK_TYPES], Field(discriminator="property")]  # type: ignore[valid-type]

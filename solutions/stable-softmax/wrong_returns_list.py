@@ -1,0 +1,7 @@
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    weights = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return (weights / np.sum(weights, axis=axis, keepdims=True)).tolist()
