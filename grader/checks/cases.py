@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Union
 import numpy as np
 
 from grader import digests
-from grader.spec.record import ConfigDict, Field, Record
+from grader.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
 

@@ -3,9 +3,9 @@
 An exercise's plan (its cases, every check's calls, the table of unique
 calls and their wire encodings) depends only on the spec, the grader's code
 and numpy, yet building it cost a cold run 25-80 ms. It is stored beside the
-validated specs (:mod:`grader.spec.cache`: the same private folder, safety
+validated specs (:mod:`grader.cache`: the same private folder, safety
 rules and switches), keyed by the spec file's cache key (its bytes and the
-fingerprint of ``grader/spec`` and ``grader/checks``), the checks asked
+fingerprint of ``grader/record``, ``spec`` and ``checks``), the checks asked
 for, numpy's version and the wire format's code: any change to one of them
 misses. The exercise and its checks are not stored: the loaded plan refers
 to the live objects (pickle persistent ids), exactly as a fresh build does.
@@ -25,8 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from grader import digests
-from grader.spec import cache
+from grader import cache, digests
 
 __all__ = ["plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
 

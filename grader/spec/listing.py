@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from grader import digests
+from grader import cache, digests
 from grader.errors import UsageError
-from grader.spec import cache
 from grader.spec.folder import find_exercises_dir
 
 __all__ = ["Row", "cached_rows", "catalog_rows", "store_rows"]
