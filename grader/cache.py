@@ -19,6 +19,7 @@ store things in it.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import pickle
 import stat
@@ -26,7 +27,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from grader import digests
 from grader.record import Record
 
 __all__ = ["enabled", "load", "origin", "remember", "spec_key", "store"]
@@ -54,7 +54,7 @@ def _code_fingerprint() -> bytes:
     """Hash of the modules whose classes a cached spec is made of, and of the records they build on."""
     from grader import __version__
 
-    digest = digests.sha256(__version__.encode())
+    digest = hashlib.sha256(__version__.encode())
     for folder in ("record", "spec", "checks"):
         for path in sorted((_PACKAGE / folder).glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -63,7 +63,7 @@ def _code_fingerprint() -> bytes:
 
 def spec_key(raw: bytes) -> str:
     """The cache key of a spec file's bytes."""
-    return digests.sha256(_code_fingerprint() + raw).hexdigest()
+    return hashlib.sha256(_code_fingerprint() + raw).hexdigest()
 
 
 def remember(spec: Record, key: str) -> None:
