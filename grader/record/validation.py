@@ -72,7 +72,7 @@ def _build_model(record: type[Record]) -> type[BaseModel]:
     model = pydantic.create_model(  # type: ignore[call-overload]
         record.__name__, __config__=config, __doc__=record.__dict__.get("__doc__"), __module__=record.__module__,
         __validators__=validators, **fields)
-    model.__record__ = record  # the class its validated values become (to_record)
+    model.__record__ = record  # type: ignore[attr-defined]  # the class its values become (to_record)
     return model  # type: ignore[no-any-return]
 
 
