@@ -128,7 +128,7 @@ def schema_command() -> None:
     import json
 
     from grader.spec.models import Spec
-    from grader.spec.validation import adapter
+    from grader.record.validation import adapter
 
     click.echo(json.dumps(adapter(Spec).json_schema(), indent=2, sort_keys=True))
 

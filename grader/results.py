@@ -1,8 +1,8 @@
 """Result records: what grading found, as data. No rendering happens here.
 
 They are plain dataclasses, not pydantic models, so that a cold ``grader
-grade`` builds and prints a report without importing pydantic (importing it
-and building these models' validators cost about 40 ms per run).
+grade`` builds and prints a report without importing pydantic, as spec
+records do (``docs/performance.md``, "Stand-ins, measured").
 :func:`report_to_json` writes the contract's JSON result; fields may be added
 over time, never removed or renamed. :func:`report_from_json` reads one back
 with full validation (pydantic, loaded then), for the batch command, which
@@ -11,13 +11,13 @@ trusts no file on disk.
 
 from __future__ import annotations
 
+import functools
 import json
-import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
-__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_from_worker",
-           "report_to_json", "to_data"]
+__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_to_json",
+           "to_data"]
 
 CheckStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 ExerciseStatus = Literal["passed", "failed", "error", "missing"]
@@ -155,7 +155,7 @@ def _as_data(value: Any, drop_none: bool) -> Any:
         return value
     names = _FIELD_NAMES.get(type(value))
     if names is None and is_dataclass(value) and not isinstance(value, type):
-        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
+        names = tuple(f.name for f in fields(value))
     if names is not None:
         data = {}
         for name in names:
@@ -172,7 +172,10 @@ def _as_data(value: Any, drop_none: bool) -> Any:
     return value
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+# The result classes' field names in declaration order, looked up for every record written;
+# other dataclasses (none in a report) are asked each time.
+_FIELD_NAMES = {record: tuple(f.name for f in fields(record))
+                for record in (CheckResult, ExerciseResult, SandboxInfo, Report)}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
@@ -180,56 +183,11 @@ def report_to_json(report: Report) -> str:
     """The contract's JSON result: fields in declaration order, ``None`` fields left out, UTF-8 text.
 
     Scores are finite (sums of points), so plain ``json`` writes exactly what
-    pydantic would; a test holds the two to the same bytes.
+    pydantic would; a test holds the two to the same bytes. A value JSON
+    cannot hold (``nan``) is a ``ValueError``, never a non-standard token.
     """
-    parts: list[str] = []
-    _write_json(to_data(report, exclude_none=True), "\n", parts)
-    return "".join(parts)
-
-
-def _write_json(value: Any, newline: str, parts: list[str]) -> None:
-    """``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)``, appended to ``parts``.
-
-    The standard library encodes indented JSON in pure Python, one generator
-    per container; written out for the types a report holds, it takes about
-    a third of the time. Anything else goes to the standard encoder. A test
-    holds the two to the same text.
-    """
-    kind = type(value)
-    if kind is str:
-        parts.append(_encode_string(value))
-    elif kind is float:
-        if not math.isfinite(value):
-            raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
-        parts.append(float.__repr__(value))
-    elif kind is int:
-        parts.append(int.__repr__(value))
-    elif value is None or kind is bool:
-        parts.append("null" if value is None else "true" if value else "false")
-    elif kind is dict and all(type(key) is str for key in value):
-        if not value:
-            parts.append("{}")
-            return
-        inner, opening = newline + "  ", "{"
-        for key, item in value.items():
-            parts.append(opening + inner + _encode_string(key) + ": ")
-            _write_json(item, inner, parts)
-            opening = ","
-        parts.append(newline + "}")
-    elif kind is list or kind is tuple:
-        if not value:
-            parts.append("[]")
-            return
-        inner, opening = newline + "  ", "["
-        for item in value:
-            parts.append(opening + inner)
-            _write_json(item, inner, parts)
-            opening = ","
-        parts.append(newline + "]")
-    else:  # anything unusual: the standard encoder decides, exactly as json.dumps would
-        parts.append(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", newline))
-
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+    data = to_data(report, exclude_none=True)
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def report_from_json(text: str | bytes) -> Report:
@@ -237,32 +195,9 @@ def report_from_json(text: str | bytes) -> Report:
     return _report_adapter().validate_json(text)
 
 
-def report_from_worker(text: str | bytes) -> Report:
-    """A report one of our own grading processes just wrote, rebuilt without pydantic.
-
-    The batch command reads one per learner; validating them with pydantic
-    would cost it importing pydantic and building a validator (about 0.25 s
-    of CPU) for text :func:`report_to_json` wrote. The records still refuse
-    unknown or missing fields, unknown statuses and empty reasons
-    (``ValueError``); a file read back from disk goes through
-    :func:`report_from_json` instead.
-    """
-    try:
-        data = dict(json.loads(text))
-        sandbox = data.pop("sandbox", None)
-        exercises = [ExerciseResult(**dict(item, checks=[CheckResult(**check) for check in item.get("checks", [])]))
-                     for item in data.pop("exercises", [])]
-        return Report(**data, exercises=exercises, sandbox=None if sandbox is None else SandboxInfo(**sandbox))
-    except (TypeError, AttributeError) as exc:
-        raise ValueError(f"not a report: {exc}") from None
-
-
-_ADAPTER: list[Any] = []
-
-
+@functools.lru_cache(maxsize=1)
 def _report_adapter() -> Any:
-    if not _ADAPTER:
-        from pydantic import TypeAdapter
+    """Pydantic's validator of a whole report, built on first use (only :func:`report_from_json` needs it)."""
+    from pydantic import TypeAdapter
 
-        _ADAPTER.append(TypeAdapter(Report))
-    return _ADAPTER[0]
+    return TypeAdapter(Report)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.checks import engine, plan_cache
-from grader.spec import cache
+from grader import cache
 from grader.spec.loader import load_spec_file
 
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"

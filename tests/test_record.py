@@ -1,7 +1,8 @@
-"""Spec records: declared without pydantic, validated exactly as pydantic models were, and grading needs no pydantic."""
+"""Records: declared without pydantic, validated exactly as pydantic models were, and grading needs no pydantic."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import shutil
 import subprocess
@@ -13,6 +14,9 @@ from pydantic import ValidationError
 
 from grader.checks.bridge import EntropyGrows
 from grader.checks.properties import MatchesReference
+from grader.record import Field, Record
+from grader.record.validation import model_for
+from grader.spec.loader import load_spec_file
 from grader.spec.models import ChoiceQuestion, EntrySpec, ImplementationExercise, Option
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +78,39 @@ def test_a_field_overridden_without_annotation_is_refused_at_class_creation() ->
             rtol = 1e-3
 
 
+@pytest.mark.parametrize("name", ["source_key", "model_dump", "model_copy"], ids=["source-key", "dump", "copy"])
+def test_a_field_named_like_a_record_attribute_is_refused_at_class_creation(name: str) -> None:
+    with pytest.raises(TypeError, match=f"may not be named '{name}'"):
+        type("Clash", (Record,), {"__annotations__": {name: "str"}})
+
+
+def test_source_key_is_carried_by_the_record_not_by_its_value_or_copies(cache_dir: Path) -> None:
+    """A loaded spec knows the cache key of its file; equal values, dumps and pickles ignore it; copies lack it."""
+    loaded = load_spec_file(ROOT / "exercises" / "stable-softmax.yaml")
+    assert loaded.source_key is not None
+    again = load_spec_file(ROOT / "exercises" / "stable-softmax.yaml")
+    assert again is not loaded and again.source_key == loaded.source_key
+    fresh = ImplementationExercise.model_validate(loaded.model_dump())
+    assert fresh.source_key is None and fresh == loaded
+    assert "source_key" not in loaded.model_dump()
+    copies = [loaded.model_copy(), copy.copy(loaded), copy.deepcopy(loaded), pickle.loads(pickle.dumps(loaded))]
+    assert [(item == loaded, item.source_key) for item in copies] == [(True, None)] * 4
+
+
+def test_each_record_class_keeps_its_own_validating_model() -> None:
+    class Base(Record):
+        size: int = Field(default=1, gt=0)
+
+    class Sized(Base):
+        label: str = "x"
+
+    assert model_for(Base) is model_for(Base)
+    assert set(model_for(Sized).model_fields) == {"size", "label"}  # not the base's model, built first
+    assert Sized.model_validate({"size": "2"}) == Sized.construct_trusted({"size": 2, "label": "x"})
+    with pytest.raises(ValidationError):
+        Sized.model_validate({"size": 0})
+
+
 def test_dump_leaves_out_defaults_only_when_asked() -> None:
     entry = EntrySpec.model_validate({"signature": "softmax(z)", "args": {"z": "float_array"}})
     assert entry.model_dump(exclude_defaults=True) == {"signature": "softmax(z)", "args": {"z": "float_array"}}
@@ -82,7 +119,7 @@ def test_dump_leaves_out_defaults_only_when_asked() -> None:
 
 
 def _imported_after(code: str, cwd: Path) -> list[str]:
-    heavy = "('pydantic', 'pydantic_core', 'yaml', '_hashlib')"  # _hashlib: OpenSSL, which grader.digests avoids
+    heavy = "('pydantic', 'pydantic_core', 'yaml')"
     probe = code + f"\nimport sys\nprint(sorted(m for m in {heavy} if m in sys.modules))\n"
     done = subprocess.run([sys.executable, "-c", probe], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -104,4 +141,4 @@ def test_a_cold_grade_from_the_spec_cache_imports_no_pydantic(tmp_path: Path, ca
              "except SystemExit:\n"
              "    pass\n")
     assert "pydantic" in _imported_after(grade, tmp_path)  # nothing cached yet: validated with pydantic
-    assert _imported_after(grade, tmp_path) == []  # nor yaml (the spec comes from the cache), nor OpenSSL
+    assert _imported_after(grade, tmp_path) == []  # nor yaml: the spec comes from the cache

@@ -1,6 +1,6 @@
 """The contract every check follows, and the pieces checks share.
 
-A check is a spec record (``grader.spec.record``): its fields are what a spec
+A check is a spec record (``grader.record``): its fields are what a spec
 may configure (validated by pydantic, and ``extra="forbid"`` makes a typo an
 error), its methods are the property.
 The engine (``grader.checks.engine``) drives every check the same way:
@@ -29,7 +29,7 @@ import numpy as np
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import ConfigDict, Field, Record
+from grader.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
 

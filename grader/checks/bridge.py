@@ -20,7 +20,7 @@ from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.properties import zero_where
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field, field_validator
+from grader.record import Field, field_validator
 
 __all__ = ["EntropyGrows", "ExpSumsToOne", "MaskedGetsZero", "MeanOverBatch", "TemperatureLimit"]
 

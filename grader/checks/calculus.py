@@ -26,7 +26,7 @@ from grader.checks.references import (
     trusted_function_value,
 )
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = ["JacobianShape", "MatchesJacobian", "SumsToZero", "Symmetric"]
 

@@ -10,13 +10,13 @@ ids, so the same spec always gives the same inputs.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 
-from grader import digests
-from grader.spec.record import ConfigDict, Field, Record
+from grader.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
 
@@ -83,7 +83,7 @@ class Case:
 
 def stable_seed(*parts: str) -> int:
     """A seed that depends only on the given strings (never on Python's hash salt)."""
-    digest = digests.sha256("\x1f".join(parts).encode()).digest()
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 

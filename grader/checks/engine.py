@@ -9,6 +9,7 @@ endless loop costs seconds, not minutes.
 
 from __future__ import annotations
 
+import hashlib as digests  # TODO(issue 20): say hashlib at the call sites once the engine is split
 import json
 import time
 from collections.abc import Iterable
@@ -18,7 +19,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from grader import digests
 from grader.checks.base import Call, Check, Finding, TrustedFunction
 from grader.checks.cases import Case, build_cases
 from grader.checks.display import format_call, values_not_shown

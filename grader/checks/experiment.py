@@ -70,7 +70,7 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = ["ScattersLikeSamplingError", "SpreadShrinks", "relative_error"]
 

@@ -16,7 +16,7 @@ from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = ["ReturnsForm", "not_an_ndarray", "shown_as_returned"]
 

@@ -3,9 +3,9 @@
 An exercise's plan (its cases, every check's calls, the table of unique
 calls and their wire encodings) depends only on the spec, the grader's code
 and numpy, yet building it cost a cold run 25-80 ms. It is stored beside the
-validated specs (:mod:`grader.spec.cache`: the same private folder, safety
+validated specs (:mod:`grader.cache`: the same private folder, safety
 rules and switches), keyed by the spec file's cache key (its bytes and the
-fingerprint of ``grader/spec`` and ``grader/checks``), the checks asked
+fingerprint of ``grader/record``, ``spec`` and ``checks``), the checks asked
 for, numpy's version and the wire format's code: any change to one of them
 misses. The exercise and its checks are not stored: the loaded plan refers
 to the live objects (pickle persistent ids), exactly as a fresh build does.
@@ -21,12 +21,12 @@ crash, which could depend on the machine's load) are kept.
 from __future__ import annotations
 
 import functools
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from grader import digests
-from grader.spec import cache
+from grader import cache
 
 __all__ = ["plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
 
@@ -42,7 +42,7 @@ def _environment() -> bytes:
     """What a plan depends on beyond the spec and ``grader/checks``: numpy's draws, the wire format, Python."""
     import numpy
 
-    digest = digests.sha256(f"{numpy.__version__}\0{sys.version_info[:2]}\0".encode())
+    digest = hashlib.sha256(f"{numpy.__version__}\0{sys.version_info[:2]}\0".encode())
     digest.update(_PROTOCOL.read_bytes())
     return digest.digest()
 
@@ -52,7 +52,7 @@ def plan_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     spec = cache.origin(exercise)
     if spec is None:
         return None
-    return digests.sha256(_environment() + spec.encode() + "\0".join(check_ids).encode()).hexdigest()
+    return hashlib.sha256(_environment() + spec.encode() + "\0".join(check_ids).encode()).hexdigest()
 
 
 def stored_plan(exercise: Any, checks: list[Any], build: Callable[[Any, list[Any]], P]) -> P:
@@ -81,7 +81,7 @@ def _encoded(plan: P) -> P:
 @functools.lru_cache(maxsize=1)
 def _sandbox_code() -> bytes:
     """What a learner process runs: the child, its confinement and the protocol."""
-    digest = digests.sha256()
+    digest = hashlib.sha256()
     for path in sorted([*_SANDBOX.glob("*.py"), *(_SANDBOX / "confine").glob("*.py")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
@@ -93,7 +93,7 @@ def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
     plan = plan_key(exercise, check_ids) if cache.enabled() else None
     if plan is None:
         return ask()
-    key = digests.sha256(plan.encode() + _sandbox_code() + source).hexdigest()
+    key = hashlib.sha256(plan.encode() + _sandbox_code() + source).hexdigest()
     answers = cache.load(key, kind="known-wrong")
     if isinstance(answers, list):
         return answers
@@ -127,4 +127,4 @@ def store_held(exercise: Any, check_ids: tuple[str, ...], held: dict[str, set[by
 
 def _held_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     plan = plan_key(exercise, check_ids) if cache.enabled() else None
-    return None if plan is None else digests.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()
+    return None if plan is None else hashlib.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()

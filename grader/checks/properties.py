@@ -18,7 +18,7 @@ from grader.checks.display import format_number, format_value
 from grader.checks.form import not_an_ndarray
 from grader.checks.references import REFERENCES, close, reference
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = [
     "Finite",

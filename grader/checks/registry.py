@@ -41,7 +41,7 @@ from grader.checks.statistics import (
     VarianceTracksDimension,
 )
 from grader.checks.witness import Witness
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = ["CHECK_TYPES", "CheckSpec", "property_names"]
 

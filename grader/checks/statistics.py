@@ -56,7 +56,7 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = [
     "ChangesWithArgument",
@@ -93,7 +93,7 @@ def variance_interval(d: int, n: int, delta: float = 1e-11) -> tuple[float, floa
     """
     if d < 1 or n < 2:
         raise ValueError("the bound needs d >= 1 and n >= 2")
-    from grader.spec import cache
+    from grader import cache
 
     key = cache.spec_key(f"variance-interval\0{d}\0{n}\0{delta!r}".encode()) if cache.enabled() else None
     stored = cache.load(key, kind="interval") if key else None

@@ -17,7 +17,7 @@ from grader.checks.cases import Case
 from grader.checks.display import format_value
 from grader.checks.references import divide_by_sum, square_normalise
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.record import Field
+from grader.record import Field
 
 __all__ = ["Witness", "VERIFIERS"]
 

@@ -10,6 +10,7 @@ session with a ``CallOutcome`` that says which, never with an exception.
 from __future__ import annotations
 
 import fcntl
+import hashlib as digests  # TODO(issue 20): say hashlib at the call sites once the runner is split
 import os
 import selectors
 import signal
@@ -19,7 +20,6 @@ from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader import digests
 from grader.errors import SandboxError
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.frames import LimitExceeded

@@ -10,12 +10,12 @@ Standard library only.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any
 
-from grader import digests
+from grader import cache
 from grader.errors import UsageError
-from grader.spec import cache
 from grader.spec.folder import find_exercises_dir
 
 __all__ = ["Row", "cached_rows", "catalog_rows", "store_rows"]
@@ -29,7 +29,7 @@ def _key(exercises_dir: str | os.PathLike[str] | None) -> str | None:
     try:
         chosen = find_exercises_dir(exercises_dir)
         files = sorted(p for p in chosen.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-        digest = digests.sha256(str(chosen.resolve()).encode())
+        digest = hashlib.sha256(str(chosen.resolve()).encode())
         for path in files:
             digest.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     except (OSError, UsageError):  # the long way says what is wrong

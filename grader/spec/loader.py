@@ -16,8 +16,8 @@ from typing import Any, Iterable
 
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
+from grader import cache
 from grader.safeyaml import YamlProblem, line_of, load_yaml
-from grader.spec import cache
 from grader.spec.crossrefs import SpecProblem
 from grader.spec.errorpick import allowed_keys, pick_error
 from grader.spec.folder import find_exercises_dir
@@ -29,7 +29,7 @@ __all__ = ["Catalog", "find_exercises_dir", "line_in", "load_catalog", "load_spe
 
 def _spec_adapter() -> Any:
     """Pydantic's validator for every kind of spec, built on first use (from the spec cache, grading needs none)."""
-    from grader.spec.validation import adapter
+    from grader.record.validation import adapter
 
     return adapter(Spec)
 ALL = "all"
@@ -93,7 +93,7 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
         raise SpecError("a spec must be a mapping with at least 'id' and 'kind'", path=str(path), line=1)
     from pydantic import ValidationError
 
-    from grader.spec.validation import to_record
+    from grader.record.validation import to_record
 
     try:
         return to_record(_spec_adapter().validate_python(data))  # type: ignore[no-any-return]

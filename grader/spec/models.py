@@ -1,4 +1,4 @@
-"""What an exercise spec may say, as spec records (validated by pydantic, see ``grader.spec.record``).
+"""What an exercise spec may say, as spec records (validated by pydantic, see ``grader.record``).
 
 Three kinds, told apart by ``kind``: ``implementation`` (also written
 ``witness``) names entry functions, case sets and checks; ``quiz`` names
@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
 from grader.checks.registry import CheckSpec
-from grader.spec.record import ConfigDict, Field, Record, model_validator
+from grader.record import ConfigDict, Field, Record, model_validator
 
 __all__ = [
     "Assignment",

@@ -1,4 +1,4 @@
-"""A cache of validated specs, so a cold ``grader grade`` skips building and running validators.
+"""The grader's disk cache: validated specs, so a cold ``grader grade`` skips validating them.
 
 Each entry is keyed by the spec file's bytes and a fingerprint of the code
 that defines the models, so any edit to either misses the cache. Entries are
@@ -11,11 +11,15 @@ moves it.
 Other derived objects (an exercise's built plan, :mod:`grader.checks.plan_cache`)
 are stored here too, each ``kind`` under its own file prefix. ``origin`` tells
 which cache key a loaded spec came from, so they can be keyed by it.
+
+It sits beside ``spec`` and ``checks`` rather than in either, since both
+store things in it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import pickle
 import stat
@@ -23,11 +27,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from grader import digests
+from grader.record import Record
 
 __all__ = ["enabled", "load", "origin", "remember", "spec_key", "store"]
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def _directory() -> Path | None:
@@ -47,11 +51,11 @@ def enabled() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint() -> bytes:
-    """Hash of the modules whose classes a cached spec is made of."""
+    """Hash of the modules whose classes a cached spec is made of, and of the records they build on."""
     from grader import __version__
 
-    digest = digests.sha256(__version__.encode())
-    for folder in ("spec", "checks"):
+    digest = hashlib.sha256(__version__.encode())
+    for folder in ("record", "spec", "checks"):
         for path in sorted((_PACKAGE / folder).glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
@@ -59,21 +63,21 @@ def _code_fingerprint() -> bytes:
 
 def spec_key(raw: bytes) -> str:
     """The cache key of a spec file's bytes."""
-    return digests.sha256(_code_fingerprint() + raw).hexdigest()
+    return hashlib.sha256(_code_fingerprint() + raw).hexdigest()
 
 
-_ORIGINS: dict[int, tuple[Any, str]] = {}
+def remember(spec: Record, key: str) -> None:
+    """Note on ``spec`` (a loaded spec record) that it was read from a file whose cache key is ``key``.
 
-
-def remember(spec: Any, key: str) -> None:
-    """Note that ``spec`` (a loaded spec object) was read from a file whose cache key is ``key``."""
-    _ORIGINS[id(spec)] = (spec, key)
+    The record carries the key itself (:attr:`Record.source_key`), so it lives
+    exactly as long as the spec and no copy of the spec inherits it.
+    """
+    spec.note_source_key(key)
 
 
 def origin(spec: Any) -> str | None:
-    """The cache key of the file ``spec`` was loaded from, or ``None`` (built some other way)."""
-    hit = _ORIGINS.get(id(spec))
-    return hit[1] if hit is not None and hit[0] is spec else None
+    """The cache key of the file ``spec`` was loaded from; ``None`` when built otherwise, or a copy."""
+    return spec.source_key if isinstance(spec, Record) else None
 
 
 def load(key: str, *, kind: str = "spec", persistent_load: Callable[[Any], Any] | None = None) -> Any | None:

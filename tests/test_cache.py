@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.spec import cache
+from grader import cache
 from grader.spec.loader import load_spec_file
 
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"

@@ -1,6 +1,6 @@
-"""Validate spec records with pydantic: a pydantic model per record class, built on first use.
+"""Validate records with pydantic: a pydantic model per record class, built on first use.
 
-:mod:`grader.spec.record` declares specs and checks without pydantic, so that
+:mod:`grader.record` declares specs and checks without pydantic, so that
 grading from the spec cache never imports it. This module is the other half,
 imported only when something must be validated: it turns each record class
 into a pydantic model with the same name, fields, constraints, descriptions
@@ -17,12 +17,9 @@ from typing import Annotated, Any, Union
 import pydantic
 from pydantic import BaseModel, TypeAdapter
 
-from grader.spec.record import FieldSpec, Record
+from grader.record import FieldSpec, Record
 
 __all__ = ["adapter", "model_for", "pydantic_type", "to_record", "validate_record"]
-
-_RECORD_OF: dict[type[BaseModel], type[Record]] = {}
-
 
 def _field(spec: FieldSpec) -> Any:
     arguments = dict(spec.options)
@@ -49,9 +46,19 @@ def pydantic_type(annotation: Any) -> Any:
     return annotation
 
 
-@functools.cache
 def model_for(record: type[Record]) -> type[BaseModel]:
-    """The pydantic model that validates ``record``: same name, docstring, fields, config and validators."""
+    """The pydantic model that validates ``record``: same name, docstring, fields, config, validators.
+
+    Built once per class and kept by the class itself (``Record._pydantic_model``).
+    """
+    model = record.__dict__.get("_pydantic_model")  # the class's own, never a base class's
+    if model is None:
+        model = _build_model(record)
+        record._pydantic_model = model
+    return model  # type: ignore[no-any-return]
+
+
+def _build_model(record: type[Record]) -> type[BaseModel]:
     hints = typing.get_type_hints(record, include_extras=True)
     fields = {name: (pydantic_type(hints[name]), _field(spec)) for name, spec in record.model_fields.items()}
     validators: dict[str, Any] = {}
@@ -65,7 +72,7 @@ def model_for(record: type[Record]) -> type[BaseModel]:
     model = pydantic.create_model(  # type: ignore[call-overload]
         record.__name__, __config__=config, __doc__=record.__dict__.get("__doc__"), __module__=record.__module__,
         __validators__=validators, **fields)
-    _RECORD_OF[model] = record
+    model.__record__ = record  # type: ignore[attr-defined]  # the class its values become (to_record)
     return model  # type: ignore[no-any-return]
 
 
@@ -87,7 +94,7 @@ def _value_check(method: Any) -> Any:
 def to_record(value: Any) -> Any:
     """Validated pydantic data turned back into records (lists and dicts walked)."""
     if isinstance(value, BaseModel):
-        record = _RECORD_OF[type(value)]
+        record = type(value).__record__  # type: ignore[attr-defined]
         return record.construct_trusted({name: to_record(getattr(value, name)) for name in record.model_fields})
     if isinstance(value, list):
         return [to_record(item) for item in value]
@@ -101,7 +108,7 @@ def validate_record(record: type[Record], data: Any) -> Any:
     return to_record(model_for(record).model_validate(data))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)  # keyed by the type; one is validated whole: Spec
 def adapter(annotation: Any) -> TypeAdapter[Any]:
     """A pydantic ``TypeAdapter`` for a type made of records (``Spec``), for validation and the JSON schema."""
     return TypeAdapter(pydantic_type(annotation))

@@ -1,16 +1,19 @@
-"""Spec records: what a spec may say, declared once and usable without pydantic.
+"""Records: classes declared the pydantic way, defined and used without importing pydantic.
 
-Exercise specs and checks are ``Record`` classes. A class declares its fields
-the pydantic way (annotations, ``Field(...)`` with constraints and a
-description, ``model_validator``/``field_validator``), but defining it,
-loading it from the spec cache and grading with it import nothing beyond the
-standard library: a cold ``grader grade`` used to spend about 0.2 s importing
-pydantic and building model classes it never validated with.
+Exercise specs (:mod:`grader.spec.models`) and checks (:mod:`grader.checks`)
+are ``Record`` classes. A class declares its fields the pydantic way
+(annotations, ``Field(...)`` with constraints and a description,
+``model_validator``/``field_validator``), but defining it, loading it from
+the spec cache and grading with it import nothing beyond the standard
+library, so a cold ``grader grade`` never imports pydantic.
 
-Validation is pydantic's, done by :mod:`grader.spec.validation`, which
-builds a pydantic model from each record class the first time a spec is
+Validation is pydantic's, done by :mod:`grader.record.validation`, which
+builds a pydantic model from each record class the first time a record is
 validated (a spec file that changed, ``grader validate``, ``grader schema``).
 Locations, messages and the JSON schema are therefore the ones pydantic gives.
+
+This module belongs to neither ``spec`` nor ``checks``: both declare records
+with it, and it imports neither.
 """
 
 from __future__ import annotations
@@ -86,10 +89,20 @@ class Record:
 
     ``Record(**data)`` validates (with pydantic, imported then); records read
     from the spec cache or built by the validator skip that.
+
+    A record may also carry its ``source_key``: the cache key of the file it
+    was read from (see :func:`grader.cache.remember`), so that what is
+    derived from it (an exercise's plan) can be cached under that key. The
+    key is not a field: it takes no part in equality, hashing, dumping or
+    pickling, and a copy (``model_copy``, ``copy.copy``) has none, since a
+    copy may differ from the file.
     """
+
+    __slots__ = ("__dict__", "_source_key")
 
     model_config: dict[str, Any] = {}
     model_fields: dict[str, FieldSpec] = {}
+    _pydantic_model: Any = None  # the class's own validating model, built on first use (record.validation)
     __record_checks__: tuple[tuple[str, Any], ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -101,6 +114,9 @@ class Record:
         for name, annotation in annotated.items():
             if _is_class_variable(annotation) or name.startswith("_") or name in ("model_config", "model_fields"):
                 continue
+            if name in _RESERVED:  # Record's own attribute would hide the field's value
+                raise TypeError(f"{cls.__name__}.{name}: a record field may not be named "
+                                f"{name!r}")
             declared = cls.__dict__.get(name, _UNSET)
             fields[name] = declared if isinstance(declared, FieldSpec) else FieldSpec(declared)
             if name in cls.__dict__:
@@ -120,7 +136,7 @@ class Record:
         cls.__record_checks__ = tuple(checks.items())
 
     def __init__(self, **data: Any) -> None:
-        from grader.spec.validation import validate_record
+        from grader.record.validation import validate_record
 
         object.__setattr__(self, "__dict__", dict(validate_record(type(self), data).__dict__))
 
@@ -137,7 +153,7 @@ class Record:
     @classmethod
     def model_validate(cls, data: Any) -> "Record":
         """Validate ``data`` (a mapping, as read from YAML) into this record; pydantic's ``ValidationError`` if not."""
-        from grader.spec.validation import validate_record
+        from grader.record.validation import validate_record
 
         return validate_record(cls, data)
 
@@ -146,6 +162,21 @@ class Record:
         record = type(self).__new__(type(self))
         object.__setattr__(record, "__dict__", dict(self.__dict__, **(update or {})))
         return record
+
+    @property
+    def source_key(self) -> str | None:
+        """The cache key of the file this record was read from; ``None`` when built otherwise, or a copy."""
+        return getattr(self, "_source_key", None)
+
+    def note_source_key(self, key: str) -> None:
+        """Note that this record was read from the file whose cache key is ``key`` (no field changes)."""
+        object.__setattr__(self, "_source_key", key)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__  # the fields only: an unpickled record is a copy, with no source key
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "__dict__", state)
 
     def model_dump(self, *, mode: str = "python", exclude_defaults: bool = False) -> dict[str, Any]:
         """The fields as plain data, nested records included; ``exclude_defaults`` leaves out defaults."""
@@ -174,6 +205,9 @@ class Record:
     def __repr__(self) -> str:
         inside = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
         return f"{type(self).__name__}({inside})"
+
+
+_RESERVED = frozenset(name for name in vars(Record) if not name.startswith("_"))
 
 
 def _same(a: Any, b: Any) -> bool:
