@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from grader.checks.registry import CheckSpec, property_names
 from grader.cli import main
-from grader.spec.validation import adapter
+from grader.record.validation import adapter
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs/authoring.md").read_text(encoding="utf-8")
