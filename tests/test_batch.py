@@ -85,7 +85,7 @@ def test_batch_scores_each_kind_of_learner(first_run) -> None:
     out, _ = first_run
     scores = {row["learner"]: row for row in _gradebook(out)}
     assert scores["correct"]["score"] == scores["correct"]["max_score"] == "18"
-    assert scores["nb"]["stable-softmax"] == "13"  # the notebook's code cells, magics removed
+    assert scores["nb"]["stable-softmax"] == "14"  # the notebook's code cells, magics removed
     assert scores["x.y"]["why-softmax-quiz"] == "5" and scores["x.y"]["stable-softmax"] == "0"
     for learner in ("a b", "empty", "latin", "loop", "syntax"):
         assert scores[learner]["score"] == "0", learner

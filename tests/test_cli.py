@@ -25,7 +25,7 @@ def run(*args: str, cwd: Path = ROOT, timeout: float = 60,
 def test_grade_reference_passes_with_exit_0() -> None:
     done = run("grade", REFERENCE, "--exercise", "stable-softmax")
     assert done.returncode == 0, done.stderr
-    assert "Total: 13/13" in done.stdout
+    assert "Total: 14/14" in done.stdout
     assert "PASS finite-for-large-inputs" in done.stdout
 
 
@@ -49,7 +49,7 @@ def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Pat
     assert first.stdout == (tmp_path / "out.json").read_text()
     report = json.loads(first.stdout)
     assert report["submission"] == GLOBAL_MAX
-    assert (report["score"], report["max_score"]) == (8.0, 13.0)
+    assert (report["score"], report["max_score"]) == (9.0, 14.0)
     (exercise,) = report["exercises"]
     assert set(exercise) >= {"id", "status", "score", "max_score", "reason", "checks"}
     for check in exercise["checks"]:
@@ -172,7 +172,7 @@ def test_grade_takes_exercises_after_the_path(tmp_path: Path) -> None:
     done = run("grade", str(ROOT / REFERENCE), "--exercise", "stable-softmax", "--exercises", str(ROOT / "exercises"),
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Total: 13/13" in done.stdout
+    assert "Total: 14/14" in done.stdout
 
 
 @pytest.mark.parametrize(("command", "expected"), [

@@ -171,8 +171,9 @@ def test_release_public_checks_load_with_only_public_checks(project: Catalog, tm
     public = load_catalog(tmp_path / "handout/public-checks")
     exercise = public.exercises["stable-softmax"]
     assert isinstance(exercise, ImplementationExercise)
-    assert [c.id for c in exercise.checks] == ["computes-the-right-values", "matches-reference", "rows-sum-to-one"]
-    assert set(exercise.cases) == {"simple", "basic", "non-square", "float32", "extreme"}
+    assert [c.id for c in exercise.checks] == ["computes-the-right-values", "matches-reference", "rows-sum-to-one",
+                                               "default-axis-is-last"]
+    assert set(exercise.cases) == {"simple", "basic", "non-square", "float32", "extreme", "default-axis"}
     assert exercise.reference_solution is None and exercise.known_wrong == []
     assert public.assignments["why-softmax"].exercises == ["stable-softmax"]
 
@@ -190,7 +191,7 @@ def test_release_public_checks_grade_the_reference_with_exit_0(project: Catalog,
     result = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
                                        "solutions/stable-softmax/reference.py", "--public"])
     assert result.exit_code == 0, result.output
-    assert "PASS matches-reference" in result.output and "Total: 4/4" in result.output
+    assert "PASS matches-reference" in result.output and "Total: 5/5" in result.output
     stub = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
                                      str(out / "stable-softmax.py"), "--public"])
     assert stub.exit_code == 1 and "NotImplementedError" in stub.output
@@ -307,7 +308,7 @@ def test_release_handout_runs_its_public_checks_on_its_own(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "mine.py", "--public"], cwd=out, check=False,
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Total: 4/4" in done.stdout
+    assert "Total: 5/5" in done.stdout
     stub = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "stable-softmax.py", "--public"], cwd=out,
                           check=False, capture_output=True, text=True, timeout=120, env=env)
     assert stub.returncode == 1 and "NotImplementedError" in stub.stdout
