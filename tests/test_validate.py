@@ -68,7 +68,7 @@ def test_validate_passes_on_stable_softmax_and_its_quiz(tmp_path: Path, session:
     rendered = [line.render() for line in report.lines]
     assert any(line.startswith("ok      stable-softmax known-wrong global-max") for line in rendered)
     assert any(line.startswith("ok      why-softmax-quiz quiz: 5 questions") for line in rendered)
-    assert sum(line.subject.startswith("known-wrong") for line in report.lines) == 8
+    assert sum(line.subject.startswith("known-wrong") for line in report.lines) == 9
 
 
 @pytest.mark.slow
