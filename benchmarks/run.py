@@ -209,7 +209,7 @@ def learner_peak_rss() -> float:
     import numpy as np
 
     from grader.checks.base import Call
-    from grader.checks.engine import encode_calls
+    from grader.sandbox.calls import encode_calls
     from grader.sandbox.runner import LearnerProcess
     from grader.sandbox.zygote_client import Zygote
 
@@ -219,8 +219,8 @@ def learner_peak_rss() -> float:
     calls = [Call("softmax", {"z": rng.normal(size=(50, 200)) * 1e3}) for _ in range(20)] + [Call("peak", {})]
     with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": source}, "m.py", ["softmax", "peak"]) as process:
         process.start()
-        encoded, blobs = encode_calls(calls)
-        outcomes = process.call_many(encoded, blobs)
+        encoded = encode_calls(calls)
+        outcomes = process.call_many(encoded)
     return float(outcomes[-1].values[0]) / 1024
 
 

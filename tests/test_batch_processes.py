@@ -25,7 +25,9 @@ from grader.batch import run_batch
 from grader.batch.executors import LocalPool
 from grader.batch.worker import Task, WorkerConfig
 from grader.errors import UsageError
-from grader.grading import GradingSession, SandboxFactory
+from grader.grading import GradingSession
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.front import Sandbox
 from grader.sandbox.runner import Layers, Limits
 from grader.sandbox.zygote_client import Zygote
 
@@ -78,13 +80,13 @@ def _wait(condition, seconds: float = 10.0) -> bool:
 def test_clone_grades_like_its_parent_and_inherits_its_self_test(tmp_path: Path) -> None:
     (tmp_path / "answer.py").write_text(CORRECT, encoding="utf-8")
     with Zygote.start() as parent:
-        factory = SandboxFactory(parent, Limits(), Layers.from_environment())
+        factory = Sandbox(parent, Limits(), Layers.from_environment())
         parent_test = factory.self_test()
         twin = parent.clone()
         try:
             assert twin.facts == parent.facts
             assert twin.__dict__["self_tests"] == parent.__dict__["self_tests"]  # nothing to run again
-            assert SandboxFactory(twin, Limits(), Layers.from_environment()).self_test() is parent_test
+            assert Sandbox(twin, Limits(), Layers.from_environment()).self_test() is parent_test
             with GradingSession(zygote=twin, only=["stable-softmax"]) as session:
                 report = session.grade(tmp_path / "answer.py", exercise_ids=["stable-softmax"])
             assert report.score == report.max_score > 0
@@ -148,7 +150,7 @@ def test_a_clone_starts_with_its_parents_idle_work_done() -> None:
         process = LearnerProcess(twin, {"probe.py": source}, "probe.py", ["probe"])
         try:
             assert process.start().status == "ok"
-            (outcome,) = process.call_many([{"fn": "probe", "args": [], "return_inputs": False}], [])
+            (outcome,) = process.call_many(CallBatch.of([{"fn": "probe", "args": [], "return_inputs": False}]))
             assert outcome.status == "ok" and float(outcome.value) == 1.0
         finally:
             process.close()
@@ -196,7 +198,7 @@ def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
         try:
             assert process.start().status == "ok"
             call = {"fn": "probe", "args": [], "return_inputs": False}
-            first, second = process.call_many([call, call], [])
+            first, second = process.call_many(CallBatch.of([call, call]))
         finally:
             process.close()
     assert first.status == second.status == "ok"

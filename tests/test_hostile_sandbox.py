@@ -22,13 +22,16 @@ from bystander import Bystander
 from grader import reasons
 from grader.answers import AnswersProblem, load_answers
 from grader.checks.base import Call
-from grader.checks.engine import encode_calls
+from grader.sandbox.calls import encode_calls
 from grader.errors import UsageError, WeakSandboxError
-from grader.grading import GradingSession, SandboxFactory, preflight_sandbox, weak_sandbox_allowed
+from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
+from grader.sandbox.front import Sandbox
 from grader.sandbox import child, selftest
 from grader.sandbox.confine import abi_version, seccomp_available
 from grader.sandbox.outcomes import CallOutcome
-from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote, _as_error, _needs_trusted
+from grader.sandbox.requests import needs_trusted
+from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
+from grader.sandbox.untrusted import clean_error
 from grader.sandbox.zygote_client import default_self_test
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +98,7 @@ def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.M
                                                            tier: str) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
     with Zygote.start() as zygote:
-        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+        factory = Sandbox(zygote, Limits(), Layers.from_environment())
         test = factory.self_test()
         info = factory.info()
     assert test.failures == [], test.probes
@@ -118,7 +121,7 @@ def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_sec
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
     with Zygote.start() as zygote:
-        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+        factory = Sandbox(zygote, Limits(), Layers.from_environment())
         test = factory.self_test()
         info = factory.info()
         assert zygote.facts["landlock_abi"] == 5
@@ -183,7 +186,7 @@ def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monke
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
     for _ in range(2):  # nothing carries over from one warm parent to the next
         with Zygote.start() as zygote:
-            factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+            factory = Sandbox(zygote, Limits(), Layers.from_environment())
             monkeypatch.setattr(zygote, "spawn", lambda *_: pytest.fail("the grader ran a self-test of its own"))
             test = factory.self_test()
             confinement = {"limits": Limits().child_limits(), "layers": asdict(Layers())}
@@ -196,7 +199,7 @@ def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
     with Zygote.start() as zygote:
-        test = SandboxFactory(zygote, Limits(), Layers(caps=True, landlock=False, seccomp=True)).self_test()
+        test = Sandbox(zygote, Limits(), Layers(caps=True, landlock=False, seccomp=True)).self_test()
     assert test.tier == "B" and test.probes["read"] == "allowed" and test.failures == []
 
 
@@ -272,8 +275,8 @@ def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers
     with Zygote.start() as zygote:
         process = LearnerProcess(zygote, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
         assert process.start().status == "ok"
-        calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
-        assert [o.status for o in process.call_many(calls, blobs)] == ["bad_value"] * 3
+        calls = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
+        assert [o.status for o in process.call_many(calls)] == ["bad_value"] * 3
         deadline = time.monotonic() + 5
         while len(_marked(marker)) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -300,7 +303,7 @@ def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
     """The attacks aim SIGKILL at the warm parent and SIGUSR1 and SCHED_IDLE, nice 19, one CPU at a bystander with
     no capabilities (as another learner is): seccomp refuses them even where Landlock has no signal scoping."""
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
-    calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})])
+    calls = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})])
     with Bystander() as bystander, Zygote.start() as zygote:
         before = bystander.scheduling()
         for name in ("signal_without_kill", "reschedule_others"):
@@ -311,7 +314,7 @@ def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
                 assert started.status == "ok", started
                 held_abi = started.layers.get("landlock_abi", 0)
                 assert held_abi == (0 if not layers.landlock else 5 if cap else abi_version())
-                [outcome] = process.call_many(calls, blobs)
+                [outcome] = process.call_many(calls)
             finally:
                 process.close()
             assert outcome.status == "raised" and outcome.error is not None, (name, outcome)
@@ -320,7 +323,7 @@ def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
         process = LearnerProcess(zygote, {"mine.py": honest}, "mine.py", ["softmax"], Limits(), layers)
         try:  # the warm parent survived and still serves learners
             assert process.start().status == "ok"
-            assert [o.status for o in process.call_many(calls, blobs)] == ["ok"]
+            assert [o.status for o in process.call_many(calls)] == ["ok"]
         finally:
             process.close()
         after = bystander.scheduling()
@@ -380,7 +383,7 @@ def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
 
 
 def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
-    error = _as_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
+    error = clean_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
                        "errno": "1", "frames": [{"file": "a.py", "line": 3, "function": "f\x00", "text": "x\ny"}]})
     assert error["type"] == "\\x1b[2JPASS"
     assert "\n" not in error["message"] and "\x1b" not in error["message"] and "\\u202e" in error["message"]
@@ -390,8 +393,8 @@ def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
 
 def test_trusted_source_travels_only_with_calls_that_need_it() -> None:
     assert not hasattr(child, "TRUSTED_SOURCE")
-    assert not _needs_trusted([{"fn": "softmax", "args": [{"t": "array", "i": 0}]}])
-    assert _needs_trusted([{"fn": "numerical_jacobian", "args": [{"t": "callable", "name": "softmax"}]}])
+    assert not needs_trusted([{"fn": "softmax", "args": [{"t": "array", "i": 0}]}])
+    assert needs_trusted([{"fn": "numerical_jacobian", "args": [{"t": "callable", "name": "softmax"}]}])
 
 
 # -- test-only limits ----------------------------------------------------------

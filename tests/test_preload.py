@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call, TrustedFunction
-from grader.checks.engine import encode_calls
+from grader.sandbox.calls import encode_calls
 from grader.results import report_to_json
-from grader.sandbox import child, runner
+from grader.sandbox import child
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.memory import SandboxMemo
+from grader.sandbox.requests import Request
 from grader.sandbox.protocol import encode_message
 from grader.sandbox.runner import LearnerProcess
 from grader.sandbox.zygote_client import Zygote
@@ -17,11 +20,16 @@ from grader.sandbox.zygote_client import Zygote
 MUTATES = "import numpy as np\ndef f(z, k=1.0):\n    z *= 2.0\n    return z * k\n"
 
 
-def _plan() -> tuple[list[dict], list[bytes]]:
+def _batch() -> CallBatch:
     calls = [Call("f", {"z": np.array([1.0, 2.0, 3.0]), "k": 0.5}, return_inputs=True),
              Call("f", {"z": np.arange(6.0).reshape(2, 3)}, return_inputs=True),
              Call("f", {"z": np.array([4.0], dtype=np.float32), "k": 3})]
     return encode_calls(calls, {"f": ["z", "k"]})
+
+
+def _plan() -> tuple[list[dict], list[bytes]]:
+    batch = _batch()
+    return batch.calls, batch.blobs
 
 
 def _message(calls: list[dict], blobs: list[bytes]) -> bytes:
@@ -63,31 +71,31 @@ def test_a_call_that_changes_its_arguments_leaves_the_next_call_its_own_copy(pre
 
 
 def test_requests_that_hand_over_the_graders_functions_are_not_preloaded(preloaded: dict) -> None:
-    calls, blobs = encode_calls([Call("f", {"g": TrustedFunction("softmax")})])
-    assert not child.preload("trusted", _message(calls, blobs))
+    batch = encode_calls([Call("f", {"g": TrustedFunction("softmax")})])
+    assert not child.preload("trusted", _message(batch.calls, batch.blobs))
     assert "trusted" not in preloaded
 
 
 def test_asking_for_a_request_the_process_does_not_hold_is_answered_as_a_decode_failure(preloaded: dict) -> None:
     module = type("M", (), {"f": staticmethod(lambda: 1.0)})
-    answers = [child._run_call(module, index, call, arguments, "/x")[0] for index, (call, arguments)
+    answers = [child.run_call(module, index, call, arguments, "/x")[0] for index, (call, arguments)
                in enumerate(child._requested_calls({"op": "call_many", "preloaded": "gone", "count": 2}, []))]
     assert [(a["ok"], a["stage"]) for a in answers] == [(False, "decode"), (False, "decode")]
 
 
 def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the_third(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "_REQUESTS", {})
-    calls, blobs = _plan()
+    memo = SandboxMemo()  # the session's: what its processes share
+    calls = _batch()
     sent: list[bytes] = []
-    short = runner._Request.short
-    monkeypatch.setattr(runner._Request, "short", lambda self: sent.append(short(self)) or sent[-1])
+    short = Request.short
+    monkeypatch.setattr(Request, "short", lambda self: sent.append(short(self)) or sent[-1])
     answers = []
     with Zygote.start() as zygote:
         for _ in range(3):
-            with LearnerProcess(zygote, {"m.py": MUTATES.encode()}, "m.py", ["f"]) as process:
+            with LearnerProcess(zygote, {"m.py": MUTATES.encode()}, "m.py", ["f"], memo=memo) as process:
                 assert process.start().status == "ok"
-                answers.append(process.call_many(calls, blobs, batch=True))
+                answers.append(process.call_many(calls, batch=True))
         assert len(zygote.preloaded) == 1
     assert len(sent) == 1 and len(sent[0]) < 200  # only the third got the key instead of the plan
     first, _, third = answers

@@ -190,24 +190,25 @@ def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function
 
 
 def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
+    from grader.sandbox.calls import CallBatch
     from grader.sandbox.runner import LearnerProcess
 
     source = b"def double(x):\n    return 2.0 * x\n"
-    ahead = [{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}]
-    other = [{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}]
-    blobs: list[bytes] = []  # the very lists sent ahead identify the request whose answers are awaited
+    ahead = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}])
+    other = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}])
     with zygote_client.Zygote.start() as zygote:
         process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
         try:
-            assert process.start((ahead, blobs, True)).status == "ok" and not process.settled
-            (answer,) = process.call_many(ahead, blobs, batch=True)
+            assert process.start(ahead).status == "ok" and not process.settled
+            same = CallBatch.of(list(ahead.calls))  # other objects, the same calls: the same key
+            (answer,) = process.call_many(same, batch=True)
             assert answer.status == "ok" and float(answer.value) == 3.0 and process.settled
         finally:
             process.close()
         process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
         try:
-            assert process.start((ahead, blobs, True)).status == "ok"
-            (answer,) = process.call_many(other, blobs, batch=True)
+            assert process.start(ahead).status == "ok"
+            (answer,) = process.call_many(other, batch=True)
             assert answer.status == "not_run" and not process.alive  # its answers to `ahead` would be taken for these
         finally:
             process.close()

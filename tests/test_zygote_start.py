@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call
-from grader.checks.engine import encode_calls
+from grader.sandbox.calls import encode_calls
 from grader.cli import _command_named
 from grader.sandbox import zygote_client
 from grader.sandbox.runner import LearnerProcess
@@ -19,8 +19,8 @@ from grader.sandbox.zygote_client import Zygote
 def _call(zygote: Zygote, source: str, function: str = "f"):  # type: ignore[no-untyped-def]
     with LearnerProcess(zygote, {"m.py": source.encode()}, "m.py", [function]) as process:
         assert process.start().status == "ok"
-        encoded, blobs = encode_calls([Call(function, {})])
-        return process.call_many(encoded, blobs)[0]
+        encoded = encode_calls([Call(function, {})])
+        return process.call_many(encoded)[0]
 
 
 @pytest.mark.parametrize(("argv", "command"), [
@@ -155,8 +155,8 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
         third = LearnerProcess(zygote, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
         assert third.start().status == "ok"
         assert third._scratch in used and os.listdir(third._scratch) == ["m.py"]
-        calls, blobs = encode_calls([Call("f", {})])
-        assert float(third.call_many(calls, blobs)[0].values[0]) == 3.0
+        calls = encode_calls([Call("f", {})])
+        assert float(third.call_many(calls)[0].values[0]) == 3.0
         third.close(wait=False)
     assert not any(os.path.exists(folder) for folder in used)  # closing the warm parent removes what it kept
 
@@ -228,9 +228,9 @@ def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() ->
     with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f(x):\n    return x.sum()\n"},
                                                    "m.py", ["f"]) as process:
         process.call_seconds = 5.0
-        calls, blobs = encode_calls([Call("f", {"x": big})])
-        assert process.start(then=(calls, blobs, True)).status == "ok"
-        outcome = process.call_many(calls, blobs, batch=True)[0]
+        calls = encode_calls([Call("f", {"x": big})])
+        assert process.start(calls).status == "ok"
+        outcome = process.call_many(calls, batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == float(big.sum())
 
@@ -268,23 +268,25 @@ def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_rul
             with LearnerProcess(zygote, {"m.py": CONFINED.encode(), "own.txt": b"mine"}, "m.py", ["f"]) as process:
                 assert process.start().status == "ok"
                 seen.append(process._scratch)
-                calls, blobs = encode_calls([Call("f", {"outside": str(outside)})])
-                outcome = process.call_many(calls, blobs)[0]
+                calls = encode_calls([Call("f", {"outside": str(outside)})])
+                outcome = process.call_many(calls)[0]
                 assert outcome.status == "ok", outcome
                 assert list(outcome.values[0]) == [1.0, 0.0, 1.0]
     assert seen[0] == seen[1] == seen[2]  # the same folder each time: the ruleset was built once
 
 
 def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_forgotten() -> None:
-    """The answers to calls sent ahead are collected for the very same call lists, whether or not the encoded
-    request is still cached (a long session evicts it): they used to be refused as 'busy with other calls'."""
-    from grader.sandbox import runner
+    """The answers to calls sent ahead are collected by a batch of the same calls, whether or not the encoded
+    request is still remembered (a long session forgets it) and whichever object carries the calls: matching
+    is by the batch's key. They used to be refused as 'busy with other calls'."""
+    from grader.sandbox.memory import SandboxMemo
+    from grader.sandbox.requests import RequestMemo
 
+    memo = SandboxMemo()
     with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f():\n    return 4.0\n"},
-                                                   "m.py", ["f"]) as process:
-        calls, blobs = encode_calls([Call("f", {})])
-        assert process.start(then=(calls, blobs, True)).status == "ok"
-        runner._REQUESTS.clear()
-        outcome = process.call_many(calls, blobs, batch=True)[0]
+                                                   "m.py", ["f"], memo=memo) as process:
+        assert process.start(encode_calls([Call("f", {})])).status == "ok"
+        memo.requests = RequestMemo()
+        outcome = process.call_many(encode_calls([Call("f", {})]), batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == 4.0

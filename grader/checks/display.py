@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from grader.sandbox.calls import TrustedFunction
+
 __all__ = ["format_call", "format_number", "format_value", "values_not_shown"]
 
 UNSHOWN = "…"
@@ -55,8 +57,8 @@ def format_value(value: Any) -> str:
         return f"array({text}{suffix})"
     if isinstance(value, float):
         return format_number(value)
-    if hasattr(value, "describe"):
-        return value.describe()
+    if isinstance(value, TrustedFunction):
+        return value.name if not value.arrays else f"{value.name}(A={format_value(value.arrays[0])})"
     return repr(value)
 
 

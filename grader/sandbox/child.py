@@ -62,7 +62,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
             _set_trusted_source(request.get("trusted_source"))
             answers = _Answers(channel, batched=bool(request.get("batch")))
             for index, (call, arguments) in enumerate(_requested_calls(request, blobs)):
-                answers.add(*_run_call(module, index, call, arguments, config["scratch"]))
+                answers.add(*run_call(module, index, call, arguments, config["scratch"]))
             answers.flush()
         else:
             return
@@ -233,7 +233,7 @@ class _Answers:
 
     def add(self, header: dict[str, Any], payloads: list[bytes]) -> None:
         if not self._batched:
-            self._channel.write(_answer(header, payloads))
+            self._channel.write(encode_answer(header, payloads))
             return
         entry = _entry(header)
         size = sum(map(len, payloads)) + 16 * len(payloads) + 64  # its arrays, and its share of the batch's header
@@ -435,7 +435,7 @@ def preload(key: str, message: bytes) -> bool:
         specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
         if any(spec.get("t") not in ("array", "value") for spec in specs):
             return False  # the grader's functions are built only in a process meant to hold them
-        args, kwargs = _decode_arguments(call, blobs)
+        args, kwargs = decode_arguments(call, blobs)
         plain = {name: value for name, value in call.items() if name not in ("args", "kwargs")}
         calls.append((plain, args, kwargs))
     _PRELOADED[key] = calls
@@ -448,7 +448,7 @@ def _requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[
     fresh copies of a preloaded request's (so nothing one call does to its arguments reaches another)."""
     key = request.get("preloaded")
     if key is None:
-        return [(call, lambda call=call: _decode_arguments(call, blobs)) for call in request["calls"]]
+        return [(call, lambda call=call: decode_arguments(call, blobs)) for call in request["calls"]]
     held = _PRELOADED.get(key) if isinstance(key, str) else None
     if held is None:  # the grader asks only for what this process said it holds
         def missing() -> Any:
@@ -457,7 +457,7 @@ def _requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[
     return [(call, lambda args=args, kwargs=kwargs: _fresh_arguments(args, kwargs)) for call, args, kwargs in held]
 
 
-def _decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
+def decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
     args = [_decode_value(spec, blobs) for spec in call.get("args", [])]
     kwargs = {name: _decode_value(spec, blobs) for name, spec in call.get("kwargs", {}).items()}
     return args, kwargs
@@ -478,7 +478,7 @@ def _fresh(value: Any) -> Any:
     return value  # numbers, strings, None: immutable
 
 
-def _run_call(
+def run_call(
     module: Any, index: int, call: dict[str, Any], arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
 ) -> tuple[dict[str, Any], list[bytes]]:
@@ -519,7 +519,7 @@ class _TooLarge(ValueError):
     """A returned value holds more bytes of numbers than one answer may carry (``replies.ANSWER_BYTES``)."""
 
 
-def _answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
+def encode_answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
     """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
     if header.get("op") != "result" or header.get("ok") is not True:
         return encode_message(header, payloads)

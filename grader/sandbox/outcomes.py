@@ -36,6 +36,9 @@ class CallOutcome:
         """The single returned array, or the tuple of arrays."""
         return tuple(self.values) if self.kind == "tuple" else self.values[0]
 
+    def release(self) -> None:
+        """Let go of decoded arrays that can be decoded again (only answers read off the wire have any)."""
+
 
 @dataclass
 class StartOutcome:

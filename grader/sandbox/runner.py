@@ -13,116 +13,27 @@ import fcntl
 import os
 import selectors
 import signal
-import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader import digests
 from grader.errors import SandboxError
+from grader.sandbox.answers import decode_answer, refused_reply, unbatch
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.contracts import WarmParentLike
+from grader.sandbox.limits import Layers, Limits
+from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
-from grader.sandbox.frames import LimitExceeded
-from grader.sandbox.protocol import MessageParser, ProtocolError, check_array, decode_array, encode_message
+from grader.sandbox.output import OutputCapture
+from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.reading import local_reader
-from grader.sandbox.replies import HEADER_BYTES, ReplyBudget, size_error
-from grader.sandbox.scratch import ScratchFolders
+from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
+from grader.sandbox.requests import Request
+from grader.sandbox.untrusted import clean_error, clean_layers
 from grader.sandbox.zygote_client import Zygote
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
-
-
-def _seconds_from_environment(name: str, default: float) -> float:
-    """A test-only override of a time limit (``GRADER_CALL_SECONDS`` ...), when it is a positive number."""
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if 0 < value <= 600 else default
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one learner process.
-
-    The time limits' defaults can be overridden for tests that wait for
-    timeouts, through hidden variables: ``GRADER_CALL_SECONDS`` (wall clock per
-    call; it also replaces each exercise's own ``time_limit``),
-    ``GRADER_IMPORT_SECONDS`` (wall clock for the import) and
-    ``GRADER_CPU_SECONDS`` (CPU time per process).
-    """
-
-    call_seconds: float = field(default_factory=lambda: _seconds_from_environment("GRADER_CALL_SECONDS", 2.0))
-    import_seconds: float = field(default_factory=lambda: _seconds_from_environment("GRADER_IMPORT_SECONDS", 5.0))
-    cpu_seconds: float = field(default_factory=lambda: _seconds_from_environment("GRADER_CPU_SECONDS", 20.0))
-    memory_bytes: int = 512 << 20
-    file_bytes: int = 1 << 20
-    open_files: int = 64
-    output_keep: int = 8 << 10
-    output_cap: int = 1 << 20
-
-    def child_limits(self) -> dict[str, Any]:
-        return {"cpu_seconds": self.cpu_seconds, "memory_bytes": self.memory_bytes,
-                "file_bytes": self.file_bytes, "open_files": self.open_files}
-
-    @staticmethod
-    def call_seconds_for(exercise_limit: float) -> float:
-        """The wall clock per call for an exercise: its own limit, unless ``GRADER_CALL_SECONDS`` overrides it."""
-        return _seconds_from_environment("GRADER_CALL_SECONDS", exercise_limit)
-
-
-@dataclass(frozen=True)
-class Layers:
-    """Which kernel layers to apply; ``GRADER_SANDBOX_LAYERS`` switches them for tests."""
-
-    caps: bool = True
-    landlock: bool = True
-    seccomp: bool = True
-
-    @classmethod
-    def from_environment(cls) -> "Layers":
-        """Read ``GRADER_SANDBOX_LAYERS``: ``all`` (default), ``none``, or a comma list."""
-        value = os.environ.get("GRADER_SANDBOX_LAYERS", "all").strip().lower()
-        if value in ("", "all"):
-            return cls()
-        chosen = {part.strip() for part in value.split(",")} - {"none", ""}
-        unknown = chosen - {"caps", "landlock", "seccomp"}
-        if unknown:
-            raise SandboxError(
-                f"GRADER_SANDBOX_LAYERS names unknown layers {sorted(unknown)}; "
-                "use all, none, or a comma list of caps, landlock, seccomp."
-            )
-        return cls(caps="caps" in chosen, landlock="landlock" in chosen, seccomp="seccomp" in chosen)
-
-
-class OutputCapture:
-    """Learner stdout and stderr: keep the first bytes, count the rest, flag a flood."""
-
-    def __init__(self, keep: int, cap: int) -> None:
-        self.keep, self.cap = keep, cap
-        self.head = bytearray()
-        self.total = 0
-        self.hide: list[str] = []
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-
-    @property
-    def flooded(self) -> bool:
-        return self.total > self.cap
-
-    def excerpt(self) -> str:
-        """A safe excerpt: control characters escaped, truncation said."""
-        text = self.head.decode("utf-8", "replace")
-        for prefix in self.hide:  # the scratch folder's name is random: keep output deterministic
-            text = text.replace(prefix + os.sep, "").replace(prefix, ".")
-        cleaned = "".join(ch if ch in "\n\t" or (ch.isprintable()) else f"\\x{ord(ch):02x}" for ch in text)
-        if self.total > len(self.head):
-            cleaned += f"\n[... {self.total - len(self.head)} more bytes not shown]"
-        return cleaned
 
 
 @dataclass
@@ -138,15 +49,18 @@ class LearnerProcess:
 
     def __init__(
         self,
-        zygote: Zygote,
+        zygote: WarmParentLike,
         files: dict[str, bytes],
         module: str,
         entries: list[str],
         limits: Limits | None = None,
         layers: Layers | None = None,
+        *,
+        memo: SandboxMemo | None = None,
     ) -> None:
         limits = limits or Limits()
         self._zygote = zygote
+        self._memo = memo if memo is not None else SandboxMemo()  # a session's, shared by its processes
         self._files, self._module, self._entries = files, module, entries
         self._limits, self._layers = limits, layers or Layers()
         self._pid: int | None = None
@@ -161,7 +75,7 @@ class LearnerProcess:
         self.call_seconds = limits.call_seconds
         self.holds_trusted = False
         self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
-        self._ahead: _Request | None = None  # a request sent with the import, its answers not yet collected
+        self._ahead: Request | None = None  # a request sent with the import, its answers not yet collected
         self._unsent = memoryview(b"")  # requests not yet written (the pipe was full, or an answer came first)
         self._broken: CallOutcome | None = None  # garbage came after the messages still in the inbox
 
@@ -189,26 +103,26 @@ class LearnerProcess:
         assert self._parser.owed is not None
         self._parser.owed += messages
 
-    def start(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
+    def start(self, ahead: CallBatch | None = None) -> StartOutcome:
         """Fork, confine, import the submission; report how that went.
 
-        ``then``: the calls, payloads and batch flag of the first ``call_many``,
-        sent at once, so the process goes on to them without waiting to be
-        asked. Collect their answers with ``call_many`` on the very same lists.
+        ``ahead``: the calls of the first ``call_many``, sent at once and
+        answered in batches, so the process goes on to them without waiting
+        to be asked. Collect their answers with ``call_many`` on a batch with
+        the same key and ``batch=True``.
         """
-        held = set(getattr(self._zygote, "preloaded", ()))  # preloaded before this fork: the new process holds them
+        inherited = set(self._zygote.preloaded)  # preloaded before this fork: the new process holds them
         self._spawn({})
         self._expect(1)
-        self._preloaded = held
-        return self._ready(memoryview(self._send_ahead(then)))
+        self._preloaded = inherited
+        return self._ready(memoryview(self._send_ahead(ahead)))
 
-    def load(self, module: str, entries: list[str],
-             then: tuple[list[dict[str, Any]], list[bytes], bool] | None = None) -> StartOutcome:
+    def load(self, module: str, entries: list[str], ahead: CallBatch | None = None) -> StartOutcome:
         """Import another of the submission's files, as a fresh module, in this live process.
 
         One process can then serve every exercise of a submission: confinement
         and process start are paid once. A failed import ends the process.
-        ``then``: as for :meth:`start`; the import and the calls go in one write.
+        ``ahead``: as for :meth:`start`; the import and the calls go in one write.
         """
         if not self.alive:
             return StartOutcome(status="crashed", detail="the process had already ended")
@@ -216,21 +130,21 @@ class LearnerProcess:
         self._module, self._entries = module, entries
         request = {"op": "import", "module": os.path.join(self._scratch, module), "entries": entries}
         self._expect(1)
-        return self._ready(memoryview(encode_message(request) + self._send_ahead(then)))
+        return self._ready(memoryview(encode_message(request) + self._send_ahead(ahead)))
 
     @property
     def settled(self) -> bool:
-        """Whether no answers are owed to calls sent ahead (``then``) and not collected.
+        """Whether no answers are owed to calls sent ahead (``ahead``) and not collected.
 
         Only such a process may serve another exercise.
         """
         return self._ahead is None
 
-    def _send_ahead(self, then: tuple[list[dict[str, Any]], list[bytes], bool] | None) -> bytes:
+    def _send_ahead(self, ahead: CallBatch | None) -> bytes:
         """The message of the calls sent along with an import (``b""`` for none), remembered until collected."""
-        if then is None:
+        if ahead is None:
             return b""
-        request = _request(*then)
+        request = self._memo.requests.request(ahead, batch=True)
         if request.trusted:
             self.holds_trusted = True  # so it never serves another exercise, whose code could call them
         self._ahead = request
@@ -270,13 +184,13 @@ class LearnerProcess:
             return StartOutcome(status="protocol", detail="the process sent something other than its first answer")
         if not header.get("ok"):
             self._end()
-            return StartOutcome(status="raised", error=self._limit_facts(_as_error(header.get("error"))),
-                                layers=_as_layers(header.get("layers")))
+            return StartOutcome(status="raised", error=self.limit_facts(clean_error(header.get("error"))),
+                                layers=clean_layers(header.get("layers")))
         entries = header.get("entries", {})
         held = header.get("preloaded")
         if isinstance(held, list) and len(held) <= 1024:
             self._preloaded = {key for key in held if isinstance(key, str)}
-        return StartOutcome(status="ok", layers=_as_layers(header.get("layers")),
+        return StartOutcome(status="ok", layers=clean_layers(header.get("layers")),
                             entries={str(k): bool(v) for k, v in entries.items()})
 
     def self_test(self, spec: dict[str, Any]) -> dict[str, Any]:
@@ -295,12 +209,12 @@ class LearnerProcess:
                                    f"output: {self.output.excerpt()[:500]!r}")
             header = message[0]
             probes: dict[Any, Any] = header["probes"] if isinstance(header.get("probes"), dict) else {}
-            return {"layers": _as_layers(header.get("layers")), "probes": {str(k): str(v)[:80] for k, v in probes.items()}}
+            return {"layers": clean_layers(header.get("layers")), "probes": {str(k): str(v)[:80] for k, v in probes.items()}}
         finally:
             self.close()
 
     def _spawn(self, extra: dict[str, Any]) -> None:
-        self._scratch = self._folders().take()
+        self._scratch = self._zygote.scratch.take()
         self.output.hide.append(self._scratch)
         for name, data in self._files.items():
             with open(os.path.join(self._scratch, name), "xb") as handle:
@@ -327,9 +241,7 @@ class LearnerProcess:
             for fd in (request_r, response_w, output_w):
                 os.close(fd)
 
-    def call_many(
-        self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None, *, batch: bool = False
-    ) -> list[CallOutcome]:
+    def call_many(self, calls: CallBatch, deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
         """Send a whole batch of calls in one message; collect one outcome per call.
 
         Results stream back in order. The first call that hangs, crashes or
@@ -343,26 +255,31 @@ class LearnerProcess:
         from the calls answered before it and not yet sent. Such a failure
         ends the process and marks every unanswered call ``not_run``: ask
         again, without ``batch``, to learn which call it was.
+
+        While the answers to calls sent ahead (``start``) are owed, only a
+        batch with the same key, answered in batches, collects them; any
+        other request ends the process (its answers would be taken for
+        those) and every call is ``not_run``.
         """
         if not self.alive:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
         outcomes: list[CallOutcome] = []
         ahead = self._ahead
-        if ahead is not None and not (ahead.calls is calls and ahead.blobs is blobs and ahead.batch == batch):
+        if ahead is not None and not (ahead.calls.key == calls.key and ahead.batch == batch):
             self._end()  # answers to other calls are on their way
             return [CallOutcome(status="not_run", detail="the process was busy with other calls")] * len(calls)
         if ahead is not None:  # sent with the import: only the answers are left to read
             self._ahead = None
             pending = memoryview(b"")
         else:
-            request = _request(calls, blobs, batch)
+            request = self._memo.requests.request(calls, batch)
             self._expect(len(calls))
             if request.trusted:
                 self.holds_trusted = True  # so it never serves another exercise, whose code could call them
             pending = memoryview(self._message_for(request))
         out_of_memory = 0
-        for index, call in enumerate(calls):
+        for index in range(len(calls)):
             wait = self.call_seconds
             budget_left = None if deadline is None else deadline - time.monotonic()
             if budget_left is not None and budget_left < wait:
@@ -379,7 +296,7 @@ class LearnerProcess:
             header, payload = message  # type: ignore[misc]
             outcome = self._decode_result(index, header, payload)
             if outcome.error:
-                self._limit_facts(outcome.error)
+                self.limit_facts(outcome.error)
             outcomes.append(outcome)
             if outcome.status == "protocol":
                 self._end()
@@ -392,7 +309,7 @@ class LearnerProcess:
         outcomes += [CallOutcome(status="not_run", detail="not run after an earlier failure")] * (len(calls) - len(outcomes))
         return outcomes
 
-    def _message_for(self, request: _Request) -> bytes:
+    def _message_for(self, request: Request) -> bytes:
         """The request in full, or just its key when this process said it holds it preloaded.
 
         A request sent in full a second time (to another learner, on the same
@@ -403,9 +320,8 @@ class LearnerProcess:
         if request.key is not None and request.key in self._preloaded:
             return request.short()
         request.sent += 1
-        note = getattr(self._zygote, "note_request", None)
-        if request.sent >= 2 and note is not None:
-            note(*request.preloadable())
+        if request.sent >= 2:
+            self._zygote.note_request(*request.preloadable())
         return request.message
 
     def close(self, *, wait: bool = True) -> None:
@@ -416,7 +332,7 @@ class LearnerProcess:
         its scratch folder is removed once it is gone, and what it prints from
         now on is not read.
         """
-        if not wait and self._pid is not None and self.end is None and hasattr(self._zygote, "finish_later"):
+        if not wait and self._pid is not None and self.end is None:
             scratch, self._scratch = self._scratch, None
             self.end = {"pid": self._pid, "killed": True}
             self._zygote.finish_later(self._pid, lambda: scratch and self._give_back(scratch))
@@ -438,13 +354,8 @@ class LearnerProcess:
             self._give_back(self._scratch)
             self._scratch = None
 
-    def _folders(self) -> ScratchFolders:
-        """The warm parent's scratch folders (a test double without any gets folders of its own)."""
-        folders = getattr(self._zygote, "scratch", None)
-        return folders if isinstance(folders, ScratchFolders) else _UNSHARED_FOLDERS
-
     def _give_back(self, scratch: str) -> None:
-        self._folders().give_back(scratch, self._files)
+        self._zygote.scratch.give_back(scratch, self._files)
 
     def __enter__(self) -> "LearnerProcess":
         return self
@@ -467,38 +378,21 @@ class LearnerProcess:
         if more > self._parser.owed:  # each answer becomes objects in the grader: only those asked for are made
             raise ProtocolError("a batch holds answers to calls that were not asked")
         self._parser.owed -= more
-        key = _KNOWN_BATCHES.key(blobs)  # hashed once, whether found or remembered
-        outcomes = _KNOWN_BATCHES.find(header, blobs, key)
+        known = self._memo.answers
+        key = known.key(blobs)  # hashed once, whether found or remembered
+        outcomes = known.find(header, blobs, key)
         if outcomes is None:
-            outcomes = [self._decode_result(answer["index"], answer, payload)
-                        for answer, payload in unbatch(header, blobs)]
-            _KNOWN_BATCHES.remember(header, blobs, outcomes, key)
+            outcomes = [decode_answer(answer["index"], answer, payload) for answer, payload in unbatch(header, blobs)]
+            known.remember(header, blobs, outcomes, key)
         first = header["first"]
         return [({"op": "result", "index": first + number, _DECODED: outcome}, [])
                 for number, outcome in enumerate(outcomes)]
 
     def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
-        if header.get("op") != "result" or header.get("index") != index:
-            return CallOutcome(status="protocol", detail="the process sent an answer out of order")
         decoded = header.get(_DECODED)  # a key JSON cannot spell: only _answers_in puts it there
-        if decoded is not None:
-            return decoded
-        if not header.get("ok"):
-            error = _as_error(header.get("error"))
-            status = "bad_value" if header.get("stage") == "value" else "raised"
-            return CallOutcome(status=status, error=error)  # type: ignore[arg-type]
-        try:
-            n_values = int(header.get("values", 0))
-            n_inputs = int(header.get("inputs", 0))
-            if n_values + n_inputs != len(payload) or n_values < 1:
-                raise ProtocolError("payload count mismatch")
-            for blob in payload:
-                check_array(blob)
-        except (ProtocolError, TypeError, ValueError) as exc:
-            return CallOutcome(status="protocol", detail=f"{exc}")
-        kind = "tuple" if header.get("kind") == "tuple" else "single"
-        types = [_clean_type(t) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
-        return _WireOutcome(payload, n_values, kind, types, _digest(kind, types, n_values, payload))
+        if decoded is not None and header.get("op") == "result" and header.get("index") == index:
+            return decoded  # type: ignore[no-any-return]
+        return decode_answer(index, header, payload)
 
     def _receive(
         self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
@@ -604,7 +498,7 @@ class LearnerProcess:
                     except ProtocolError as exc:
                         broken = exc
                     if broken is not None:
-                        self._broken = _refused(broken)
+                        self._broken = refused_reply(broken)
                         if self._inbox:
                             return self._inbox.popleft(), None
                         self._end()
@@ -631,7 +525,7 @@ class LearnerProcess:
         timed_out = _reasons().hit_cpu_limit(facts, self._limits.cpu_seconds)
         return CallOutcome(status="timeout" if timed_out else "crashed", detail=detail)
 
-    def _limit_facts(self, error: dict[str, Any]) -> dict[str, Any]:
+    def limit_facts(self, error: dict[str, Any]) -> dict[str, Any]:
         """Add the parent's own numbers to a child's error report (the memory limit it ran into),
         and hide the scratch folder's random name (results stay deterministic, paths stay private)."""
         if error.get("kind") == "memory" or error.get("type") == "MemoryError":
@@ -673,170 +567,6 @@ class LearnerProcess:
         return self.end or {}
 
 
-class _WireOutcome(CallOutcome):
-    """An ``ok`` outcome as it arrived: its payloads checked, its arrays decoded on first use.
-
-    Most outcomes are never looked at: their finding is remembered by digest
-    from an earlier submission that returned the same bytes.
-    """
-
-    def __init__(self, payload: list[bytes], n_values: int, kind: str, types: list[str], digest: bytes) -> None:
-        self._payload, self._n_values = payload, n_values
-        self._arrays: list[Any] | None = None
-        super().__init__(status="ok", kind=kind, types=types, digest=digest)
-
-    def release(self) -> None:
-        """Forget the decoded arrays of a large answer (a check has judged it); they are decoded again if read again.
-
-        Small answers (every answer of the catalog's references) stay decoded
-        for the next check that reads them: decoding them again would cost more than they hold.
-        """
-        if self._arrays is not None and sum(map(len, self._payload)) > _KEEP_DECODED_BYTES:
-            self._arrays = None
-
-    def _decoded(self) -> list[Any]:
-        if self._arrays is None:
-            arrays = [decode_array(blob) for blob in self._payload]  # checked on arrival: cannot fail
-            for array in arrays:
-                array.flags.writeable = False  # an outcome may be shared (``_KnownBatches``): nobody changes it
-            self._arrays = arrays
-        return self._arrays
-
-    @property  # type: ignore[override]
-    def values(self) -> list[Any]:
-        return self._decoded()[: self._n_values]
-
-    @values.setter
-    def values(self, arrays: list[Any]) -> None:
-        if arrays:  # only the dataclass's empty default ever arrives here
-            raise AttributeError("the arrays of a received outcome are what the process sent")
-
-    @property  # type: ignore[override]
-    def inputs_after(self) -> list[Any]:
-        return self._decoded()[self._n_values :]
-
-    @inputs_after.setter
-    def inputs_after(self, arrays: list[Any]) -> None:
-        if arrays:
-            raise AttributeError("the arrays of a received outcome are what the process sent")
-
-
-def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, Any], list[bytes]]]:
-    """The answers of a ``results`` message (a batch, ``child._Answers``), as if each had come alone.
-
-    Every count, size and index is checked before anything is cut: a
-    malformed batch raises ``ProtocolError`` (the sender cannot be trusted).
-    Each answer is then checked by ``_decode_result`` as any other.
-    """
-    kinds, answers, sizes, first = header.get("kinds"), header.get("answers"), header.get("sizes"), header.get("first")
-    if (not isinstance(kinds, list) or not isinstance(answers, list) or not isinstance(sizes, list)
-            or type(first) is not int or first < 0 or len(blobs) != 1
-            or len(kinds) > MAX_BATCH or len(answers) > MAX_BATCH or len(sizes) > MAX_BATCH
-            or not all(type(kind) is int and 0 <= kind < len(kinds) for kind in answers)
-            or not all(type(size) is int and size >= 0 for size in sizes) or sum(sizes) != len(blobs[0])):
-        raise ProtocolError("a batch of answers is malformed")
-    counts = [_array_count(entry) for entry in kinds]
-    data, offset, taken = blobs[0], 0, 0
-    out: list[tuple[dict[str, Any], list[bytes]]] = []
-    for number, kind in enumerate(answers):
-        count = counts[kind]
-        if taken + count > len(sizes):
-            raise ProtocolError("a batch of answers names more arrays than it holds")
-        payload = []
-        for size in sizes[taken:taken + count]:
-            payload.append(data[offset:offset + size])
-            offset += size
-        taken += count
-        out.append(({**kinds[kind], "op": "result", "index": first + number}, payload))
-    if taken != len(sizes):
-        raise ProtocolError("a batch of answers holds arrays no answer names")
-    return out
-
-
-def _array_count(entry: Any) -> int:
-    """How many arrays an answer header of a batch says it comes with; ``ProtocolError`` if it makes no sense."""
-    if not isinstance(entry, dict):
-        raise ProtocolError("a batch of answers is malformed")
-    if entry.get("ok") is not True:
-        return 0
-    values, inputs = entry.get("values", 0), entry.get("inputs", 0)
-    if type(values) is not int or type(inputs) is not int or values < 0 or inputs < 0:
-        raise ProtocolError("a batch of answers is malformed")
-    return values + inputs
-
-
-MAX_BATCH = 1 << 16
-_DECODED = object()
-_KEEP_DECODED_BYTES = 64 << 10
-
-
-class _KnownBatches:
-    """Recent batches of answers whose every answer was ``ok``, by their exact bytes, with their outcomes.
-
-    Found only on an exact match (payload, answer headers and first index), so a
-    hit is what decoding would give. The outcomes are shared, which is safe
-    because their arrays are read-only (``_WireOutcome``) and nothing else
-    in them changes once decoded. Shared by a process's threads. Bounded in
-    bytes too: a learner returning large arrays must not fill the grader. A
-    batch kept holds up to three times its bytes (itself, each answer's part,
-    the decoded arrays); 4 MiB of batches is 40 times what the catalog's
-    references return in all (107 KiB).
-    """
-
-    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 4 << 20) -> None:
-        self._limit, self._max_batch_bytes, self._max_bytes = limit, max_batch_bytes, max_bytes
-        self._entries: OrderedDict[bytes, tuple[Any, Any, Any, Any, bytes, list[CallOutcome]]] = OrderedDict()
-        self._bytes = 0  # payload bytes held (each outcome holds a copy of its part, and maybe its arrays)
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(blobs: list[bytes]) -> bytes | None:
-        """What a batch is filed under: a digest of its one payload (``None``: not a batch that is kept)."""
-        return digests.blake2b(blobs[0], digest_size=16).digest() if len(blobs) == 1 else None
-
-    def find(self, header: dict[str, Any], blobs: list[bytes], key: bytes | None = None) -> list[CallOutcome] | None:
-        key = key if key is not None else self.key(blobs)
-        with self._lock:
-            entry = self._entries.get(key) if key is not None else None
-            if entry is None:
-                return None
-            first, kinds, answers, sizes, data, outcomes = entry
-            if (type(header.get("first")) is not int or header["first"] != first or data != blobs[0]
-                    or header.get("sizes") != sizes or header.get("answers") != answers
-                    or header.get("kinds") != kinds):
-                return None
-            self._entries.move_to_end(key)  # type: ignore[arg-type]
-            return outcomes
-
-    def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome],
-                 key: bytes | None = None) -> None:
-        key = key if key is not None else self.key(blobs)
-        if (key is None or not outcomes or len(blobs[0]) > self._max_batch_bytes
-                or not all(type(o) is _WireOutcome for o in outcomes)):
-            return
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old[4])
-            self._entries[key] = (header["first"], header["kinds"], header["answers"], header["sizes"],
-                                  bytes(blobs[0]), outcomes)
-            self._bytes += len(blobs[0])
-            while len(self._entries) > self._limit or self._bytes > self._max_bytes:
-                self._bytes -= len(self._entries.popitem(last=False)[1][4])
-
-
-_KNOWN_BATCHES = _KnownBatches()
-
-
-def _digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
-    """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes)."""
-    digest = digests.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
-    for blob in payload:
-        digest.update(len(blob).to_bytes(8, "little"))
-        digest.update(blob)
-    return digest.digest()
-
-
 def _reasons() -> Any:
     """The learner-facing wording (``grader.reasons``), imported late: it needs the check library."""
     from grader import reasons
@@ -853,7 +583,7 @@ def _widen(fd: int) -> None:
 
 
 _PIPE_BYTES = 1 << 20
-_UNSHARED_FOLDERS = ScratchFolders(keep=0)
+_DECODED = object()
 _READ_SIZE = 1 << 20
 _CPU_MARK_SECONDS = 0.25
 
@@ -868,157 +598,11 @@ def _read(fd: int) -> bytes | None:
         return b""
 
 
-def _refused(exc: ProtocolError) -> CallOutcome:
-    """The outcome of a reply that was not read: over one of its limits (a fact: which, and its size), or malformed."""
-    if isinstance(exc, LimitExceeded):
-        return CallOutcome(status="bad_value", error=size_error(exc.scope, exc.limit))
-    return CallOutcome(status="protocol", detail=f"{exc}")
-
-
 def _suffix(during: str) -> str:
     return f" {during}" if during else ""
 
 
-_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _clean(value: Any, limit: int) -> str:
-    """Learner-controlled text made safe to show: one line, control characters escaped, bounded.
-
-    Whatever a learner puts in an exception message or a class name ends up
-    in reasons; it must not move a terminal's cursor, fake a new line of the
-    grader's own output, or carry an escape sequence.
-    """
-    text = str(value)[: limit * 2]
-    text = "".join(ch if ch.isprintable() else (" " if ch in "\n\r\t" else f"\\x{ord(ch):02x}"
-                                                  if ord(ch) < 0x100 else f"\\u{ord(ch):04x}") for ch in text)
-    return text[:limit]
-
-
-_TYPE_NAMES: dict[str, str] = {}
-
-
-def _clean_type(value: Any) -> str:
-    """A returned value's type name, made safe (``_clean``); the few usual names are cleaned once."""
-    if type(value) is not str:
-        return _clean(value, 40)
-    cleaned = _TYPE_NAMES.get(value)
-    if cleaned is None:
-        cleaned = _clean(value, 40)
-        if len(_TYPE_NAMES) < 256:
-            _TYPE_NAMES[value] = cleaned
-    return cleaned
-
-
-def _as_error(error: Any) -> dict[str, Any]:
-    """Keep only the expected keys of a child's error report, as short, escaped strings."""
-    if not isinstance(error, dict):
-        return {"type": "Exception", "message": "", "frames": []}
-    frames = []
-    for frame in error.get("frames", [])[:20] if isinstance(error.get("frames"), list) else []:
-        if isinstance(frame, dict):
-            frames.append({
-                "file": _clean(frame.get("file", ""), 200),
-                "line": frame.get("line") if type(frame.get("line")) is int else None,
-                "function": _clean(frame.get("function", ""), 100),
-                "text": _clean(frame.get("text", ""), 200),
-            })
-    cleaned: dict[str, Any] = {
-        "type": _clean(error.get("type", "Exception"), 100),
-        "message": _clean(error.get("message", ""), 500),
-        "frames": frames,
-    }
-    for key in ("file", "text", "module"):
-        if key in error:
-            cleaned[key] = _clean(error[key], 200)
-    if type(error.get("line")) is int:
-        cleaned["line"] = error["line"]
-    if error.get("kind") in _KINDS:
-        cleaned["kind"] = error["kind"]
-    if type(error.get("errno")) is int:
-        cleaned["errno"] = error["errno"]
-    return cleaned
-
-
-def _as_layers(layers: Any) -> dict[str, Any]:
-    """A child's report of the layers it applied, as plain values (it is only informative)."""
-    if not isinstance(layers, dict):
-        return {}
-    kept: dict[str, Any] = {}
-    for key in ("caps_dropped", "rlimits", "landlock_abi", "seccomp"):
-        value = layers.get(key)
-        if type(value) in (bool, int):
-            kept[key] = value
-    return kept
-
-
-@dataclass
-class _Request:
-    """A ``call_many`` message, encoded once, and how often it went to a learner process in full."""
-
-    calls: list[dict[str, Any]]
-    blobs: list[bytes]
-    batch: bool
-    message: bytes
-    trusted: bool  # it carries the grader's functions: never preloaded
-    sent: int = 0
-    key: str | None = None  # once it is worth preloading: the digest of its batch-free form
-    _preload: bytes = b""
-
-    def preloadable(self) -> tuple[str, bytes]:
-        """The key and the message a warm parent preloads (the same calls, without the batch flag)."""
-        if self.key is None:
-            self._preload = encode_message({"op": "call_many", "calls": self.calls}, self.blobs)
-            self.key = digests.blake2b(self._preload, digest_size=16).hexdigest()
-        return self.key, self._preload
-
-    def short(self) -> bytes:
-        """The message for a process that holds this request preloaded: its key and how many calls it has."""
-        return encode_message({"op": "call_many", "preloaded": self.key, "count": len(self.calls), "batch": self.batch})
-
-
-_REQUESTS: dict[tuple[int, int, bool], _Request] = {}
-_REQUESTS_KEPT = 64
-
-
-def _request(calls: list[dict[str, Any]], blobs: list[bytes], batch: bool) -> _Request:
-    """The ``call_many`` message for these calls, and whether it carries the grader's functions.
-
-    The very same lists (a plan's whole request, sent for every submission)
-    are encoded once per process.
-    """
-    key = (id(calls), id(blobs), batch)
-    hit = _REQUESTS.pop(key, None)
-    if hit is not None and hit.calls is calls and hit.blobs is blobs:
-        _REQUESTS[key] = hit  # the most recently used last: the oldest is the first to go
-        return hit
-    request: dict[str, Any] = {"op": "call_many", "calls": calls, "batch": batch}
-    trusted = _needs_trusted(calls)
-    if trusted:  # only a process handed the grader's functions ever holds their source
-        request["trusted_source"] = _trusted_source()
-    made = _Request(calls, blobs, batch, encode_message(request, blobs), trusted)
-    if _REQUESTS and len(_REQUESTS) >= _REQUESTS_KEPT:  # a long session: the least recently used goes
-        del _REQUESTS[next(iter(_REQUESTS))]
-    _REQUESTS[key] = made
-    return made
-
-
-def _needs_trusted(calls: list[dict[str, Any]]) -> bool:
-    for call in calls:
-        specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
-        if any(isinstance(spec, dict) and spec.get("t") == "callable" for spec in specs):
-            return True
-    return False
-
-
-_TRUSTED: list[str] = []
-
-
-def _trusted_source() -> str:
-    if not _TRUSTED:
-        from grader.sandbox.child import read_trusted_source
-
-        _TRUSTED.append(read_trusted_source())
-    return _TRUSTED[0]

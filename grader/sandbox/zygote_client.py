@@ -63,7 +63,7 @@ def default_self_test() -> dict[str, Any] | None:
 
     That is ``runner.Limits().child_limits()`` and ``runner.Layers()`` (this
     module cannot import them: they bring numpy). It is only a guess made to
-    start the self-test early: ``SandboxFactory`` takes the early outcome only
+    start the self-test early: ``front.Sandbox`` takes the early outcome only
     when it equals what it asks for, and runs the self-test itself otherwise.
     Environments that change the layers or the CPU limit get no early test.
     """
@@ -194,6 +194,7 @@ class Zygote:
         self._to_preload: dict[str, bytes] = {}
         self.preloaded: set[str] = set()
         self.scratch = ScratchFolders()  # folders handed out again to this warm parent's learner processes
+        self.self_tests: dict[Any, Any] = {}  # the start-up self-tests it passed, by layers (``front.Sandbox``)
 
     @classmethod
     def start(cls) -> "Zygote":
@@ -236,7 +237,7 @@ class Zygote:
         A fork costs milliseconds where a new warm parent costs an interpreter
         start and a numpy import. The clone is the same program in the same
         state, so the start-up self-test this parent passed (``self_tests``,
-        kept by ``SandboxFactory``) holds for it too and is not run again;
+        kept by ``front.Sandbox``) holds for it too and is not run again;
         if the clone reports other facts about the machine, it is run again.
         This parent kills the clone and its learner processes when it stops.
         """
@@ -256,8 +257,8 @@ class Zygote:
         except BaseException:  # the clone did not start: nothing of it is kept
             twin.abandon()
             raise
-        if same and "self_tests" in self.__dict__:
-            twin.__dict__["self_tests"] = dict(self.__dict__["self_tests"])
+        if same:
+            twin.self_tests = dict(self.self_tests)
         return twin
 
     def abandon(self) -> None:
