@@ -16,7 +16,7 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import values_not_shown
 from grader.checks.plan import CallTable, Plan, PlannedCheck
-from grader.reasons import describe_error
+from grader.reasons import describe_error, outcome_detail
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["CheckRun", "Findings", "findings_for", "judge_case", "signature_of"]
@@ -156,7 +156,7 @@ def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]
         return check.judge(case, outcomes)
     for outcome in outcomes:
         if outcome.status == "timeout":
-            return Finding(got=outcome.detail, expected="an answer within the time limit", status="timeout")
+            return Finding(got=outcome_detail(outcome), expected="an answer within the time limit", status="timeout")
         if outcome.status != "ok":
             return Finding(got=describe_error(outcome, entry), expected="a returned array", status="error")
     try:

@@ -15,7 +15,7 @@ import selectors
 import signal
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from grader.errors import SandboxError
@@ -24,7 +24,7 @@ from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import WarmParentLike
 from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.memory import SandboxMemo
-from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.outcomes import CallOutcome, Phase, StartOutcome, Stop, hit_cpu_limit
 from grader.sandbox.output import OutputCapture
 from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.reading import local_reader
@@ -173,11 +173,11 @@ class LearnerProcess:
             return None
 
     def _ready(self, outgoing: memoryview = memoryview(b"")) -> StartOutcome:
-        message, failure = self._receive(self._limits.import_seconds, "while importing your file", outgoing)
+        message, failure = self._receive(self._limits.import_seconds, "import", outgoing)
         if failure is not None:
             if failure.status == "bad_value":  # it sent more than it may: a fact about what it sent
                 return StartOutcome(status="protocol", error=failure.error)
-            return StartOutcome(status=failure.status, detail=failure.detail)  # type: ignore[arg-type]
+            return StartOutcome(status=failure.status, detail=failure.detail, stop=failure.stop)  # type: ignore[arg-type]
         header, _ = message  # type: ignore[misc]
         if header.get("op") != "ready":
             self._end()
@@ -202,9 +202,9 @@ class LearnerProcess:
         try:
             self._spawn({"selftest": spec})
             self._expect(1)
-            message, failure = self._receive(max(self._limits.import_seconds, 10.0), "during the self-test")
+            message, failure = self._receive(max(self._limits.import_seconds, 10.0), "self-test")
             if failure is not None or message is None or message[0].get("op") != "selftest":
-                why = failure.detail if failure is not None else "it sent something else"
+                why = _fact_text(failure) if failure is not None else "it sent something else"
                 raise SandboxError(f"the sandbox self-test process did not report ({why}); "
                                    f"output: {self.output.excerpt()[:500]!r}")
             header = message[0]
@@ -284,13 +284,13 @@ class LearnerProcess:
             budget_left = None if deadline is None else deadline - time.monotonic()
             if budget_left is not None and budget_left < wait:
                 wait = max(budget_left, 0.0)
-            message, failure = self._receive(wait, "", pending)
+            message, failure = self._receive(wait, "call", pending)
             pending = memoryview(b"")
             if failure is not None and batch:
                 break  # the process has ended; which call failed is unknown: every unanswered call is not_run
             if failure is not None:
-                if failure.status == "timeout" and wait < self.call_seconds:
-                    failure.detail = "the exercise's time budget ran out before this call answered"
+                if failure.status == "timeout" and wait < self.call_seconds and failure.stop is not None:
+                    failure.stop = replace(failure.stop, budget=True)
                 outcomes.append(failure)
                 break
             header, payload = message  # type: ignore[misc]
@@ -395,7 +395,7 @@ class LearnerProcess:
         return decode_answer(index, header, payload)
 
     def _receive(
-        self, seconds: float, during: str, outgoing: memoryview = memoryview(b"")
+        self, seconds: float, phase: Phase, outgoing: memoryview = memoryview(b"")
     ) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
         """Wait for one message, writing ``outgoing`` and draining output meanwhile.
 
@@ -425,13 +425,13 @@ class LearnerProcess:
         if writing:
             selector.register(pipes.request_w, selectors.EVENT_WRITE, "request")
         try:
-            return self._wait(selector, seconds, during)
+            return self._wait(selector, seconds, phase)
         finally:
             if writing and pipes.request_w in selector.get_map():
                 selector.unregister(pipes.request_w)
 
     def _wait(self, selector: selectors.BaseSelector, seconds: float,
-              during: str) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
+              phase: Phase) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
         assert self._pipes is not None
         pipes = self._pipes
         started = time.monotonic()
@@ -447,11 +447,11 @@ class LearnerProcess:
                 cpu_after = self._cpu_seconds()
                 end = self._end()
                 if not end.get("killed"):  # it died by itself just before the deadline
-                    return None, self._crash(end, during)
+                    return None, self._crash(end, phase)
                 used = None
                 if cpu_mark is not None and cpu_mark[1] is not None and cpu_after is not None and now > cpu_mark[0]:
                     used = (cpu_after - cpu_mark[1]) * seconds / (now - cpu_mark[0])  # the share, over the whole wait
-                return None, CallOutcome(status="timeout", detail=_reasons().timeout_detail(seconds, used, during))
+                return None, CallOutcome(status="timeout", stop=Stop("timeout", phase, seconds=seconds, cpu_used=used))
             wait = remaining if cpu_mark is not None else min(remaining, max(started + _CPU_MARK_SECONDS - now, 0.0))
             for key, _ in selector.select(wait):
                 if key.data == "request":
@@ -475,8 +475,8 @@ class LearnerProcess:
                         self.output.add(data)
                         if self.output.flooded:
                             self._end()
-                            return None, CallOutcome(
-                                status="output_limit", detail=_reasons().output_limit_detail(self._limits.output_cap))
+                            return None, CallOutcome(status="output_limit", stop=Stop(
+                                "output_limit", phase, output_cap=self._limits.output_cap))
                         if len(data) < _READ_SIZE:
                             break
                     continue
@@ -508,22 +508,22 @@ class LearnerProcess:
                 if self._inbox:
                     return self._inbox.popleft(), None
                 if closed:
-                    return None, self._crash(self._end(grace=0.5), during)
+                    return None, self._crash(self._end(grace=0.5), phase)
 
-    def _crash(self, end: dict[str, Any], during: str) -> CallOutcome:
+    def _crash(self, end: dict[str, Any], phase: Phase) -> CallOutcome:
+        """The outcome of a process that ended without answering: how it ended, as facts."""
         if end.get("killed"):
-            return CallOutcome(status="crashed", detail="closed its channel to the grader" + _suffix(during))
+            return CallOutcome(status="crashed", stop=Stop("closed", phase))
         facts = dict(end)
         if "signal" in facts:
             try:
                 facts["signal_name"] = signal.Signals(int(facts["signal"])).name
             except (ValueError, TypeError):
                 pass
-        detail = _reasons().crash_detail(facts, cpu_seconds=self._limits.cpu_seconds,
-                                      file_bytes=self._limits.file_bytes, during=during)
+        stop = Stop("ended", phase, end=facts, cpu_seconds=self._limits.cpu_seconds, file_bytes=self._limits.file_bytes)
         # Running out of CPU time is a time limit like the wall clock: it counts as a timeout.
-        timed_out = _reasons().hit_cpu_limit(facts, self._limits.cpu_seconds)
-        return CallOutcome(status="timeout" if timed_out else "crashed", detail=detail)
+        timed_out = hit_cpu_limit(facts, self._limits.cpu_seconds)
+        return CallOutcome(status="timeout" if timed_out else "crashed", stop=stop)
 
     def limit_facts(self, error: dict[str, Any]) -> dict[str, Any]:
         """Add the parent's own numbers to a child's error report (the memory limit it ran into),
@@ -567,13 +567,6 @@ class LearnerProcess:
         return self.end or {}
 
 
-def _reasons() -> Any:
-    """The learner-facing wording (``grader.reasons``), imported late: it needs the check library."""
-    from grader import reasons
-
-    return reasons
-
-
 def _widen(fd: int) -> None:
     """Give a pipe a 1 MiB buffer where the system allows: requests and answers then cross in a few writes."""
     try:
@@ -598,8 +591,11 @@ def _read(fd: int) -> bytes | None:
         return b""
 
 
-def _suffix(during: str) -> str:
-    return f" {during}" if during else ""
+def _fact_text(failure: CallOutcome) -> str:
+    """A grader-facing note of why a process stopped (for an error of the grader's own, not a learner's reason)."""
+    if failure.stop is None:
+        return failure.detail or failure.status
+    return f"{failure.status}: {failure.stop.kind} during the {failure.stop.phase}"
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
