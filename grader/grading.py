@@ -23,7 +23,7 @@ from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
 from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.replies import ReplyBudget
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 from grader.submission import Submission, read_submission
@@ -32,24 +32,24 @@ __all__ = ["GradingSession", "grade_submission", "preflight_sandbox", "weak_sand
 
 
 def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None,
-                      zygote: Zygote | None = None) -> SandboxInfo:
+                      warm_parent: WarmParent | None = None) -> SandboxInfo:
     """Run the start-up self-test in a warm parent of its own; refuse a weak sandbox unless allowed.
 
     For commands that hand grading to other processes (``grader batch``):
     they learn before any learner runs whether hidden checks may be graded.
-    ``zygote``: a warm parent started earlier (it is left running). Raises
+    ``warm_parent``: a warm parent started earlier (it is left running). Raises
     ``WeakSandboxError``; returns the ``sandbox`` block otherwise.
     """
-    own = zygote is None
-    zygote = zygote or Zygote.start()
+    own = warm_parent is None
+    warm_parent = warm_parent or WarmParent.start()
     try:
-        sandbox = Sandbox(zygote, Limits(), layers or Layers.from_environment(),
+        sandbox = Sandbox(warm_parent, Limits(), layers or Layers.from_environment(),
                           allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
         sandbox.require_strong()
         return sandbox.info()
     finally:
         if own:
-            zygote.close()
+            warm_parent.close()
 
 
 def weak_sandbox_allowed(flag: bool | None = None) -> bool:
@@ -72,23 +72,23 @@ class GradingSession:
         catalog: Catalog | None = None,
         *,
         exercises_dir: str | os.PathLike[str] | None = None,
-        zygote: Zygote | None = None,
+        warm_parent: WarmParent | None = None,
         limits: Limits | None = None,
         layers: Layers | None = None,
         only: Iterable[str] = (),
         allow_weak_sandbox: bool | None = None,
         memo: GradingMemo | None = None,
     ) -> None:
-        self._own_zygote = zygote is None
-        self.zygote = zygote or Zygote.start()
+        self._own_warm_parent = warm_parent is None
+        self.warm_parent = warm_parent or WarmParent.start()
         self.catalog = catalog or load_catalog(exercises_dir, only=only)
-        self.factory = Sandbox(self.zygote, limits or Limits(), layers or Layers.from_environment(),
+        self.factory = Sandbox(self.warm_parent, limits or Limits(), layers or Layers.from_environment(),
                                allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
         self.memo = memo if memo is not None else GradingMemo()
 
     def close(self) -> None:
-        if self._own_zygote:
-            self.zygote.close()
+        if self._own_warm_parent:
+            self.warm_parent.close()
 
     def __enter__(self) -> "GradingSession":
         return self
@@ -262,7 +262,7 @@ def grade_submission(
     catalog: Catalog | None = None,
     exercises_dir: str | os.PathLike[str] | None = None,
     public_only: bool = False,
-    zygote: Zygote | None = None,
+    warm_parent: WarmParent | None = None,
     limits: Limits | None = None,
     layers: Layers | None = None,
     allow_weak_sandbox: bool | None = None,
@@ -277,6 +277,6 @@ def grade_submission(
         raise UsageError(f"{path}: no such file or directory")
     exercises = list(exercises)
     only = exercises if exercises and not assignment else ()
-    with GradingSession(catalog, exercises_dir=exercises_dir, zygote=zygote, limits=limits, layers=layers,
+    with GradingSession(catalog, exercises_dir=exercises_dir, warm_parent=warm_parent, limits=limits, layers=layers,
                         only=only, allow_weak_sandbox=allow_weak_sandbox) as session:
         return session.grade(path, exercise_ids=exercises, assignment=assignment, public_only=public_only)

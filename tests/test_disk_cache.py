@@ -116,17 +116,17 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp
                                                                    cache_dir: Path, monkeypatch) -> None:
     """A second grading session finds the known-wrong answers on disk: only the learner's own process starts."""
     from grader.grading import GradingSession
-    from grader.sandbox import zygote_client
+    from grader.sandbox.warm_parent import WarmParent
 
     learner = tmp_path / "answer.py"
     shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "wrong_global_max.py", learner)
-    with GradingSession(zygote=session.zygote) as earlier:  # a session of its own: nothing remembered in memory
+    with GradingSession(warm_parent=session.warm_parent) as earlier:  # a session of its own: nothing remembered in memory
         first = earlier.grade(learner, exercise_ids=["stable-softmax"])
     spawned: list[int] = []
-    original = zygote_client.Zygote.spawn
-    monkeypatch.setattr(zygote_client.Zygote, "spawn",
+    original = WarmParent.spawn
+    monkeypatch.setattr(WarmParent, "spawn",
                         lambda self, config, fds: spawned.append(1) or original(self, config, fds))
-    with GradingSession(zygote=session.zygote) as later:
+    with GradingSession(warm_parent=session.warm_parent) as later:
         later.factory.self_test()
         spawned.clear()
         again = later.grade(learner, exercise_ids=["stable-softmax"])
@@ -144,7 +144,7 @@ def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_p
     exercise = session.catalog.exercises["stable-softmax"]
     for public_only in (False, True):
         built_before: list[bool] = []
-        with GradingSession(session.catalog, zygote=session.zygote) as fresh:
+        with GradingSession(session.catalog, warm_parent=session.warm_parent) as fresh:
             original = fresh.factory.require_strong
             monkeypatch.setattr(fresh.factory, "require_strong",
                                 lambda: built_before.append(bool(len(fresh.memo.plans))) or original())

@@ -14,7 +14,7 @@ from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.requests import Request
 from grader.sandbox.protocol import encode_message
 from grader.sandbox.runner import LearnerProcess
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 
 # Scales its argument in place (a learner's bug) and returns the new values.
 MUTATES = "import numpy as np\ndef f(z, k=1.0):\n    z *= 2.0\n    return z * k\n"
@@ -91,12 +91,12 @@ def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the
     short = Request.short
     monkeypatch.setattr(Request, "short", lambda self: sent.append(short(self)) or sent[-1])
     answers = []
-    with Zygote.start() as zygote:
+    with WarmParent.start() as warm_parent:
         for _ in range(3):
-            with LearnerProcess(zygote, {"m.py": MUTATES.encode()}, "m.py", ["f"], memo=memo) as process:
+            with LearnerProcess(warm_parent, {"m.py": MUTATES.encode()}, "m.py", ["f"], memo=memo) as process:
                 assert process.start().status == "ok"
                 answers.append(process.call_many(calls, batch=True))
-        assert len(zygote.preloaded) == 1
+        assert len(warm_parent.preloaded) == 1
     assert len(sent) == 1 and len(sent[0]) < 200  # only the third got the key instead of the plan
     first, _, third = answers
     assert [a.status for a in third] == ["ok"] * 3
@@ -109,4 +109,4 @@ def test_a_batch_grades_the_same_with_and_without_preloaded_requests(session, ro
     learner = root / "solutions" / "stable-softmax" / "reference.py"
     reports = [session.grade(learner, exercise_ids=["stable-softmax"]) for _ in range(3)]
     assert report_to_json(reports[0]) == report_to_json(reports[2])
-    assert session.zygote.preloaded  # the third learner process got the plan preloaded
+    assert session.warm_parent.preloaded  # the third learner process got the plan preloaded

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import zygote_client
+from grader.sandbox.warm_parent import WarmParent
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,7 +18,7 @@ def _reference(exercise: str) -> str:
 def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the pid of every learner process the warm parent forks."""
     pids: list[int] = []
-    original = zygote_client.Zygote.spawn
+    original = WarmParent.spawn
 
     def spawn(self, config, fds):  # type: ignore[no-untyped-def]
         pid = original(self, config, fds)
@@ -26,7 +26,7 @@ def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             pids.append(pid)
         return pid
 
-    monkeypatch.setattr(zygote_client.Zygote, "spawn", spawn)
+    monkeypatch.setattr(WarmParent, "spawn", spawn)
     return pids
 
 
@@ -196,8 +196,8 @@ def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
     source = b"def double(x):\n    return 2.0 * x\n"
     ahead = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}])
     other = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}])
-    with zygote_client.Zygote.start() as zygote:
-        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+    with WarmParent.start() as warm_parent:
+        process = LearnerProcess(warm_parent, {"double.py": source}, "double.py", ["double"])
         try:
             assert process.start(ahead).status == "ok" and not process.settled
             same = CallBatch.of(list(ahead.calls))  # other objects, the same calls: the same key
@@ -205,7 +205,7 @@ def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
             assert answer.status == "ok" and float(answer.value) == 3.0 and process.settled
         finally:
             process.close()
-        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+        process = LearnerProcess(warm_parent, {"double.py": source}, "double.py", ["double"])
         try:
             assert process.start(ahead).status == "ok"
             (answer,) = process.call_many(other, batch=True)

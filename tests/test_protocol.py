@@ -264,14 +264,14 @@ def test_a_ready_read_together_with_garbage_still_counts_and_the_garbage_fails_t
     from grader.sandbox.calls import encode_calls
     from grader.sandbox.runner import LearnerProcess
 
-    zygote = _WritesAtSpawn(encode_message({"op": "ready", "ok": True, "entries": {"f": True}}) + GARBAGE)
-    process = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+    warm_parent = _WritesAtSpawn(encode_message({"op": "ready", "ok": True, "entries": {"f": True}}) + GARBAGE)
+    process = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
     try:
         assert process.start().status == "ok"
-        assert zygote.finished == []
+        assert warm_parent.finished == []
         calls = encode_calls([Call("f", {})])
         outcome = process.call_many(calls, batch=True)[0]
         assert outcome.status in ("protocol", "not_run")  # in a batch, the call to blame is asked again alone
-        assert zygote.finished == [999_999] and not process.alive
+        assert warm_parent.finished == [999_999] and not process.alive
     finally:
         process.close()

@@ -95,13 +95,13 @@ def prepare(exercises_dir: Path, assignment: str) -> Any:
 class _Worker:
     """A grading session, its chosen exercises, and the digest of the specs it loaded."""
 
-    def __init__(self, config: WorkerConfig, zygote: Any = None) -> None:
+    def __init__(self, config: WorkerConfig, warm_parent: Any = None) -> None:
         from grader.batch.cache import spec_digest
         from grader.grading import GradingSession
 
-        self.zygote = zygote
+        self.warm_parent = warm_parent
         catalog, memo = _PREPARED.get(config.exercises_dir, (None, None))
-        self.session = GradingSession(catalog, exercises_dir=config.exercises_dir, zygote=zygote, memo=memo,
+        self.session = GradingSession(catalog, exercises_dir=config.exercises_dir, warm_parent=warm_parent, memo=memo,
                                       allow_weak_sandbox=True if config.allow_weak_sandbox else None)
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
@@ -123,8 +123,8 @@ class _Worker:
 
     def close(self) -> None:
         self.session.close()
-        if self.zygote is not None:  # given to us, so the session leaves it open
-            self.zygote.close()
+        if self.warm_parent is not None:  # given to us, so the session leaves it open
+            self.warm_parent.close()
 
 
 def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, notes: tuple[str, ...] = ()) -> Report:
@@ -183,9 +183,9 @@ def grade_task(config: WorkerConfig, task: Task) -> Outcome:
     return worker.grade(task)
 
 
-def start_worker(config: WorkerConfig, zygote: Any = None) -> _Worker:
-    """A worker for a long-lived process of the local pool; ``zygote``: a warm parent made for it, else it starts one."""
-    return _Worker(config, zygote)
+def start_worker(config: WorkerConfig, warm_parent: Any = None) -> _Worker:
+    """A worker for a long-lived process of the local pool; ``warm_parent``: a warm parent made for it, else it starts one."""
+    return _Worker(config, warm_parent)
 
 
 def task_id(task: Task) -> str:

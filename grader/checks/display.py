@@ -22,8 +22,8 @@ def values_not_shown() -> Iterator[None]:
     """Within it, ``format_value`` writes every array as ``UNSHOWN``: for findings that are counted, never shown.
 
     A check fails on many inputs; the reason shows the first (the
-    smallest) and counts the rest. Writing out the arrays of the rest was
-    most of what judging a buggy submission cost.
+    smallest) and counts the rest; writing out arrays is the slowest part
+    of judging, so the rest are never written.
     """
     before = getattr(_state, "quiet", False)
     _state.quiet = True

@@ -1,4 +1,4 @@
-"""What runs inside a learner process, after the zygote forks it.
+"""What runs inside a learner process, after the warm parent forks it.
 
 Order matters: confine first (capabilities, limits, Landlock, seccomp), then
 import the submission, then answer calls. Everything the learner's code
@@ -181,7 +181,7 @@ class _SeedingLoader:
 
 
 class _Channel:
-    """Blocking frames over the two pipes the zygote handed this process."""
+    """Blocking frames over the two pipes the warm parent handed this process."""
 
     def __init__(self, request_fd: int, response_fd: int) -> None:
         self._request_fd = request_fd

@@ -1,6 +1,6 @@
 """The grader's side of a learner process: start it, send calls, read numbers back.
 
-``Zygote`` is the client of the warm parent; ``LearnerProcess`` is one
+``WarmParent`` is the client of the warm parent; ``LearnerProcess`` is one
 confined child serving one exercise. Every pipe operation has a deadline,
 learner output is drained into a capped buffer while we wait, and a child
 that crashes, hangs, floods its output or sends garbage ends its own
@@ -31,9 +31,9 @@ from grader.sandbox.reading import local_reader
 from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
 from grader.sandbox.requests import Request
 from grader.sandbox.untrusted import clean_error, clean_layers
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 
-__all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "Zygote"]
+__all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "WarmParent"]
 
 
 @dataclass
@@ -49,7 +49,7 @@ class LearnerProcess:
 
     def __init__(
         self,
-        zygote: WarmParentLike,
+        warm_parent: WarmParentLike,
         files: dict[str, bytes],
         module: str,
         entries: list[str],
@@ -59,7 +59,7 @@ class LearnerProcess:
         memo: SandboxMemo | None = None,
     ) -> None:
         limits = limits or Limits()
-        self._zygote = zygote
+        self._warm_parent = warm_parent
         self._memo = memo if memo is not None else SandboxMemo()  # a session's, shared by its processes
         self._files, self._module, self._entries = files, module, entries
         self._limits, self._layers = limits, layers or Layers()
@@ -111,7 +111,7 @@ class LearnerProcess:
         to be asked. Collect their answers with ``call_many`` on a batch with
         the same key and ``batch=True``.
         """
-        inherited = set(self._zygote.preloaded)  # preloaded before this fork: the new process holds them
+        inherited = set(self._warm_parent.preloaded)  # preloaded before this fork: the new process holds them
         self._spawn({})
         self._expect(1)
         self._preloaded = inherited
@@ -214,7 +214,7 @@ class LearnerProcess:
             self.close()
 
     def _spawn(self, extra: dict[str, Any]) -> None:
-        self._scratch = self._zygote.scratch.take()
+        self._scratch = self._warm_parent.scratch.take()
         self.output.hide.append(self._scratch)
         for name, data in self._files.items():
             with open(os.path.join(self._scratch, name), "xb") as handle:
@@ -236,7 +236,7 @@ class LearnerProcess:
             **extra,
         }
         try:
-            self._pid = self._zygote.spawn(config, [request_r, response_w, output_w])
+            self._pid = self._warm_parent.spawn(config, [request_r, response_w, output_w])
         finally:
             for fd in (request_r, response_w, output_w):
                 os.close(fd)
@@ -321,21 +321,21 @@ class LearnerProcess:
             return request.short()
         request.sent += 1
         if request.sent >= 2:
-            self._zygote.note_request(*request.preloadable())
+            self._warm_parent.note_request(*request.preloadable())
         return request.message
 
     def close(self, *, wait: bool = True) -> None:
         """End the process (if alive), close the pipes, remove the scratch directory.
 
         ``wait=False``, for a process whose every answer has been read: the
-        warm parent ends it while the grader moves on (``Zygote.finish_later``);
+        warm parent ends it while the grader moves on (``WarmParent.finish_later``);
         its scratch folder is removed once it is gone, and what it prints from
         now on is not read.
         """
         if not wait and self._pid is not None and self.end is None:
             scratch, self._scratch = self._scratch, None
             self.end = {"pid": self._pid, "killed": True}
-            self._zygote.finish_later(self._pid, lambda: scratch and self._give_back(scratch))
+            self._warm_parent.finish_later(self._pid, lambda: scratch and self._give_back(scratch))
         if self._pid is not None and self.end is None:
             self._end()
         if self._pipes is not None:
@@ -355,7 +355,7 @@ class LearnerProcess:
             self._scratch = None
 
     def _give_back(self, scratch: str) -> None:
-        self._zygote.scratch.give_back(scratch, self._files)
+        self._warm_parent.scratch.give_back(scratch, self._files)
 
     def __enter__(self) -> "LearnerProcess":
         return self
@@ -404,8 +404,8 @@ class LearnerProcess:
         not one per answer. What could not be written before the message
         came stays queued and is written during the next wait: a new process
         imports its file before it reads any request, so its ``ready`` can
-        arrive while the calls sent ahead of it are still being written (they
-        were lost then, and the process waited for them until its deadline).
+        arrive while the calls sent ahead of it are still being written, and
+        the rest of them must still reach it.
         """
         assert self._pipes is not None
         if outgoing:
@@ -557,7 +557,7 @@ class LearnerProcess:
 
     def _end(self, grace: float = 0.0) -> dict[str, Any]:
         if self.end is None and self._pid is not None:
-            self.end = self._zygote.finish(self._pid, grace)
+            self.end = self._warm_parent.finish(self._pid, grace)
             if self._pipes is not None:
                 while True:  # drain what was printed before the end, for the excerpt
                     data = _read(self._pipes.output_r)

@@ -1,10 +1,10 @@
-"""The warm parent of learner processes ("zygote").
+"""The warm parent of learner processes.
 
 Started once per grading process as a fresh interpreter
-(``python -I -B -u zygote.py ROOT FD``) with a minimal environment, it
+(``python -I -B -u warm_parent_server.py ROOT FD``) with a minimal environment, it
 imports numpy and the child code, then forks one learner process per
 request. Forking a warm parent costs milliseconds where a new interpreter
-costs a numpy import, and the zygote holds nothing secret: no specs, no
+costs a numpy import, and the warm parent holds nothing secret: no specs, no
 references, no answer keys, no environment of the grader's.
 
 A ``preload`` request (carrying a memfd with a ``call_many`` request) has it
@@ -128,7 +128,7 @@ class _Server:
                     continue
                 if not data:
                     self._shutdown()
-                    os._exit(0)  # nothing to flush; skipping interpreter teardown saves a cold run ~50 ms
+                    os._exit(0)  # nothing to flush; interpreter teardown would only delay the grader's exit
                 self._handle(json.loads(data), fds)
 
     def _handle(self, request: dict[str, Any], fds: list[int]) -> None:
@@ -183,7 +183,7 @@ class _Server:
                     from grader.sandbox import child
 
                     child.serve(config, request_fd, response_fd)
-            except BaseException:  # noqa: BLE001 - nothing may escape into the zygote's loop
+            except BaseException:  # noqa: BLE001 - nothing may escape into the warm parent's loop
                 code = 70
             os._exit(code)
         for fd in fds:
@@ -197,7 +197,7 @@ class _Server:
         A grading process hands a scratch folder out again once its process
         is gone (``sandbox/scratch.py``), so most learner processes find their
         ruleset built and confine themselves with one system call instead of
-        adding ~280 rules (about 1.8 ms in all). The key is the folder's inode,
+        adding some 280 rules. The key is the folder's inode,
         which the ruleset holds on to: a folder made anew gets a ruleset anew.
         ``None`` when Landlock is not wanted or the ruleset cannot be built
         here: the learner process then builds its own and reports what failed.
@@ -479,8 +479,8 @@ def _close_inherited(keep: list[tuple[int, int]]) -> None:
     """In a just-forked learner process, close every descriptor outside the ``keep`` runs.
 
     ``close_range`` closes each gap in one system call. Listing
-    ``/proc/self/fd`` instead (the fallback, for kernels before 5.9) costs a
-    fresh process about 1.3 ms with the ~280 Landlock descriptors open.
+    ``/proc/self/fd`` instead is the fallback for kernels before 5.9; it is
+    slower with the many Landlock descriptors a warm parent holds open.
     """
     start = 0
     for first, last in keep + [(_FD_CEILING, _FD_CEILING)]:
@@ -512,7 +512,7 @@ def _children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]
 
     Each process of the subtree lists its children in ``/proc/PID/task/TID/children``,
     so a check after every learner reads a few files, not the ``stat`` of every
-    process on the machine (2 ms with 70 processes, more on a busy laptop).
+    process on the machine (which grows with everything else the machine runs).
     Where the kernel offers no such file, every process is scanned instead.
     """
     if not os.path.exists(f"/proc/{root}/task/{root}/children"):
@@ -571,7 +571,7 @@ def _find_numpy(site_dirs: list[str]) -> bool:
     """Put the site-packages folders the grader named on the path (this interpreter runs with ``-S``);
     whether numpy is found there (else the usual site setup must run: see :func:`_import_numpy`).
 
-    Reading them without their ``.pth`` files saves this process's start about 40 ms.
+    Reading them without their ``.pth`` files keeps this process's start short.
     """
     import importlib.util
     import site
@@ -631,7 +631,7 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: ``zygote.py ROOT CONTROL_FD SITE_DIRS_JSON [EARLY_SELF_TEST_JSON]``."""
+    """Entry point: ``warm_parent_server.py ROOT CONTROL_FD SITE_DIRS_JSON [EARLY_SELF_TEST_JSON]``."""
     sys.path.insert(0, argv[1])
     from grader.sandbox.confine import privileges
 
