@@ -14,6 +14,7 @@ import warnings
 from typing import Any, Callable
 
 from grader.sandbox import child
+from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.answers import decode_answer, refused_reply
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
@@ -60,7 +61,7 @@ class InProcessProcess:
             with warnings.catch_warnings():  # a learner process has no pytest warning filters
                 warnings.simplefilter("ignore")
                 header, payload = child.run_call(self.module, index, call,
-                                                 lambda call=call: child.decode_arguments(call, calls.blobs),
+                                                 lambda call=call: decode_arguments(call, calls.blobs),
                                                  "/nonexistent")
             if self._metered:
                 try:

@@ -8,7 +8,9 @@ import pytest
 from grader.checks.base import Call, TrustedFunction
 from grader.sandbox.calls import encode_calls
 from grader.results import report_to_json
+from grader.sandbox import arguments as argument_decoding
 from grader.sandbox import child
+from grader.sandbox.arguments import preload, requested_calls
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.requests import Request
@@ -39,16 +41,16 @@ def _message(calls: list[dict], blobs: list[bytes]) -> bytes:
 @pytest.fixture()
 def preloaded(monkeypatch: pytest.MonkeyPatch) -> dict:
     held: dict = {}
-    monkeypatch.setattr(child, "_PRELOADED", held)
-    monkeypatch.setattr(child, "_preloaded_bytes", [0])
+    monkeypatch.setattr(argument_decoding, "_PRELOADED", held)
+    monkeypatch.setattr(argument_decoding, "_preloaded_bytes", [0])
     return held
 
 
 def test_a_preloaded_request_gives_each_call_the_arguments_a_full_request_would(preloaded: dict) -> None:
     calls, blobs = _plan()
-    assert child.preload("plan", _message(calls, blobs))
-    inline = child._requested_calls({"op": "call_many", "calls": calls}, blobs)
-    held = child._requested_calls({"op": "call_many", "preloaded": "plan", "count": len(calls)}, [])
+    assert preload("plan", _message(calls, blobs))
+    inline = requested_calls({"op": "call_many", "calls": calls}, blobs)
+    held = requested_calls({"op": "call_many", "preloaded": "plan", "count": len(calls)}, [])
     assert [call["fn"] for call, _ in held] == ["f", "f", "f"]
     assert [call.get("return_inputs") for call, _ in held] == [True, True, False]
     for (_, full), (_, copied) in zip(inline, held):
@@ -62,8 +64,8 @@ def test_a_preloaded_request_gives_each_call_the_arguments_a_full_request_would(
 
 def test_a_call_that_changes_its_arguments_leaves_the_next_call_its_own_copy(preloaded: dict) -> None:
     calls, blobs = _plan()
-    child.preload("plan", _message(calls, blobs))
-    (_, arguments), *_ = child._requested_calls({"op": "call_many", "preloaded": "plan"}, [])
+    preload("plan", _message(calls, blobs))
+    (_, arguments), *_ = requested_calls({"op": "call_many", "preloaded": "plan"}, [])
     first, _ = arguments()
     first[0] *= 100.0
     again, _ = arguments()
@@ -72,14 +74,14 @@ def test_a_call_that_changes_its_arguments_leaves_the_next_call_its_own_copy(pre
 
 def test_requests_that_hand_over_the_graders_functions_are_not_preloaded(preloaded: dict) -> None:
     batch = encode_calls([Call("f", {"g": TrustedFunction("softmax")})])
-    assert not child.preload("trusted", _message(batch.calls, batch.blobs))
+    assert not preload("trusted", _message(batch.calls, batch.blobs))
     assert "trusted" not in preloaded
 
 
 def test_asking_for_a_request_the_process_does_not_hold_is_answered_as_a_decode_failure(preloaded: dict) -> None:
     module = type("M", (), {"f": staticmethod(lambda: 1.0)})
     answers = [child.run_call(module, index, call, arguments, "/x")[0] for index, (call, arguments)
-               in enumerate(child._requested_calls({"op": "call_many", "preloaded": "gone", "count": 2}, []))]
+               in enumerate(requested_calls({"op": "call_many", "preloaded": "gone", "count": 2}, []))]
     assert [(a["ok"], a["stage"]) for a in answers] == [(False, "decode"), (False, "decode")]
 
 

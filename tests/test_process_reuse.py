@@ -131,8 +131,8 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
 
     files = {"a_gradient.py": _reference("argmax-zero-gradient").encode(),
              # Full marks only if the grader's source is nowhere in this process when the file is imported.
-             "b_softmax.py": ("import sys\nchild = sys.modules.get('grader.sandbox.child')\n"
-                              "assert child is None or child._trusted[0] is None, 'found the grader source'\n"
+             "b_softmax.py": ("import sys\nheld = sys.modules.get('grader.sandbox.arguments')\n"
+                              "assert held is None or held._trusted[0] is None, 'found the grader source'\n"
                               + _reference("stable-softmax")).encode()}
     session.factory.self_test()
     pids = _spawns(monkeypatch)

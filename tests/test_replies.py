@@ -10,6 +10,7 @@ import pytest
 
 from grader import reasons
 from grader.sandbox.answers import decode_answer
+from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.frames import LimitExceeded, MessageParser, ProtocolError
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import encode_array, encode_message
@@ -114,7 +115,7 @@ def _returning(value: object, *, return_inputs: bool = False) -> dict:  # type: 
     module = type("Module", (), {"f": staticmethod(lambda z: value)})
     call = {"fn": "f", "args": [{"t": "array", "i": 0}], "return_inputs": return_inputs}
     blobs = [encode_array(np.zeros(3))]
-    header, _ = child.run_call(module, 0, call, lambda: child.decode_arguments(call, blobs), "/nonexistent")
+    header, _ = child.run_call(module, 0, call, lambda: decode_arguments(call, blobs), "/nonexistent")
     return header
 
 

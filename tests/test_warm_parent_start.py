@@ -81,7 +81,7 @@ def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
     import subprocess
     import time
 
-    from grader.sandbox.warm_parent_server import _children_map, _scan_all
+    from grader.sandbox.process_tree import children_map as _children_map, scan_all as _scan_all
 
     def below(tables, root):  # type: ignore[no-untyped-def]
         found, queue = {}, [root]
@@ -190,17 +190,17 @@ def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open
 @pytest.mark.parametrize("close_range", [True, False], ids=["close_range", "kernel-without-close_range"])
 def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypatch: pytest.MonkeyPatch,
                                                                         close_range: bool) -> None:
-    from grader.sandbox import warm_parent_server as server
+    from grader.sandbox import descriptors
 
     if not close_range:  # a kernel before 5.9: the descriptors are listed instead
-        monkeypatch.setattr(server, "_close_range", lambda first, last: -1)
+        monkeypatch.setattr(descriptors, "close_range", lambda first, last: -1)
     report_r, report_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         try:
             extra = [os.open("/dev/null", os.O_RDONLY) for _ in range(6)]
-            keep = server._runs([0, 1, 2, report_w, extra[4]], server._runs([extra[1], extra[2]]))  # (not always adjacent)
-            server._close_inherited(keep)
+            keep = descriptors.runs([0, 1, 2, report_w, extra[4]], descriptors.runs([extra[1], extra[2]]))  # (not always adjacent)
+            descriptors.close_inherited(keep)
             left = [fd for fd in range(1024) if _is_open(fd)]
             os.write(report_w, json.dumps([left, sorted({0, 1, 2, report_w, extra[1], extra[2], extra[4]})]).encode())
         finally:

@@ -78,6 +78,6 @@ def needs_trusted(calls: list[dict[str, Any]]) -> bool:
 @functools.cache
 def _trusted_source() -> str:
     """The source of the grader's functions handed to learners (a file of the package: read once)."""
-    from grader.sandbox.child import read_trusted_source
+    from grader.sandbox.arguments import read_trusted_source
 
     return read_trusted_source()

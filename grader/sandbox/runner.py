@@ -9,13 +9,12 @@ session with a ``CallOutcome`` that says which, never with an exception.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import selectors
 import signal
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from grader.errors import SandboxError
@@ -27,21 +26,13 @@ from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.outcomes import CallOutcome, Phase, StartOutcome, Stop, hit_cpu_limit
 from grader.sandbox.output import OutputCapture
 from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
-from grader.sandbox.reading import local_reader
+from grader.sandbox.pipes import READ_SIZE, Pipes, open_pipes, read_ready
 from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
 from grader.sandbox.requests import Request
 from grader.sandbox.untrusted import clean_error, clean_layers
 from grader.sandbox.warm_parent import WarmParent
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "WarmParent"]
-
-
-@dataclass
-class _Pipes:
-    request_w: int
-    response_r: int
-    output_r: int
-    child_fds: list[int] = field(default_factory=list)
 
 
 class LearnerProcess:
@@ -64,7 +55,7 @@ class LearnerProcess:
         self._files, self._module, self._entries = files, module, entries
         self._limits, self._layers = limits, layers or Layers()
         self._pid: int | None = None
-        self._pipes: _Pipes | None = None
+        self._pipes: Pipes | None = None
         self._scratch: str | None = None
         self._replies = ReplyBudget()  # a process of its own; the engine hands it its submission's (``replies``)
         self._parser = self._new_parser()
@@ -74,7 +65,7 @@ class LearnerProcess:
         self.end: dict[str, Any] | None = None
         self.call_seconds = limits.call_seconds
         self.holds_trusted = False
-        self._preloaded: set[str] = set()  # requests this process said it holds decoded (``child.preload``)
+        self._preloaded: set[str] = set()  # requests this process said it holds decoded (``arguments.preload``)
         self._ahead: Request | None = None  # a request sent with the import, its answers not yet collected
         self._unsent = memoryview(b"")  # requests not yet written (the pipe was full, or an answer came first)
         self._broken: CallOutcome | None = None  # garbage came after the messages still in the inbox
@@ -154,7 +145,7 @@ class LearnerProcess:
     def fresh_output(self) -> OutputCapture:
         """Start a new capture of what the learner prints (each exercise shows only its own output)."""
         if self._pipes is not None:  # what was printed before now belongs to the previous capture
-            while (data := _read(self._pipes.output_r)) and self.output.total <= self.output.cap:
+            while (data := read_ready(self._pipes.output_r)) and self.output.total <= self.output.cap:
                 self.output.add(data)
         self.output = OutputCapture(self._limits.output_keep, self._limits.output_cap)
         if self._scratch:
@@ -219,14 +210,7 @@ class LearnerProcess:
         for name, data in self._files.items():
             with open(os.path.join(self._scratch, name), "xb") as handle:
                 handle.write(data)
-        request_r, request_w = os.pipe()
-        response_r, response_w = os.pipe()
-        output_r, output_w = os.pipe()
-        for fd in (request_w, response_r, output_r):
-            os.set_blocking(fd, False)
-        for fd in (request_w, response_w):
-            _widen(fd)
-        self._pipes = _Pipes(request_w, response_r, output_r)
+        self._pipes, (request_r, response_w, output_w) = open_pipes()
         config = {
             "scratch": self._scratch,
             "module": os.path.join(self._scratch, self._module),
@@ -468,7 +452,7 @@ class LearnerProcess:
                         selector.unregister(pipes.request_w)
                     continue
                 if key.data == "output":
-                    while (data := _read(key.fd)) is not None:
+                    while (data := read_ready(key.fd)) is not None:
                         if not data:
                             selector.unregister(key.fd)
                             break
@@ -477,11 +461,11 @@ class LearnerProcess:
                             self._end()
                             return None, CallOutcome(status="output_limit", stop=Stop(
                                 "output_limit", phase, output_cap=self._limits.output_cap))
-                        if len(data) < _READ_SIZE:
+                        if len(data) < READ_SIZE:
                             break
                     continue
                 closed = False
-                while (data := _read(key.fd)) is not None:
+                while (data := read_ready(key.fd)) is not None:
                     if not data:
                         closed = True
                         break
@@ -503,7 +487,7 @@ class LearnerProcess:
                             return self._inbox.popleft(), None
                         self._end()
                         return None, self._broken
-                    if len(data) < _READ_SIZE or self._inbox:  # what is read is parsed: read no more than is used
+                    if len(data) < READ_SIZE or self._inbox:  # what is read is parsed: read no more than is used
                         break
                 if self._inbox:
                     return self._inbox.popleft(), None
@@ -560,35 +544,15 @@ class LearnerProcess:
             self.end = self._warm_parent.finish(self._pid, grace)
             if self._pipes is not None:
                 while True:  # drain what was printed before the end, for the excerpt
-                    data = _read(self._pipes.output_r)
+                    data = read_ready(self._pipes.output_r)
                     if not data or self.output.total > self.output.cap:
                         break
                     self.output.add(data)
         return self.end or {}
 
 
-def _widen(fd: int) -> None:
-    """Give a pipe a 1 MiB buffer where the system allows: requests and answers then cross in a few writes."""
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-    except (OSError, AttributeError):  # an unprivileged limit below 1 MiB: the default buffer works, more slowly
-        pass
-
-
-_PIPE_BYTES = 1 << 20
 _DECODED = object()
-_READ_SIZE = 1 << 20
 _CPU_MARK_SECONDS = 0.25
-
-
-def _read(fd: int) -> bytes | None:
-    """Read what is there: bytes, ``b""`` at end of file, ``None`` when nothing is ready yet."""
-    try:
-        return local_reader().read(fd)
-    except (BlockingIOError, InterruptedError):
-        return None
-    except OSError:
-        return b""
 
 
 def _fact_text(failure: CallOutcome) -> str:

@@ -271,7 +271,7 @@ class WarmParent:
         The grader asks once a request has gone out in full to a second
         learner process: the session is grading many learners on one plan.
         Processes forked afterwards hold it decoded and get just the key
-        (``child.preload``).
+        (``arguments.preload``).
         """
         if key in self.preloaded or key in self._to_preload or key in self._refused:
             return
