@@ -121,7 +121,7 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     warm_parent = WarmParent.start()
     learner = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
     assert learner.start().status == "ok"
-    process, pid = warm_parent._process, learner._pid
+    process, pid = warm_parent._process, learner.pid
     warm_parent.close(wait=False)
     assert process is not None and pid is not None
     deadline = time.monotonic() + 10
@@ -142,7 +142,7 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
         first = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"},
                                "m.py", ["f"])
         assert first.start().status == "ok"
-        pid, scratch = first._pid, first._scratch
+        pid, scratch = first.pid, first.scratch_folder
         assert pid is not None and scratch is not None and os.path.isdir(scratch)
         first.close(wait=False)
         assert first.end is not None and not first.alive
@@ -150,11 +150,11 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
             assert second.start().status == "ok"  # served after the warm parent ended the first
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
-            assert second._scratch != scratch and os.listdir(scratch) == []  # emptied, kept for a later one
-            used = [scratch, second._scratch]
+            assert second.scratch_folder != scratch and os.listdir(scratch) == []  # emptied, kept for a later one
+            used = [scratch, second.scratch_folder]
         third = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
         assert third.start().status == "ok"
-        assert third._scratch in used and os.listdir(third._scratch) == ["m.py"]
+        assert third.scratch_folder in used and os.listdir(third.scratch_folder) == ["m.py"]
         calls = encode_calls([Call("f", {})])
         assert float(third.call_many(calls)[0].values[0]) == 3.0
         third.close(wait=False)
@@ -267,7 +267,7 @@ def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_rul
         for _ in range(3):
             with LearnerProcess(warm_parent, {"m.py": CONFINED.encode(), "own.txt": b"mine"}, "m.py", ["f"]) as process:
                 assert process.start().status == "ok"
-                seen.append(process._scratch)
+                seen.append(process.scratch_folder)
                 calls = encode_calls([Call("f", {"outside": str(outside)})])
                 outcome = process.call_many(calls)[0]
                 assert outcome.status == "ok", outcome

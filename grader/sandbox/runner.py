@@ -75,6 +75,16 @@ class LearnerProcess:
         return self._pid is not None and self.end is None
 
     @property
+    def pid(self) -> int | None:
+        """The learner process's pid once started (it may have ended since)."""
+        return self._pid
+
+    @property
+    def scratch_folder(self) -> str | None:
+        """The folder holding the learner's files while the process runs (handed back when it is closed)."""
+        return self._scratch
+
+    @property
     def replies(self) -> ReplyBudget:
         """What this process may still send the grader: its submission's budget, once the engine hands it over."""
         return self._replies
