@@ -9,6 +9,8 @@ functions of the sandbox.
 
 from __future__ import annotations
 
+import os
+import threading
 import types
 import warnings
 from typing import Any, Callable
@@ -20,6 +22,7 @@ from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
 from grader.sandbox.frames import LimitExceeded, MessageParser
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.protocol import encode_message
 from grader.sandbox.output import OutputCapture
 from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.scratch import ScratchFolders
@@ -127,6 +130,39 @@ class WarmParentStub:
 
     def note_request(self, key: str, message: bytes) -> None:
         self.noted.append(key)
+
+
+class ScriptedWarmParent(WarmParentStub):
+    """A warm parent whose "learner process" is a thread of this process, reading and writing the real pipes.
+
+    It says it is ready (every entry defined), then answers each request
+    it reads with the next message of ``replies`` (bytes, as a learner
+    process would write them), until the grader closes the pipes.
+    """
+
+    def __init__(self, replies: list[bytes]) -> None:
+        super().__init__()
+        self.replies = list(replies)
+
+    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        request_r, response_w = os.dup(fds[0]), os.dup(fds[1])
+        ready = encode_message({"op": "ready", "ok": True, "entries": {name: True for name in config["entries"]}})
+
+        def learner() -> None:
+            try:
+                os.write(response_w, ready)
+                parser, replies = MessageParser(), list(self.replies)
+                while replies and (data := os.read(request_r, 1 << 20)):
+                    for _ in parser.feed(data):
+                        os.write(response_w, replies.pop(0))
+            except OSError:  # the grader closed its ends
+                pass
+            finally:
+                os.close(request_r)
+                os.close(response_w)
+
+        threading.Thread(target=learner, daemon=True).start()
+        return 999_999
 
 
 def _a_warm_parent(stub: WarmParentStub) -> WarmParentLike:

@@ -373,13 +373,11 @@ def test_describe_error_memory_names_the_limit() -> None:
 
 
 def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
-    child._last_action[0] = "process"
-    assert child._classify(PermissionError(1, "Operation not permitted")) == "process"
-    assert child._classify(ValueError("not allowed to raise maximum limit")) == "limits"
-    assert child._classify(MemoryError()) == "memory"
-    assert child._classify(ValueError("bad")) is None
-    child._last_action[0] = None
-    assert child._classify(PermissionError(13, "Permission denied")) == "forbidden"
+    assert child.classify_refusal(PermissionError(1, "Operation not permitted"), "process") == "process"
+    assert child.classify_refusal(ValueError("not allowed to raise maximum limit"), "process") == "limits"
+    assert child.classify_refusal(MemoryError(), "process") == "memory"
+    assert child.classify_refusal(ValueError("bad"), "process") is None
+    assert child.classify_refusal(PermissionError(13, "Permission denied"), None) == "forbidden"
 
 
 def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:

@@ -82,17 +82,23 @@ def test_a_message_that_was_not_asked_for_is_refused_on_its_length_prefix() -> N
 
 
 def test_a_batch_holding_answers_to_calls_not_asked_is_refused_before_it_is_taken_apart() -> None:
+    from grader.sandbox.calls import CallBatch
     from grader.sandbox.runner import LearnerProcess
+    from tests.fakes import ScriptedWarmParent
 
-    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
     header = {"op": "results", "first": 0, "kinds": [{"ok": False}], "answers": [0] * 3, "sizes": []}
-    process._expect(3)
-    (message,) = process._parser.feed(encode_message(header, [b""]))
-    assert len(process._answers_in(*message)) == 3
-    process._expect(2)
-    (message,) = process._parser.feed(encode_message(header, [b""]))
-    with pytest.raises(ProtocolError, match="not asked"):
-        process._answers_in(*message)
+    answered = {}
+    for asked in (3, 2):
+        process = LearnerProcess(ScriptedWarmParent([encode_message(header, [b""])]), {"m.py": b""}, "m.py", ["f"])
+        try:
+            assert process.start().status == "ok"
+            calls = CallBatch.of([{"fn": "f", "args": [], "return_inputs": False}] * asked)
+            answered[asked] = process.call_many(calls)
+        finally:
+            process.close()
+    assert [o.status for o in answered[3]] == ["raised"] * 3  # three asked: the batch comes apart into three
+    first, second = answered[2]
+    assert first.status == "protocol" and "not asked" in first.detail and second.status == "not_run"
 
 
 def test_a_refused_reply_is_a_fact_the_grader_phrases() -> None:
@@ -205,6 +211,6 @@ def test_an_exception_reports_no_more_frames_than_the_grader_shows() -> None:
     try:
         deep(100)
     except ValueError as exc:
-        described = child._describe_exception(exc, scratch)
+        described = child.describe_exception(exc, scratch)
     assert len(described["frames"]) == 20  # the outermost 20, as the grader keeps them
     assert described["frames"][0]["function"] == "test_an_exception_reports_no_more_frames_than_the_grader_shows"

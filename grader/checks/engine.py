@@ -140,10 +140,9 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
-    results = [settled.get(check.id) for check in checks]
-    by_run = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
+    judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
     keep_held(plan)
-    results = [r if r is not None else by_run[c.id] for r, c in zip(results, checks)]
+    results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
     for run in runs:
         if run.check.id in diagnoses:

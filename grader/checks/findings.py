@@ -122,10 +122,10 @@ class Findings:
         A finding judged with its values not written out (``shown=False``)
         is remembered apart, and serves only where it will not be shown either.
         """
-        kept = tuple(outcome.digest for outcome in outcomes)
-        if not kept or None in kept:
+        kept = tuple(outcome.digest for outcome in outcomes if outcome.digest is not None)
+        if not kept or len(kept) != len(outcomes):
             return judge_case(run.check, run.entry, run.cases[index], outcomes)
-        key = (index, kept)  # type: ignore[arg-type]
+        key = (index, kept)
         if key in self.seen:
             return self.seen[key]
         memory = self.seen if shown else self.unshown

@@ -118,7 +118,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check],
     built: dict[str, list[Case]] = {}
     for check in checks:
         entry = exercise.entry_of(check)
-        kinds = dict(exercise.entries[entry].args)
+        kinds: dict[str, str] = dict(exercise.entries[entry].args)
         cases: list[Case] = []
         for name in check.cases:
             if name not in built:

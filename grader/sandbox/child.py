@@ -299,9 +299,12 @@ def _watch_actions() -> None:
         pass
 
 
-def _classify(exc: BaseException) -> str | None:
-    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit."""
-    last = _last_action[0]  # before anything here opens a file (the traceback reads source lines)
+def classify_refusal(exc: BaseException, last: str | None) -> str | None:
+    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit.
+
+    ``last``: the kind of the last sensitive action the learner's code took
+    (what the audit hook saw), which names a refusal the exception alone does not.
+    """
     if isinstance(exc, MemoryError):
         return "memory"
     if isinstance(exc, ValueError) and (last == "limits" or str(exc) == "not allowed to raise maximum limit"):
@@ -344,14 +347,14 @@ def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | N
         sys.modules["submission"] = module
         spec.loader.exec_module(module)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included on purpose
-        return None, _describe_exception(exc, scratch)
+        return None, describe_exception(exc, scratch)
     return module, None
 
 
-def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
+def describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     """The exception's type, message and the learner's own frames, nothing of ours."""
     try:
-        kind = _classify(exc)
+        kind = classify_refusal(exc, _last_action[0])  # read first: the traceback opens files
     except BaseException:
         kind = None
     try:
@@ -421,7 +424,7 @@ def run_call(
         value = function(*args, **kwargs)
     except BaseException as exc:
         return {"op": "result", "index": index, "ok": False, "stage": "call",
-                "error": _describe_exception(exc, scratch)}, []
+                "error": describe_exception(exc, scratch)}, []
     try:
         kind, types, encoded = _encode_result(value)
         header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,

@@ -37,9 +37,10 @@ class LearnerProcessLike(Protocol):
     (the engine hands each process its submission's budget).
     """
 
-    output: CapturedOutput
     replies: ReplyBudget
 
+    @property
+    def output(self) -> CapturedOutput: ...
     @property
     def alive(self) -> bool: ...
     def start(self, ahead: CallBatch | None = None) -> StartOutcome: ...

@@ -71,7 +71,6 @@ class CallOutcome:
     detail: str = ""
     stop: Stop | None = None
     digest: bytes | None = field(default=None, compare=False, repr=False)
-    stop: Stop | None = None
 
     @property
     def value(self) -> Any:

@@ -329,7 +329,12 @@ class LearnerProcess:
         if not wait and self._pid is not None and self.end is None:
             scratch, self._scratch = self._scratch, None
             self.end = {"pid": self._pid, "killed": True}
-            self._warm_parent.finish_later(self._pid, lambda: scratch and self._give_back(scratch))
+
+            def gone() -> None:
+                if scratch:
+                    self._give_back(scratch)
+
+            self._warm_parent.finish_later(self._pid, gone)
         if self._pid is not None and self.end is None:
             self._end()
         if self._pipes is not None:
