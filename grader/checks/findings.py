@@ -16,6 +16,7 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import values_not_shown
 from grader.checks.plan import CallTable, Plan, PlannedCheck
+from grader.memo import BoundedMemo
 from grader.reasons import describe_error, outcome_detail
 from grader.sandbox.outcomes import CallOutcome
 
@@ -103,9 +104,9 @@ class Findings:
     """
 
     def __init__(self, cases: int, held: Iterable[bytes] = ()) -> None:
-        self.limit = _KEPT_PER_CASE * max(cases, 1)
-        self.seen: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}
-        self.unshown: dict[tuple[int, tuple[bytes, ...]], Finding | None] = {}  # judged with values not written out
+        kept = _KEPT_PER_CASE * max(cases, 1)
+        self.seen: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)
+        self.unshown: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)  # values not written
         self.held: set[bytes] = set(held)
         self.changed = False
 
@@ -131,9 +132,7 @@ class Findings:
         memory = self.seen if shown else self.unshown
         if not shown and key in memory:
             return memory[key]
-        finding = judge_case(run.check, run.entry, run.cases[index], outcomes)
-        if len(memory) < self.limit:
-            memory[key] = finding
+        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes)
         return finding
 
 

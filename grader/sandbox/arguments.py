@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from grader.memo import BoundedMemo
 from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array
 
 __all__ = ["decode_arguments", "preload", "preloaded_keys", "read_trusted_source", "requested_calls",
@@ -113,7 +114,7 @@ def _trusted_callable(name: str, arrays: list[np.ndarray]) -> Callable[[np.ndarr
     return namespace["build"](name, arrays)
 
 
-_trusted_code: dict[str, Any] = {}
+_trusted_code: BoundedMemo[str, Any] = BoundedMemo(4)  # compiled per source text (one in practice)
 
 
 # The text of ``trusted.py`` reaches a learner process only with the calls that

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.confine.process import apply_layers
@@ -465,14 +466,14 @@ def _entry(header: dict[str, Any]) -> bytes:
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
-        entry = json.dumps({name: value for name, value in header.items() if name not in ("op", "index")},
-                           separators=(",", ":")).encode()
-        if len(_ANSWER_TAILS) < 256:
-            _ANSWER_TAILS[key] = entry
+        entry = _ANSWER_TAILS[key] = json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")},
+            separators=(",", ":")).encode()
     return entry
 
 
-_ANSWER_TAILS: dict[tuple[Any, ...], bytes] = {}
+# This learner process's answer headers by shape of answer (its own state: one process, one thread answering).
+_ANSWER_TAILS: BoundedMemo[tuple[Any, ...], bytes] = BoundedMemo(256)
 
 
 def _safe_text(exc: BaseException) -> str:
