@@ -29,14 +29,14 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 from grader import digests
+from grader.checks.plan import Plan
+from grader.sandbox.outcomes import CallOutcome
 from grader.spec import cache
 
 __all__ = ["keep_held", "plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
-
-P = TypeVar("P")
 
 _SANDBOX = Path(__file__).resolve().parents[1] / "sandbox"
 _WIRE = (_SANDBOX / "protocol.py", _SANDBOX / "calls.py")
@@ -62,15 +62,15 @@ def plan_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     return digests.sha256(_environment() + spec.encode() + "\0".join(check_ids).encode()).hexdigest()
 
 
-def stored_plan(exercise: Any, checks: list[Any], build: Callable[[Any, list[Any]], P]) -> P:
+def stored_plan(exercise: Any, checks: list[Any], build: Callable[[Any, list[Any]], Plan]) -> Plan:
     """The plan from the cache when present, else ``build(exercise, checks)``, stored for the next run."""
     key = plan_key(exercise, tuple(check.id for check in checks)) if cache.enabled() else None
     if key is None:
         return build(exercise, checks)
     live: dict[Any, Any] = {"exercise": exercise, **{("check", i): check for i, check in enumerate(checks)}}
     plan = cache.load(key, kind="plan", persistent_load=lambda pid: live[pid if isinstance(pid, str) else tuple(pid)])
-    if plan is not None and getattr(plan, "exercise", None) is exercise:
-        return plan  # type: ignore[no-any-return]
+    if isinstance(plan, Plan) and plan.exercise is exercise:
+        return plan
     plan = build(exercise, checks)
     cache.store(key, _encoded(plan), kind="plan", persistent_id=lambda obj: _live_name(obj, exercise, checks))
     return plan
@@ -86,11 +86,9 @@ def _live_name(obj: Any, exercise: Any, checks: list[Any]) -> Any:
     return None
 
 
-def _encoded(plan: P) -> P:
+def _encoded(plan: Plan) -> Plan:
     """The plan with every call's wire encoding made, so the next run reuses those too."""
-    calls = getattr(getattr(plan, "table", None), "calls", None)
-    if calls is not None:
-        plan.encode(list(range(len(calls))))  # type: ignore[attr-defined]
+    plan.encode(list(range(len(plan.table.calls))))
     return plan
 
 
@@ -104,7 +102,7 @@ def _sandbox_code() -> bytes:
 
 
 def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
-                   ask: Callable[[], list[Any]]) -> list[Any]:
+                   ask: Callable[[], list[CallOutcome]]) -> list[CallOutcome]:
     """A known-wrong solution's answers to the whole plan: from the cache when present, else ``ask()``, kept."""
     plan = plan_key(exercise, check_ids) if cache.enabled() else None
     if plan is None:
@@ -114,7 +112,7 @@ def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
     if isinstance(answers, list):
         return answers
     answers = ask()
-    if all(getattr(answer, "status", None) in _FINAL for answer in answers):
+    if all(answer.status in _FINAL for answer in answers):
         cache.store(key, answers, kind="known-wrong")
     return answers
 
@@ -146,7 +144,7 @@ def _held_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     return None if plan is None else digests.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()
 
 
-def keep_held(plan: Any) -> None:
+def keep_held(plan: Plan) -> None:
     """Save the outputs every case of a check held on, when a submission added some (:func:`store_held`)."""
     if any(found.changed for found in plan.findings.values()):
         store_held(plan.exercise, plan.check_ids(), {name: found.held for name, found in plan.findings.items()})
