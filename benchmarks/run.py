@@ -209,18 +209,18 @@ def learner_peak_rss() -> float:
     import numpy as np
 
     from grader.checks.base import Call
-    from grader.checks.engine import encode_calls
+    from grader.sandbox.calls import encode_calls
     from grader.sandbox.runner import LearnerProcess
-    from grader.sandbox.zygote_client import Zygote
+    from grader.sandbox.warm_parent import WarmParent
 
     source = (ROOT / "solutions/stable-softmax/reference.py").read_bytes() + (
         b"\nimport resource\ndef peak():\n    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n")
     rng = np.random.default_rng(0)
     calls = [Call("softmax", {"z": rng.normal(size=(50, 200)) * 1e3}) for _ in range(20)] + [Call("peak", {})]
-    with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": source}, "m.py", ["softmax", "peak"]) as process:
+    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": source}, "m.py", ["softmax", "peak"]) as process:
         process.start()
-        encoded, blobs = encode_calls(calls)
-        outcomes = process.call_many(encoded, blobs)
+        encoded = encode_calls(calls)
+        outcomes = process.call_many(encoded)
     return float(outcomes[-1].values[0]) / 1024
 
 

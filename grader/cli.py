@@ -30,7 +30,7 @@ def _command_named(argv: list[str]) -> str | None:
 
 if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _command_named(sys.argv) == "grade"
         and not {"--help", "-h"} & set(sys.argv)):  # the program itself, about to grade: boot the warm parent now
-    from grader.sandbox.zygote_client import start_early
+    from grader.sandbox.warm_parent import start_early
 
     start_early()
 
@@ -173,22 +173,22 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
     if not Path(path).exists():
         raise SubmissionError(f"{path}: no such file or directory")
     _check_sandbox_layers()
-    from grader.sandbox.zygote_client import Zygote
+    from grader.sandbox.warm_parent import WarmParent
 
-    zygote = Zygote.start()  # boots on the other core while the specs load
+    warm_parent = WarmParent.start()  # boots on the other core while the specs load
     try:
         from grader.grading import GradingSession
         from grader.report import render
 
         only = exercise_ids if exercise_ids and not assignment else ()
-        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, only=only,
+        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], warm_parent=warm_parent, only=only,
                             allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
             if assignment:
                 exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
         text = render(report, format_name, catalog=session.catalog)
     finally:
-        zygote.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
+        warm_parent.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
     if output:
         write_atomically(Path(output), text)
     else:
@@ -219,11 +219,11 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
                   force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     _check_sandbox_layers()
-    from grader.sandbox.zygote_client import Zygote
+    from grader.sandbox.warm_parent import WarmParent
 
     # The warm parent boots on the other core while the grader loads; after the preflight, each local
     # grading process gets a clone of it (a fork) instead of starting its own.
-    with Zygote.start() as zygote:
+    with WarmParent.start() as warm_parent:
         from grader.batch import run_batch
         from grader.batch.progress import auto_progress
         from grader.batch.worker import prepare
@@ -237,12 +237,12 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
             os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
 
         def preflight() -> None:  # refuse before any learner runs; meanwhile the learners were found and hashed
-            preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, zygote=zygote)
+            preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, warm_parent=warm_parent)
 
         try:
             summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
                                 scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(),
-                                exercises_dir=ctx.obj["exercises_dir"], zygote=zygote, catalog=catalog,
+                                exercises_dir=ctx.obj["exercises_dir"], warm_parent=warm_parent, catalog=catalog,
                                 before_grading=preflight)
         except KeyboardInterrupt:
             click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
@@ -267,8 +267,8 @@ main.add_command(release_command)
 def run() -> None:
     """Entry point of the ``grader`` program: :func:`main`, then leave without tearing the interpreter down.
 
-    Freeing every module of numpy and pydantic one by one at exit costs a cold
-    ``grader grade`` 60-80 ms, and nothing of it matters to anyone: output is
+    Freeing every module of numpy and pydantic one by one at exit is a
+    large share of a cold ``grader grade``, and nothing of it matters: output is
     flushed and exit handlers (temporary files, coverage) still run. Whenever
     another thread is still alive, the ordinary exit joins it instead.
     """

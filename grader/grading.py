@@ -1,125 +1,55 @@
 """Orchestration: a submission and the catalog in, a ``Report`` out. No click, no printing.
 
 ``GradingSession`` keeps what is worth keeping between submissions (the
-catalog, one warm sandbox parent, built cases, known-wrong outputs), so a
-batch of 300 pays for them once. ``grade_submission`` is the one-shot API.
+catalog, one warm parent behind the sandbox front end, and its memo of
+plans, findings and known-wrong answers), so a batch of 300 pays for them
+once. ``grade_submission`` is the one-shot API.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from grader import __version__
 from grader.bindings import scan_names
-from grader.checks.engine import SourceModule, grade_implementation, warm_plans
+from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.memory import GradingMemo
 from grader.checks.quiz import grade_quiz
-from grader.errors import UsageError, WeakSandboxError
+from grader.errors import UsageError
 from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
-from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.front import Sandbox
+from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.replies import ReplyBudget
-from grader.sandbox.reuse import ReusedProcesses, SharedHandle
-from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote
-from grader.sandbox.selftest import SelfTest, judge, run_self_test, summarise
+from grader.sandbox.warm_parent import WarmParent
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 from grader.submission import Submission, read_submission
 
-__all__ = ["GradingSession", "SandboxFactory", "grade_submission", "preflight_sandbox", "weak_sandbox_allowed"]
-
-
-class SandboxFactory:
-    """Opens confined learner processes from one warm parent; proves and describes the sandbox.
-
-    Before the first learner process, :meth:`self_test` runs the start-up
-    self-test (once per warm parent and set of layers); :meth:`info` turns it
-    into the ``sandbox`` block of every result.
-    """
-
-    def __init__(self, zygote: Zygote, limits: Limits, layers: Layers, *, allow_weak: bool = False) -> None:
-        self.zygote, self.limits, self.layers = zygote, limits, layers
-        self.allow_weak = allow_weak
-        self.held: dict[str, Any] = {}
-        self._processes = ReusedProcesses(
-            lambda files, module, entries, limits: LearnerProcess(self.zygote, files, module, entries, limits, self.layers))
-
-    def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> SharedHandle:
-        """A learner process for one exercise: the submission's shared process when it is fresh, else a new one."""
-        limits = replace(self.limits, call_seconds=Limits.call_seconds_for(call_seconds))
-        return self._processes.open(files, module, entries, limits, self._record)
-
-    def release(self) -> None:
-        """End the process the submission's exercises shared: nothing of one submission meets the next."""
-        self._processes.release()
-
-    def _record(self, start: Any) -> None:
-        if start.layers and not self.held:
-            self.held = {k: v for k, v in start.layers.items() if k != "errors"}
-
-    def self_test(self) -> SelfTest:
-        """The start-up self-test's outcome, run now if this warm parent has not run it with these layers."""
-        cache: dict[Any, SelfTest] = self.zygote.__dict__.setdefault("self_tests", {})
-        if self.layers not in cache:  # the warm parent may have run it already, while this process imported
-            early = getattr(self.zygote, "early_self_test", lambda _: None)(
-                {"limits": self.limits.child_limits(), "layers": asdict(self.layers)})
-            if early is not None:
-                cache[self.layers] = judge(early, self.zygote.facts, self.layers)
-        if self.layers not in cache:
-            cache[self.layers] = run_self_test(
-                lambda spec: LearnerProcess(self.zygote, {}, "selftest.py", [], self.limits, self.layers).self_test(spec),
-                self.zygote.facts, self.layers)
-        return cache[self.layers]
-
-    def require_strong(self, why: str = "") -> None:
-        """Raise ``WeakSandboxError`` when the sandbox is weak here and weakness was not allowed."""
-        test = self.self_test()
-        if test.weak and not self.allow_weak:
-            raise WeakSandboxError(test.refusal(self.zygote.facts, self.layers))
-
-    def info(self) -> SandboxInfo:
-        test = self.self_test()
-        facts = self.zygote.facts
-        held = test.layers
-        reads = test.protected("reads")
-        abi = int(held.get("landlock_abi") or 0) if reads else 0
-        seccomp = bool(held.get("seccomp")) and test.protected("processes")
-        caps = bool(held.get("caps_dropped")) or not facts.get("root")
-        warning = None
-        if test.weak:
-            parts = []
-            if test.failures:
-                parts.append("the start-up self-test found layers that did not hold (" + ", ".join(test.failures) + ")")
-            if test.unprotected:
-                parts.append(f"sandbox tier {test.tier}: " + "; ".join(test.unprotected))
-            warning = "; ".join(parts) or f"sandbox tier {test.tier}"
-            if self.allow_weak:
-                warning += " (graded anyway: --allow-weak-sandbox)"
-        return SandboxInfo(tier=test.tier, landlock_abi=abi, seccomp=seccomp, caps_dropped=caps, warning=warning,
-                           self_test=summarise(test), unprotected=test.unprotected or None)
+__all__ = ["GradingSession", "grade_submission", "preflight_sandbox", "weak_sandbox_allowed"]
 
 
 def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None,
-                      zygote: Zygote | None = None) -> SandboxInfo:
+                      warm_parent: WarmParent | None = None) -> SandboxInfo:
     """Run the start-up self-test in a warm parent of its own; refuse a weak sandbox unless allowed.
 
     For commands that hand grading to other processes (``grader batch``):
     they learn before any learner runs whether hidden checks may be graded.
-    ``zygote``: a warm parent started earlier (it is left running). Raises
+    ``warm_parent``: a warm parent started earlier (it is left running). Raises
     ``WeakSandboxError``; returns the ``sandbox`` block otherwise.
     """
-    own = zygote is None
-    zygote = zygote or Zygote.start()
+    own = warm_parent is None
+    warm_parent = warm_parent or WarmParent.start()
     try:
-        factory = SandboxFactory(zygote, Limits(), layers or Layers.from_environment(),
-                                 allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
-        factory.require_strong()
-        return factory.info()
+        sandbox = Sandbox(warm_parent, Limits(), layers or Layers.from_environment(),
+                          allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
+        sandbox.require_strong()
+        return sandbox.info()
     finally:
         if own:
-            zygote.close()
+            warm_parent.close()
 
 
 def weak_sandbox_allowed(flag: bool | None = None) -> bool:
@@ -130,29 +60,35 @@ def weak_sandbox_allowed(flag: bool | None = None) -> bool:
 
 
 class GradingSession:
-    """Grades many submissions against one catalog with one warm sandbox parent."""
+    """Grades many submissions against one catalog with one warm parent.
+
+    ``factory`` is the sandbox front end (``sandbox.front.Sandbox``); ``memo``
+    what grading remembers between submissions (``checks.memory.GradingMemo``):
+    pass one prepared earlier (``batch.worker.prepare``) to start with its plans.
+    """
 
     def __init__(
         self,
         catalog: Catalog | None = None,
         *,
         exercises_dir: str | os.PathLike[str] | None = None,
-        zygote: Zygote | None = None,
+        warm_parent: WarmParent | None = None,
         limits: Limits | None = None,
         layers: Layers | None = None,
         only: Iterable[str] = (),
         allow_weak_sandbox: bool | None = None,
+        memo: GradingMemo | None = None,
     ) -> None:
-        self._own_zygote = zygote is None
-        self.zygote = zygote or Zygote.start()
+        self._own_warm_parent = warm_parent is None
+        self.warm_parent = warm_parent or WarmParent.start()
         self.catalog = catalog or load_catalog(exercises_dir, only=only)
-        self.factory = SandboxFactory(self.zygote, limits or Limits(), layers or Layers.from_environment(),
-                                      allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
-        self.diagnosis_cache: dict[str, list[CallOutcome]] = {}
+        self.factory = Sandbox(self.warm_parent, limits or Limits(), layers or Layers.from_environment(),
+                               allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
+        self.memo = memo if memo is not None else GradingMemo()
 
     def close(self) -> None:
-        if self._own_zygote:
-            self.zygote.close()
+        if self._own_warm_parent:
+            self.warm_parent.close()
 
     def __enter__(self) -> "GradingSession":
         return self
@@ -195,7 +131,7 @@ class GradingSession:
         failed its self-test, unless the session allows a weak sandbox.
         """
         if selected is not None and submission.python:  # before the wait below: the warm parent may still be booting
-            warm_plans(selected, public_only=public_only)
+            self.memo.warm(selected, public_only=public_only)
         self._require_sandbox(submission, selected, public_only)
         try:
             problems = list(submission.notes)
@@ -255,7 +191,7 @@ class GradingSession:
             return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status="missing",
                                   score=0.0, max_score=exercise.max_score, reason=reason, checks=[])
         return grade_implementation(exercise, source, self.factory, public_only=public_only,
-                                    root=self.catalog.root, diagnosis_cache=self.diagnosis_cache, replies=replies)
+                                    root=self.catalog.root, memo=self.memo, replies=replies)
 
     def _locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
@@ -326,7 +262,7 @@ def grade_submission(
     catalog: Catalog | None = None,
     exercises_dir: str | os.PathLike[str] | None = None,
     public_only: bool = False,
-    zygote: Zygote | None = None,
+    warm_parent: WarmParent | None = None,
     limits: Limits | None = None,
     layers: Layers | None = None,
     allow_weak_sandbox: bool | None = None,
@@ -341,6 +277,6 @@ def grade_submission(
         raise UsageError(f"{path}: no such file or directory")
     exercises = list(exercises)
     only = exercises if exercises and not assignment else ()
-    with GradingSession(catalog, exercises_dir=exercises_dir, zygote=zygote, limits=limits, layers=layers,
+    with GradingSession(catalog, exercises_dir=exercises_dir, warm_parent=warm_parent, limits=limits, layers=layers,
                         only=only, allow_weak_sandbox=allow_weak_sandbox) as session:
         return session.grade(path, exercise_ids=exercises, assignment=assignment, public_only=public_only)

@@ -7,12 +7,13 @@ known mistake it matches, and a hint. No timestamps, no paths, no blame.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from grader.checks.base import Finding
-from grader.sandbox.outcomes import CallOutcome, StartOutcome
+from grader.sandbox.outcomes import CallOutcome, StartOutcome, Stop, hit_cpu_limit
 
-__all__ = ["describe_error", "describe_start_failure", "failure_reason", "passed_reason"]
+__all__ = ["describe_error", "describe_start_failure", "describe_stop", "failure_reason", "outcome_detail", "passed_reason"]
 
 
 def _sentence(text: str) -> str:
@@ -69,9 +70,10 @@ def describe_error(outcome: CallOutcome, function: str) -> str:
         return f"{function} {message}" if message.startswith("returned") else f"{function} returned a value the grader cannot read ({message})"
     if outcome.status == "protocol":
         return f"{function} {PROTOCOL}" + (f" ({outcome.detail})" if outcome.detail else "")
-    if outcome.status in ("crashed", "output_limit") and outcome.detail:
-        return f"{function} {outcome.detail}"
-    return f"{function} did not answer: {outcome.detail}"
+    detail = outcome_detail(outcome)
+    if outcome.status in ("crashed", "output_limit") and detail:
+        return f"{function} {detail}"
+    return f"{function} did not answer: {detail}"
 
 
 def describe_start_failure(start: StartOutcome) -> str:
@@ -87,13 +89,14 @@ def describe_start_failure(start: StartOutcome) -> str:
         if refused:
             return f"while being imported, your file {refused}: it raised {_exception(error)}"
         return f"importing your file raised {_exception(error)}"
-    if start.status in ("crashed", "output_limit") and start.detail:
-        return f"while being imported, your file {start.detail}"
+    detail = outcome_detail(start)
+    if start.status in ("crashed", "output_limit") and detail:
+        return f"while being imported, your file {detail}"
     if start.status == "protocol" and start.error and (too_large := size_limit(start.error)):
         return f"your file {too_large}"
     if start.status == "protocol":
         return f"while being imported, your file {PROTOCOL}"
-    return f"your file could not be imported: {start.detail}"
+    return f"your file could not be imported: {detail}"
 
 
 def _exception(error: dict[str, Any]) -> str:
@@ -194,15 +197,7 @@ _SIGNALS = {
 }
 
 
-def hit_cpu_limit(end: dict[str, Any], cpu_seconds: float) -> bool:
-    """Whether a process that ended by itself was stopped by its CPU-time limit (a timeout, not a crash)."""
-    name = end.get("signal_name")
-    cpu = end.get("cpu")
-    soft = float(int(-(-cpu_seconds // 1)))  # the kernel's limit is whole seconds
-    return name == "SIGXCPU" or (name == "SIGKILL" and isinstance(cpu, (int, float)) and cpu >= soft - 0.05)
-
-
-def crash_detail(end: dict[str, Any], *, cpu_seconds: float, file_bytes: int, during: str = "") -> str:
+def crash_detail(end: Mapping[str, Any], *, cpu_seconds: float, file_bytes: int, during: str = "") -> str:
     """How a learner process ended by itself: a signal, a limit, or an exit before answering."""
     suffix = f" {during}" if during else ""
     if "signal" in end:
@@ -218,3 +213,25 @@ def crash_detail(end: dict[str, Any], *, cpu_seconds: float, file_bytes: int, du
             return f"was killed (SIGKILL), most likely for running out of memory{suffix}"
         return _SIGNALS.get(name, f"crashed ({name})") + suffix
     return f"exited with status {end.get('exit')} before returning a value{suffix}"
+
+
+_PHASES = {"call": "", "import": "while importing your file", "self-test": "during the self-test"}
+
+
+def describe_stop(stop: Stop) -> str:
+    """Why a learner process stopped, in the learner's terms (``no answer within 2 s (wall-clock limit)``)."""
+    during = _PHASES[stop.phase]
+    if stop.kind == "timeout":
+        if stop.budget:
+            return "the exercise's time budget ran out before this call answered"
+        return timeout_detail(stop.seconds, stop.cpu_used, during)
+    if stop.kind == "output_limit":
+        return output_limit_detail(stop.output_cap)
+    if stop.kind == "closed":
+        return "closed its channel to the grader" + (f" {during}" if during else "")
+    return crash_detail(stop.end, cpu_seconds=stop.cpu_seconds, file_bytes=stop.file_bytes, during=during)
+
+
+def outcome_detail(outcome: CallOutcome | StartOutcome) -> str:
+    """The short phrase for a call or import that gave no value: why its process stopped, or the fixed note."""
+    return describe_stop(outcome.stop) if outcome.stop is not None else outcome.detail

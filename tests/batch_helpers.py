@@ -134,11 +134,11 @@ def snapshot(out: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".batch.lock"}
 
 
-def crashing_worker_main(config, connection, zygote=None, inherited=None,  # pragma: no cover - runs in a pool process
+def crashing_worker_main(config, connection, warm_parent=None, inherited=None,  # pragma: no cover - runs in a pool process
                          core=None):
     """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
 
-    ``zygote``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
+    ``warm_parent``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
     """
     import os
     import signal
@@ -152,7 +152,7 @@ def crashing_worker_main(config, connection, zygote=None, inherited=None,  # pra
         keep_to(0, core)
     if inherited is not None:
         inherited.abandon()
-    worker = start_worker(config, zygote)
+    worker = start_worker(config, warm_parent)
     connection.send(("ready", None))
     while True:
         try:
@@ -169,7 +169,7 @@ def crashing_worker_main(config, connection, zygote=None, inherited=None,  # pra
     worker.close()
 
 
-def affinity_worker_main(config, connection, zygote=None, inherited=None,  # pragma: no cover - runs in a pool process
+def affinity_worker_main(config, connection, warm_parent=None, inherited=None,  # pragma: no cover - runs in a pool process
                          core=None):
     """A pool process that answers each task with the cores it, its warm parent and a learner process may use."""
     import json
@@ -178,25 +178,25 @@ def affinity_worker_main(config, connection, zygote=None, inherited=None,  # pra
     from grader.batch.affinity import keep_to
     from grader.batch.worker import Outcome
     from grader.sandbox.runner import LearnerProcess
-    from grader.sandbox.zygote_client import Zygote
+    from grader.sandbox.warm_parent import WarmParent
 
     if core is not None:
         keep_to(0, core)
     if inherited is not None:
         inherited.abandon()
-    zygote = zygote or Zygote.start()  # not forked from the batch (it ran threads): a warm parent of its own
+    warm_parent = warm_parent or WarmParent.start()  # not forked from the batch (it ran threads): a warm parent of its own
     connection.send(("ready", None))
     while (task := connection.recv()) is not None:
-        learner = LearnerProcess(zygote, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
+        learner = LearnerProcess(warm_parent, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
         try:
             learner.start()
             found = {"pid": os.getpid(), "core": core, "worker": sorted(os.sched_getaffinity(0)),
-                     "warm_parent": sorted(os.sched_getaffinity(zygote.pid)),
+                     "warm_parent": sorted(os.sched_getaffinity(warm_parent.pid)),
                      "learner": sorted(os.sched_getaffinity(learner._pid))}
         finally:
             learner.close()
         connection.send(("done", Outcome(result_json=json.dumps(found))))
-    zygote.close()
+    warm_parent.close()
 
 
 def raising_worker_main(config, connection, **given):  # pragma: no cover - runs in a pool process

@@ -2,31 +2,53 @@
 
 It runs TRUSTED test fixtures in the test process through the same call
 encoding and result decoding as the real learner process, so the engine
-cannot tell the difference. Never use it on learner code.
+cannot tell the difference. Never use it on learner code. It implements the
+sandbox's Protocols (``grader.sandbox.contracts``) and uses only public
+functions of the sandbox.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import types
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 from grader.sandbox import child
+from grader.sandbox.arguments import decode_arguments
+from grader.sandbox.answers import decode_answer, refused_reply
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
+from grader.sandbox.frames import LimitExceeded, MessageParser
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
-from grader.sandbox.runner import LearnerProcess, OutputCapture
+from grader.sandbox.protocol import encode_message
+from grader.sandbox.output import OutputCapture
+from grader.sandbox.replies import ReplyBudget
+from grader.sandbox.scratch import ScratchFolders
 
 
 class InProcessProcess:
-    def __init__(self, files: dict[str, bytes], module: str, entries: list[str]) -> None:
+    """A ``LearnerProcessLike`` that runs a trusted module in this process.
+
+    ``metered``: every answer is read through the grader's parser against
+    the process's reply budget (``replies``), as the real process's are; an
+    answer over the budget ends the process.
+    """
+
+    def __init__(self, files: dict[str, bytes], module: str, entries: list[str], *, metered: bool = False) -> None:
         self._source = files[module].decode()
         self._module_name = module
         self._entries = entries
+        self._metered = metered
         self.output = OutputCapture(8192, 1 << 20)
+        self.replies = ReplyBudget()
         self.module: Any = None
         self.alive = True
         self.calls_received = 0
+        self.answered: list[CallOutcome] = []
 
-    def start(self, then: Any = None) -> StartOutcome:  # calls sent ahead are simply asked for again
+    def start(self, ahead: CallBatch | None = None) -> StartOutcome:  # calls sent ahead are simply asked for again
         module = types.ModuleType("submission")
         try:
             exec(compile(self._source, self._module_name, "exec"), module.__dict__)  # noqa: S102 - trusted fixtures
@@ -35,29 +57,114 @@ class InProcessProcess:
         self.module = module
         return StartOutcome(status="ok", entries={n: callable(getattr(module, n, None)) for n in self._entries})
 
-    def call_many(self, calls: list[dict[str, Any]], blobs: list[bytes], deadline: float | None = None, *,
-                  batch: bool = False) -> list[CallOutcome]:
-        outcomes = []
-        for index, call in enumerate(calls):
+    def call_many(self, calls: CallBatch, deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
+        outcomes: list[CallOutcome] = []
+        for index, call in enumerate(calls.calls):
             self.calls_received += 1
             with warnings.catch_warnings():  # a learner process has no pytest warning filters
                 warnings.simplefilter("ignore")
-                header, payload = child._run_call(self.module, index, call,
-                                                  lambda call=call: child._decode_arguments(call, blobs), "/nonexistent")
-            outcomes.append(LearnerProcess._decode_result(None, index, header, payload))  # type: ignore[arg-type]
-        return outcomes
+                header, payload = child.run_call(self.module, index, call,
+                                                 lambda call=call: decode_arguments(call, calls.blobs),
+                                                 "/nonexistent")
+            if self._metered:
+                try:
+                    MessageParser(allowance=self.replies).feed(child.encode_answer(header, payload))
+                except LimitExceeded as exc:
+                    self.alive = False
+                    outcomes.append(refused_reply(exc))
+                    break
+            outcomes.append(decode_answer(index, header, payload))
+        self.answered += outcomes
+        return outcomes + [CallOutcome(status="not_run")] * (len(calls) - len(outcomes))
 
     def close(self) -> None:
         self.alive = False
 
 
 class InProcessFactory:
-    """ProcessFactory that records every process it opened."""
+    """A ``ProcessFactory`` of in-process learner processes, recording every process it opened."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, metered: bool = False) -> None:
         self.opened: list[InProcessProcess] = []
+        self._metered = metered
 
     def open(self, files: dict[str, bytes], module: str, entries: list[str], call_seconds: float) -> InProcessProcess:
-        process = InProcessProcess(files, module, entries)
+        process = InProcessProcess(files, module, entries, metered=self._metered)
         self.opened.append(process)
         return process
+
+
+def _conforms(process: InProcessProcess, factory: InProcessFactory) -> tuple[LearnerProcessLike, ProcessFactory]:
+    """Checked by mypy: the fakes implement the sandbox's Protocols."""
+    return process, factory
+
+
+class WarmParentStub:
+    """A ``WarmParentLike`` that forks nothing: subclasses say what ``spawn`` and ``finish`` do.
+
+    For tests of a ``LearnerProcess`` against a scripted "process".
+    """
+
+    def __init__(self) -> None:
+        self.preloaded: set[str] = set()
+        self.scratch = ScratchFolders(keep=0)
+        self.self_tests: dict[Any, Any] = {}
+        self.noted: list[str] = []
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        return {}
+
+    def early_self_test(self, confinement: dict[str, Any]) -> dict[str, Any] | None:
+        return None
+
+    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        raise NotImplementedError
+
+    def finish(self, pid: int, grace: float = 0.0) -> dict[str, Any]:
+        return {"op": "finished", "pid": pid, "killed": True}
+
+    def finish_later(self, pid: int, then: Callable[[], None]) -> None:
+        self.finish(pid)
+        then()
+
+    def note_request(self, key: str, message: bytes) -> None:
+        self.noted.append(key)
+
+
+class ScriptedWarmParent(WarmParentStub):
+    """A warm parent whose "learner process" is a thread of this process, reading and writing the real pipes.
+
+    It says it is ready (every entry defined), then answers each request
+    it reads with the next message of ``replies`` (bytes, as a learner
+    process would write them), until the grader closes the pipes.
+    """
+
+    def __init__(self, replies: list[bytes]) -> None:
+        super().__init__()
+        self.replies = list(replies)
+
+    def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
+        request_r, response_w = os.dup(fds[0]), os.dup(fds[1])
+        ready = encode_message({"op": "ready", "ok": True, "entries": {name: True for name in config["entries"]}})
+
+        def learner() -> None:
+            try:
+                os.write(response_w, ready)
+                parser, replies = MessageParser(), list(self.replies)
+                while replies and (data := os.read(request_r, 1 << 20)):
+                    for _ in parser.feed(data):
+                        os.write(response_w, replies.pop(0))
+            except OSError:  # the grader closed its ends
+                pass
+            finally:
+                os.close(request_r)
+                os.close(response_w)
+
+        threading.Thread(target=learner, daemon=True).start()
+        return 999_999
+
+
+def _a_warm_parent(stub: WarmParentStub) -> WarmParentLike:
+    """Checked by mypy: the stub implements the warm parent's Protocol."""
+    return stub

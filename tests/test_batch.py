@@ -36,7 +36,7 @@ from grader.batch.progress import PlainProgress
 from grader.batch.worker import Task, WorkerConfig
 from grader.cli import main
 from grader.errors import SandboxError
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 
 pytestmark = pytest.mark.slow
 
@@ -213,7 +213,7 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
     """Both ways a pool starts its processes: a dead or hung one is replaced, and costs only its learner."""
     out = tmp_path / "out"
     lines = []
-    zygote = Zygote.start() if forked else None
+    warm_parent = WarmParent.start() if forked else None
     if forked:
         assert threading.active_count() == 1  # else the pool would fall back to its forkserver
 
@@ -224,13 +224,13 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
         def flush(self) -> None:
             pass
 
-    pool = lambda config: LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, zygote=zygote)
+    pool = lambda config: LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, warm_parent=warm_parent)
     try:
         summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
                             executor=pool, progress=PlainProgress(Lines(), interval=0))
     finally:
-        if zygote is not None:
-            zygote.close()
+        if warm_parent is not None:
+            warm_parent.close()
     assert sorted(summary.grader_errors) == ["ann", "loop"]
     rows = {row["learner"]: row for row in _gradebook(out)}
     assert len(rows) == len(LEARNERS)

@@ -8,18 +8,18 @@ from pathlib import Path
 from grader.batch import worker
 from grader.batch.cache import spec_digest
 from grader.batch.worker import WorkerConfig, prepare
-from grader.checks import engine
 
 
 def test_a_worker_started_after_prepare_grades_with_the_prepared_catalog_and_its_plans(root: Path) -> None:
     exercises = (root / "exercises").resolve()
     catalog = prepare(exercises, "all")
     stable = catalog.exercise("stable-softmax")
-    assert any(plan.exercise is stable for plan in engine._PLANS.values())  # built (or loaded) before any learner
     config = WorkerConfig(exercises_dir=str(exercises), assignment="all", spec_digest=spec_digest(catalog, exercises))
     started = worker.start_worker(config)
     try:
         assert started.session.catalog is catalog
+        plans = started.session.memo.plans
+        assert any(plans[key].exercise is stable for key in plans)  # built (or loaded) before any learner
         assert started.digest == config.spec_digest
     finally:
         started.close()
@@ -35,7 +35,7 @@ def test_preparing_again_reads_the_specs_again(root: Path, tmp_path: Path) -> No
     second = prepare(exercises, "all")
     assert second is not first
     assert second.exercise("temperature").title.startswith("Renamed, ")
-    assert worker._PREPARED[str(exercises)] is second
+    assert worker._PREPARED[str(exercises)][0] is second
 
 
 def test_an_assignment_that_does_not_resolve_is_left_for_the_batch_to_report(root: Path) -> None:

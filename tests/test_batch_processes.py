@@ -1,7 +1,7 @@
 """The processes of a batch: grading processes forked with clones of one warm parent, and their ends.
 
 ``grader batch`` forks its grading processes from itself and gives each a
-clone of its warm parent (``Zygote.clone``). These tests hold the promises
+clone of its warm parent (``WarmParent.clone``). These tests hold the promises
 that come with that: a clone grades like a warm parent of its own, needs no
 second self-test, ends with its client, and nothing of a batch outlives it,
 even when the batch is SIGKILLed; a second batch on the same output folder is
@@ -25,9 +25,11 @@ from grader.batch import run_batch
 from grader.batch.executors import LocalPool
 from grader.batch.worker import Task, WorkerConfig
 from grader.errors import UsageError
-from grader.grading import GradingSession, SandboxFactory
+from grader.grading import GradingSession
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.front import Sandbox
 from grader.sandbox.runner import Layers, Limits
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 
 pytestmark = pytest.mark.slow
 
@@ -77,15 +79,15 @@ def _wait(condition, seconds: float = 10.0) -> bool:
 
 def test_clone_grades_like_its_parent_and_inherits_its_self_test(tmp_path: Path) -> None:
     (tmp_path / "answer.py").write_text(CORRECT, encoding="utf-8")
-    with Zygote.start() as parent:
-        factory = SandboxFactory(parent, Limits(), Layers.from_environment())
+    with WarmParent.start() as parent:
+        factory = Sandbox(parent, Limits(), Layers.from_environment())
         parent_test = factory.self_test()
         twin = parent.clone()
         try:
             assert twin.facts == parent.facts
             assert twin.__dict__["self_tests"] == parent.__dict__["self_tests"]  # nothing to run again
-            assert SandboxFactory(twin, Limits(), Layers.from_environment()).self_test() is parent_test
-            with GradingSession(zygote=twin, only=["stable-softmax"]) as session:
+            assert Sandbox(twin, Limits(), Layers.from_environment()).self_test() is parent_test
+            with GradingSession(warm_parent=twin, only=["stable-softmax"]) as session:
                 report = session.grade(tmp_path / "answer.py", exercise_ids=["stable-softmax"])
             assert report.score == report.max_score > 0
             assert report.sandbox.tier == factory.info().tier
@@ -94,7 +96,7 @@ def test_clone_grades_like_its_parent_and_inherits_its_self_test(tmp_path: Path)
 
 
 def test_clone_ends_with_its_client_and_with_its_parent() -> None:
-    with Zygote.start() as parent:
+    with WarmParent.start() as parent:
         first, second = parent.clone(), parent.clone()
         clones = set(_children().get(parent._process.pid, []))
         assert len(clones) == 2
@@ -143,12 +145,12 @@ def test_a_clone_starts_with_its_parents_idle_work_done() -> None:
     from grader.sandbox.runner import LearnerProcess
 
     source = b"import sys\nLOADED = 'numpy.random' in sys.modules\n\ndef probe():\n    return float(LOADED)\n"
-    with Zygote.start() as parent:
+    with WarmParent.start() as parent:
         twin = parent.clone()  # at once: the parent has had no quiet moment for its idle work
         process = LearnerProcess(twin, {"probe.py": source}, "probe.py", ["probe"])
         try:
             assert process.start().status == "ok"
-            (outcome,) = process.call_many([{"fn": "probe", "args": [], "return_inputs": False}], [])
+            (outcome,) = process.call_many(CallBatch.of([{"fn": "probe", "args": [], "return_inputs": False}]))
             assert outcome.status == "ok" and float(outcome.value) == 1.0
         finally:
             process.close()
@@ -160,8 +162,8 @@ def test_each_grading_process_keeps_to_a_core_of_its_own_with_its_learners(tmp_p
     config = WorkerConfig(exercises_dir=str(make_exercises(tmp_path)), assignment=ASSIGNMENT, spec_digest="")
     jobs = len(os.sched_getaffinity(0))  # one grading process per core, as by default
     tasks = [Task(learner=f"l{index}", path=str(tmp_path), label="") for index in range(2 * jobs)]
-    with Zygote.start() as zygote:
-        pool = LocalPool(config, jobs, zygote=zygote, worker_main=affinity_worker_main)
+    with WarmParent.start() as warm_parent:
+        pool = LocalPool(config, jobs, warm_parent=warm_parent, worker_main=affinity_worker_main)
         found = [json.loads(outcome.result_json) for _, outcome in pool.map(tasks)]
     assert len(found) == 2 * jobs
     core_of = {entry["pid"]: entry["core"] for entry in found}
@@ -184,19 +186,19 @@ def test_grading_processes_keep_to_cores_only_with_one_for_every_core(monkeypatc
 
 
 def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
-    """Blocks up to 4 MiB come from malloc's heap and stay there once freed (``zygote._keep_freed_memory``)."""
+    """Blocks up to 4 MiB come from malloc's heap and stay there once freed (``warm_parent_server._keep_freed_memory``)."""
     from grader.sandbox.runner import LearnerProcess
 
     source = (b"import resource\nimport numpy as np\n\ndef probe():\n"
               b"    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
               b"    np.ones(1 << 18).sum()\n"  # 2 MiB, written, then freed
               b"    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults)\n")
-    with Zygote.start() as zygote:
-        process = LearnerProcess(zygote, {"probe.py": source}, "probe.py", ["probe"])
+    with WarmParent.start() as warm_parent:
+        process = LearnerProcess(warm_parent, {"probe.py": source}, "probe.py", ["probe"])
         try:
             assert process.start().status == "ok"
             call = {"fn": "probe", "args": [], "return_inputs": False}
-            first, second = process.call_many([call, call], [])
+            first, second = process.call_many(CallBatch.of([call, call]))
         finally:
             process.close()
     assert first.status == second.status == "ok"

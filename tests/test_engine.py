@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.memory import GradingMemo
 from tests.fakes import InProcessFactory, InProcessProcess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,9 +20,10 @@ def exercise(catalog):
     return catalog.exercise("stable-softmax")
 
 
-def _grade(exercise, source: bytes, **options):
+def _grade(exercise, source: bytes, memo: GradingMemo | None = None, **options):
     factory = InProcessFactory()
-    result = grade_implementation(exercise, SourceModule({"mine.py": source}, "mine.py"), factory, **options)
+    result = grade_implementation(exercise, SourceModule({"mine.py": source}, "mine.py"), factory,
+                                  memo=memo if memo is not None else GradingMemo(), **options)
     return result, factory
 
 
@@ -30,17 +32,17 @@ def _check(result, check_id):
 
 
 def _count_judging(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
-    """The id of the check, each time a case is judged (``engine._judge``) from now on."""
-    from grader.checks import engine
+    """The id of the check, each time a case is judged (``findings.judge_case``) from now on."""
+    from grader.checks import findings
 
     judged: list[str] = []
-    original = engine._judge
+    original = findings.judge_case
 
     def counting(check, entry, case, outcomes):  # type: ignore[no-untyped-def]
         judged.append(check.id)
         return original(check, entry, case, outcomes)
 
-    monkeypatch.setattr(engine, "_judge", counting)
+    monkeypatch.setattr(findings, "judge_case", counting)
     return judged
 
 
@@ -61,19 +63,18 @@ def test_grade_implementation_pass_reason_says_what_was_verified(exercise) -> No
 
 
 def test_grade_implementation_sends_each_distinct_call_once(exercise) -> None:
-    _, factory = _grade(exercise, CORRECT)
+    memo = GradingMemo()
+    _, factory = _grade(exercise, CORRECT, memo)
     planned = 0
-    from grader.checks.engine import _Cases
-
     for check in exercise.checks:
-        for case in _Cases.get(exercise, "softmax", check.cases):
+        for case in [case for name in check.cases for case in memo.cases(exercise, name, dict(exercise.entries["softmax"].args))]:
             planned += len(check.plan(case, "softmax"))
     received = sum(process.calls_received for process in factory.opened)
     assert received < planned / 2
 
 
 def test_grade_implementation_names_the_known_mistake(exercise) -> None:
-    result, _ = _grade(exercise, OVERFLOWS, root=ROOT, diagnosis_cache={})
+    result, _ = _grade(exercise, OVERFLOWS, root=ROOT)
     finite = _check(result, "finite-for-large-inputs")
     assert finite.diagnosis is not None and "without subtracting the maximum" in finite.diagnosis
     assert "known mistake" in finite.reason
@@ -111,16 +112,14 @@ def test_grade_implementation_exception_is_an_error_quoting_it(exercise) -> None
 
 def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch, cache_dir) -> None:
     """A second submission that returns the very same bytes is not judged again, and gets the same result."""
-    from grader.checks import engine
-
     judged = _count_judging(monkeypatch)
-    monkeypatch.setattr(engine, "_PLANS", {})  # nothing remembered from earlier tests
-    first, _ = _grade(exercise, OVERFLOWS)
+    memo = GradingMemo()  # nothing remembered from earlier tests
+    first, _ = _grade(exercise, OVERFLOWS, memo)
     once = len(judged)
-    again, _ = _grade(exercise, OVERFLOWS.replace(b"e = np.exp(z)", b"e = np.exp(z)  # same maths"))
+    again, _ = _grade(exercise, OVERFLOWS.replace(b"e = np.exp(z)", b"e = np.exp(z)  # same maths"), memo)
     assert once > 50 and len(judged) == once
     assert again == first
-    different, _ = _grade(exercise, CORRECT)  # other bytes: judged afresh, and nothing of the first leaks in
+    different, _ = _grade(exercise, CORRECT, memo)  # other bytes: judged afresh, and nothing of the first leaks in
     assert len(judged) > once and different.score == different.max_score
 
 
@@ -130,7 +129,7 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
 
     import numpy as np
 
-    from grader.checks import engine
+    from grader.checks import findings
 
     printed: list[int] = []
     original = np.array2string
@@ -140,13 +139,11 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
         return original(*args, **kwargs)
 
     monkeypatch.setattr(np, "array2string", counting)
-    monkeypatch.setattr(engine, "_PLANS", {})
-    counted, _ = _grade(exercise, OVERFLOWS)
+    counted, _ = _grade(exercise, OVERFLOWS, GradingMemo())
     quietly = len(printed)
-    monkeypatch.setattr(engine, "values_not_shown", contextlib.nullcontext)  # every failure written out
-    monkeypatch.setattr(engine, "_PLANS", {})
+    monkeypatch.setattr(findings, "values_not_shown", contextlib.nullcontext)  # every failure written out
     printed.clear()
-    written, _ = _grade(exercise, OVERFLOWS)
+    written, _ = _grade(exercise, OVERFLOWS, GradingMemo())
     assert counted == written  # the same reasons, the same counts of further failing inputs
     assert any(check.more_failures > 2 for check in counted.checks)
     assert quietly < len(printed) / 2
@@ -154,90 +151,45 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
 
 def test_outputs_that_held_are_kept_for_the_next_run(exercise, monkeypatch, cache_dir) -> None:
     """A later run (a new process: no plans in memory) does not judge outputs on which every case held before."""
-    from grader.checks import engine
-
-    monkeypatch.setattr(engine, "_PLANS", {})
-    first, _ = _grade(exercise, CORRECT)
+    first, _ = _grade(exercise, CORRECT, GradingMemo())
     assert first.score == first.max_score and list(cache_dir.glob("held-*.pickle"))
     judged = _count_judging(monkeypatch)
-    monkeypatch.setattr(engine, "_PLANS", {})  # the next run
-    again, _ = _grade(exercise, CORRECT + b"\n# handed in by someone else\n")
+    again, _ = _grade(exercise, CORRECT + b"\n# handed in by someone else\n", GradingMemo())  # the next run
     assert judged == [] and again == first
-    monkeypatch.setattr(engine, "_PLANS", {})
-    wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged, and found wanting
+    wrong, _ = _grade(exercise, OVERFLOWS, GradingMemo())  # other outputs: judged, and found wanting
     assert judged and wrong.score < wrong.max_score
     monkeypatch.setenv("GRADER_NO_CACHE", "1")  # nothing kept is used with the cache off
-    monkeypatch.setattr(engine, "_PLANS", {})
     judged.clear()
-    off, _ = _grade(exercise, CORRECT)
+    off, _ = _grade(exercise, CORRECT, GradingMemo())
     assert judged and off == first
 
 
 def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch, cache_dir) -> None:
     """Outputs on which every case of a check held before pass again at once, with the same result."""
-    from grader.checks import engine
+    from grader.checks.findings import Findings
 
-    monkeypatch.setattr(engine, "_PLANS", {})
-    first, _ = _grade(exercise, CORRECT)
+    memo = GradingMemo()
+    first, _ = _grade(exercise, CORRECT, memo)
     assert first.score == first.max_score
     looked: list[str] = []
-    original = engine._Findings.judge
+    original = Findings.judge
 
     def counting(self, run, index, outcomes, **how):  # type: ignore[no-untyped-def]
         looked.append(run.check.id)
         return original(self, run, index, outcomes, **how)
 
-    monkeypatch.setattr(engine._Findings, "judge", counting)
-    again, _ = _grade(exercise, CORRECT + b"\n# the same maths, handed in by someone else\n")
+    monkeypatch.setattr(Findings, "judge", counting)
+    again, _ = _grade(exercise, CORRECT + b"\n# the same maths, handed in by someone else\n", memo)
     assert looked == [] and again == first
-    wrong, _ = _grade(exercise, OVERFLOWS)  # other outputs: judged case by case, and found wanting
+    wrong, _ = _grade(exercise, OVERFLOWS, memo)  # other outputs: judged case by case, and found wanting
     assert looked and wrong.score < wrong.max_score
 
 
-class _MeteredProcess:
-    """The in-process runner, each answer read through the grader's parser against the process's byte budget."""
-
-    def __init__(self, files: dict[str, bytes], module: str, entries: list[str]) -> None:
-        from grader.sandbox.replies import ReplyBudget
-
-        self._inner = InProcessProcess(files, module, entries)
-        self.output = self._inner.output
-        self.replies = ReplyBudget()
-        self.alive = True
-        self.answered: list = []  # type: ignore[type-arg]
-
-    def start(self, then=None):  # type: ignore[no-untyped-def]
-        return self._inner.start()
-
-    def call_many(self, calls, blobs, deadline=None, *, batch=False):  # type: ignore[no-untyped-def]
-        from grader.sandbox import child
-        from grader.sandbox.frames import LimitExceeded, MessageParser
-        from grader.sandbox.outcomes import CallOutcome
-        from grader.sandbox.runner import LearnerProcess, _refused
-
-        outcomes = []
-        for index, call in enumerate(calls):
-            header, payload = child._run_call(self._inner.module, index, call,
-                                              lambda call=call: child._decode_arguments(call, blobs), "/nonexistent")
-            try:
-                MessageParser(allowance=self.replies).feed(child._answer(header, payload))
-            except LimitExceeded as exc:
-                self.alive = False
-                outcomes.append(_refused(exc))
-                break
-            outcomes.append(LearnerProcess._decode_result(None, index, header, payload))  # type: ignore[arg-type]
-        self.answered += outcomes
-        return outcomes + [CallOutcome(status="not_run")] * (len(calls) - len(outcomes))
-
-    def close(self) -> None:
-        self.alive = False
-
-
 class _MeteredFactory(InProcessFactory):
-    def open(self, files, module, entries, call_seconds):  # type: ignore[no-untyped-def]
-        process = _MeteredProcess(files, module, entries)
-        self.opened.append(process)  # type: ignore[arg-type]
-        return process
+    """In-process processes whose answers are read against their reply budget, as the real ones' are."""
+
+    def __init__(self) -> None:
+        super().__init__(metered=True)
 
 
 AT_THE_LIMIT = b"import numpy as np\ndef softmax(z, axis=-1):\n    return np.ones(131072 - 64)\n"
@@ -252,7 +204,7 @@ def test_an_exercise_that_sent_all_it_may_is_not_asked_again(exercise) -> None:
     assert "softmax returned more than 4 MiB in the answers of one exercise (limit 4 MiB)" in said
     assert "an array of shape (131008,)" in said and result.score == 0  # the answers within the limit are judged
     large = [outcome for outcome in factory.opened[0].answered if outcome.status == "ok"]  # type: ignore[attr-defined]
-    assert large and all(outcome._arrays is None for outcome in large)  # judged, then let go
+    assert large and not any(outcome.decoded for outcome in large)  # type: ignore[attr-defined]  # judged, then let go
 
 
 def test_a_submission_that_sent_all_it_may_has_its_next_exercises_not_run(catalog) -> None:

@@ -22,14 +22,17 @@ from bystander import Bystander
 from grader import reasons
 from grader.answers import AnswersProblem, load_answers
 from grader.checks.base import Call
-from grader.checks.engine import encode_calls
+from grader.sandbox.calls import encode_calls
 from grader.errors import UsageError, WeakSandboxError
-from grader.grading import GradingSession, SandboxFactory, preflight_sandbox, weak_sandbox_allowed
+from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
+from grader.sandbox.front import Sandbox
 from grader.sandbox import child, selftest
 from grader.sandbox.confine import abi_version, seccomp_available
 from grader.sandbox.outcomes import CallOutcome
-from grader.sandbox.runner import Layers, LearnerProcess, Limits, Zygote, _as_error, _needs_trusted
-from grader.sandbox.zygote_client import default_self_test
+from grader.sandbox.requests import needs_trusted
+from grader.sandbox.runner import Layers, LearnerProcess, Limits, WarmParent
+from grader.sandbox.untrusted import clean_error
+from grader.sandbox.warm_parent import default_self_test
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -94,8 +97,8 @@ def test_selftest_expectations_follow_the_layers_and_the_machine() -> None:
 def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.MonkeyPatch, layers: str,
                                                            tier: str) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
-    with Zygote.start() as zygote:
-        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+    with WarmParent.start() as warm_parent:
+        factory = Sandbox(warm_parent, Limits(), Layers.from_environment())
         test = factory.self_test()
         info = factory.info()
     assert test.failures == [], test.probes
@@ -117,11 +120,11 @@ def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_sec
     """With Landlock played at ABI 5 (no signal scoping, as before Linux 6.12), only seccomp stops signals."""
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
-    with Zygote.start() as zygote:
-        factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
+    with WarmParent.start() as warm_parent:
+        factory = Sandbox(warm_parent, Limits(), Layers.from_environment())
         test = factory.self_test()
         info = factory.info()
-        assert zygote.facts["landlock_abi"] == 5
+        assert warm_parent.facts["landlock_abi"] == 5
     assert test.failures == [] and test.tier == tier == info.tier, test.probes
     assert test.probes["signal"] == signal_probe
     if "landlock" in layers or layers == "all":
@@ -182,12 +185,12 @@ def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monke
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
     for _ in range(2):  # nothing carries over from one warm parent to the next
-        with Zygote.start() as zygote:
-            factory = SandboxFactory(zygote, Limits(), Layers.from_environment())
-            monkeypatch.setattr(zygote, "spawn", lambda *_: pytest.fail("the grader ran a self-test of its own"))
+        with WarmParent.start() as warm_parent:
+            factory = Sandbox(warm_parent, Limits(), Layers.from_environment())
+            monkeypatch.setattr(warm_parent, "spawn", lambda *_: pytest.fail("the grader ran a self-test of its own"))
             test = factory.self_test()
             confinement = {"limits": Limits().child_limits(), "layers": asdict(Layers())}
-            assert zygote.early_self_test(confinement) is None  # handed over once
+            assert warm_parent.early_self_test(confinement) is None  # handed over once
         assert test.probes == ALL_DENIED and test.tier == "A" and test.failures == [] and not test.weak
 
 
@@ -195,15 +198,15 @@ def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monke
 def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
-    with Zygote.start() as zygote:
-        test = SandboxFactory(zygote, Limits(), Layers(caps=True, landlock=False, seccomp=True)).self_test()
+    with WarmParent.start() as warm_parent:
+        test = Sandbox(warm_parent, Limits(), Layers(caps=True, landlock=False, seccomp=True)).self_test()
     assert test.tier == "B" and test.probes["read"] == "allowed" and test.failures == []
 
 
 def test_grader_process_becomes_non_dumpable_when_it_starts_the_sandbox() -> None:
-    code = ("import ctypes\nfrom grader.sandbox.zygote_client import Zygote\n"
+    code = ("import ctypes\nfrom grader.sandbox.warm_parent import WarmParent\n"
             "libc = ctypes.CDLL(None)\nbefore = libc.prctl(3, 0, 0, 0, 0)\n"
-            "z = Zygote.start(); z.facts\nafter = libc.prctl(3, 0, 0, 0, 0)\n"
+            "z = WarmParent.start(); z.facts\nafter = libc.prctl(3, 0, 0, 0, 0)\n"
             "print(before, after, z.facts['non_dumpable']); z.close()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout.split() == ["1", "0", "True"], done.stderr
@@ -269,11 +272,11 @@ def _marked(marker: str) -> list[int]:
 def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers) -> None:
     marker = f"hxd{os.getpid() % 100000}"
     source = (HOSTILE / "setsid_daemon.py").read_text().replace("__MARKER__", marker)
-    with Zygote.start() as zygote:
-        process = LearnerProcess(zygote, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+    with WarmParent.start() as warm_parent:
+        process = LearnerProcess(warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
         assert process.start().status == "ok"
-        calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
-        assert [o.status for o in process.call_many(calls, blobs)] == ["bad_value"] * 3
+        calls = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
+        assert [o.status for o in process.call_many(calls)] == ["bad_value"] * 3
         deadline = time.monotonic() + 5
         while len(_marked(marker)) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -300,27 +303,27 @@ def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
     """The attacks aim SIGKILL at the warm parent and SIGUSR1 and SCHED_IDLE, nice 19, one CPU at a bystander with
     no capabilities (as another learner is): seccomp refuses them even where Landlock has no signal scoping."""
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
-    calls, blobs = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})])
-    with Bystander() as bystander, Zygote.start() as zygote:
+    calls = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})])
+    with Bystander() as bystander, WarmParent.start() as warm_parent:
         before = bystander.scheduling()
         for name in ("signal_without_kill", "reschedule_others"):
             source = (HOSTILE / f"{name}.py").read_text().replace("__SUPERVISOR_PID__", str(bystander.pid))
-            process = LearnerProcess(zygote, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+            process = LearnerProcess(warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
             try:
                 started = process.start()
                 assert started.status == "ok", started
                 held_abi = started.layers.get("landlock_abi", 0)
                 assert held_abi == (0 if not layers.landlock else 5 if cap else abi_version())
-                [outcome] = process.call_many(calls, blobs)
+                [outcome] = process.call_many(calls)
             finally:
                 process.close()
             assert outcome.status == "raised" and outcome.error is not None, (name, outcome)
             assert outcome.error["type"] == "PermissionError", (name, outcome.error)
         honest = (ROOT / "solutions" / "stable-softmax" / "reference.py").read_bytes()
-        process = LearnerProcess(zygote, {"mine.py": honest}, "mine.py", ["softmax"], Limits(), layers)
+        process = LearnerProcess(warm_parent, {"mine.py": honest}, "mine.py", ["softmax"], Limits(), layers)
         try:  # the warm parent survived and still serves learners
             assert process.start().status == "ok"
-            assert [o.status for o in process.call_many(calls, blobs)] == ["ok"]
+            assert [o.status for o in process.call_many(calls)] == ["ok"]
         finally:
             process.close()
         after = bystander.scheduling()
@@ -370,17 +373,15 @@ def test_describe_error_memory_names_the_limit() -> None:
 
 
 def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
-    child._last_action[0] = "process"
-    assert child._classify(PermissionError(1, "Operation not permitted")) == "process"
-    assert child._classify(ValueError("not allowed to raise maximum limit")) == "limits"
-    assert child._classify(MemoryError()) == "memory"
-    assert child._classify(ValueError("bad")) is None
-    child._last_action[0] = None
-    assert child._classify(PermissionError(13, "Permission denied")) == "forbidden"
+    assert child.classify_refusal(PermissionError(1, "Operation not permitted"), "process") == "process"
+    assert child.classify_refusal(ValueError("not allowed to raise maximum limit"), "process") == "limits"
+    assert child.classify_refusal(MemoryError(), "process") == "memory"
+    assert child.classify_refusal(ValueError("bad"), "process") is None
+    assert child.classify_refusal(PermissionError(13, "Permission denied"), None) == "forbidden"
 
 
 def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
-    error = _as_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
+    error = clean_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
                        "errno": "1", "frames": [{"file": "a.py", "line": 3, "function": "f\x00", "text": "x\ny"}]})
     assert error["type"] == "\\x1b[2JPASS"
     assert "\n" not in error["message"] and "\x1b" not in error["message"] and "\\u202e" in error["message"]
@@ -390,8 +391,8 @@ def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
 
 def test_trusted_source_travels_only_with_calls_that_need_it() -> None:
     assert not hasattr(child, "TRUSTED_SOURCE")
-    assert not _needs_trusted([{"fn": "softmax", "args": [{"t": "array", "i": 0}]}])
-    assert _needs_trusted([{"fn": "numerical_jacobian", "args": [{"t": "callable", "name": "softmax"}]}])
+    assert not needs_trusted([{"fn": "softmax", "args": [{"t": "array", "i": 0}]}])
+    assert needs_trusted([{"fn": "numerical_jacobian", "args": [{"t": "callable", "name": "softmax"}]}])
 
 
 # -- test-only limits ----------------------------------------------------------
@@ -455,7 +456,7 @@ def test_json_result_carries_learner_output_only_as_a_string(tmp_path: Path) -> 
 
 
 def test_scratch_of_a_killed_grader_is_swept_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from grader.sandbox.zygote_client import sweep_stale_scratch
+    from grader.sandbox.warm_parent import sweep_stale_scratch
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,

@@ -83,7 +83,7 @@ def test_an_exception_names_the_learners_own_frames_as_the_standard_traceback_wo
     finally:
         sys.path.remove(str(scratch))
         sys.modules.pop("helper", None)
-    described = child._describe_exception(caught.value, str(scratch))
+    described = child.describe_exception(caught.value, str(scratch))
     expected = [{"file": Path(f.filename).name, "line": f.lineno, "function": f.name, "text": f.line}
                 for f in traceback.extract_tb(caught.value.__traceback__) if f.filename.startswith(str(scratch))]
     assert described["frames"] == expected

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import zygote_client
+from grader.sandbox.warm_parent import WarmParent
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,7 +18,7 @@ def _reference(exercise: str) -> str:
 def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the pid of every learner process the warm parent forks."""
     pids: list[int] = []
-    original = zygote_client.Zygote.spawn
+    original = WarmParent.spawn
 
     def spawn(self, config, fds):  # type: ignore[no-untyped-def]
         pid = original(self, config, fds)
@@ -26,7 +26,7 @@ def _spawns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             pids.append(pid)
         return pid
 
-    monkeypatch.setattr(zygote_client.Zygote, "spawn", spawn)
+    monkeypatch.setattr(WarmParent, "spawn", spawn)
     return pids
 
 
@@ -131,8 +131,8 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
 
     files = {"a_gradient.py": _reference("argmax-zero-gradient").encode(),
              # Full marks only if the grader's source is nowhere in this process when the file is imported.
-             "b_softmax.py": ("import sys\nchild = sys.modules.get('grader.sandbox.child')\n"
-                              "assert child is None or child._trusted[0] is None, 'found the grader source'\n"
+             "b_softmax.py": ("import sys\nheld = sys.modules.get('grader.sandbox.arguments')\n"
+                              "assert held is None or held._trusted[0] is None, 'found the grader source'\n"
                               + _reference("stable-softmax")).encode()}
     session.factory.self_test()
     pids = _spawns(monkeypatch)
@@ -190,24 +190,25 @@ def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function
 
 
 def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
+    from grader.sandbox.calls import CallBatch
     from grader.sandbox.runner import LearnerProcess
 
     source = b"def double(x):\n    return 2.0 * x\n"
-    ahead = [{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}]
-    other = [{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}]
-    blobs: list[bytes] = []  # the very lists sent ahead identify the request whose answers are awaited
-    with zygote_client.Zygote.start() as zygote:
-        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+    ahead = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 1.5}], "return_inputs": False}])
+    other = CallBatch.of([{"fn": "double", "args": [{"t": "value", "v": 4.0}], "return_inputs": False}])
+    with WarmParent.start() as warm_parent:
+        process = LearnerProcess(warm_parent, {"double.py": source}, "double.py", ["double"])
         try:
-            assert process.start((ahead, blobs, True)).status == "ok" and not process.settled
-            (answer,) = process.call_many(ahead, blobs, batch=True)
+            assert process.start(ahead).status == "ok" and not process.settled
+            same = CallBatch.of(list(ahead.calls))  # other objects, the same calls: the same key
+            (answer,) = process.call_many(same, batch=True)
             assert answer.status == "ok" and float(answer.value) == 3.0 and process.settled
         finally:
             process.close()
-        process = LearnerProcess(zygote, {"double.py": source}, "double.py", ["double"])
+        process = LearnerProcess(warm_parent, {"double.py": source}, "double.py", ["double"])
         try:
-            assert process.start((ahead, blobs, True)).status == "ok"
-            (answer,) = process.call_many(other, blobs, batch=True)
+            assert process.start(ahead).status == "ok"
+            (answer,) = process.call_many(other, batch=True)
             assert answer.status == "not_run" and not process.alive  # its answers to `ahead` would be taken for these
         finally:
             process.close()

@@ -8,7 +8,9 @@ import struct
 import numpy as np
 import pytest
 
+from grader.sandbox.answers import KnownAnswers, decode_answer, unbatch
 from grader.sandbox.protocol import MAX_FRAME, MessageParser, ProtocolError, decode_array, encode_array, encode_message
+from tests.fakes import WarmParentStub
 
 
 @pytest.mark.parametrize(
@@ -83,7 +85,7 @@ def test_a_head_seen_before_still_needs_the_right_payload() -> None:
 ], ids=["single", "tuple-with-inputs", "odd-type-name", "error"])
 def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> None:
     """The learner process builds an ``ok`` answer's header from a template; it must read exactly the same."""
-    from grader.sandbox.child import _answer
+    from grader.sandbox.child import encode_answer as _answer
 
     payloads = [encode_array(np.arange(3.0))] * (header.get("values", 0) + header.get("inputs", 0))
     for _ in range(2):  # the second time, from the remembered template
@@ -116,8 +118,6 @@ def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
 
 
 def test_a_batch_of_answers_comes_apart_into_the_answers_sent_one_by_one() -> None:
-    from grader.sandbox.runner import unbatch
-
     (header, blobs), = MessageParser().feed(_batched(ANSWERS))
     assert header["op"] == "results"
     expected = [MessageParser().feed(encode_message(h, p))[0] for h, p in ANSWERS]
@@ -147,8 +147,6 @@ def test_a_batch_names_each_distinct_answer_header_once() -> None:
         "answer-past-the-kinds", "negative-answer", "kinds-not-a-list", "kind-not-an-object", "negative-size",
         "sizes-past-the-payload", "too-many-arrays-named", "arrays-left-over", "boolean-count", "negative-count"])
 def test_a_malformed_batch_is_refused_before_anything_is_cut(change: dict) -> None:  # type: ignore[type-arg]
-    from grader.sandbox.runner import unbatch
-
     (header, blobs), = MessageParser().feed(_batched(ANSWERS))
     with pytest.raises(ProtocolError):
         unbatch({**header, **change}, blobs)
@@ -162,71 +160,65 @@ OK_ANSWERS = [
 ]
 
 
-def _taken_apart(answers: list) -> list:  # type: ignore[type-arg]
-    """What the grader's side makes of a batch: each answer's outcome, in order."""
-    from grader.sandbox.runner import LearnerProcess
-
-    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]  # never started: only decodes
-    process._expect(len(answers))  # as if it had been asked that many calls
+def _taken_apart(answers: list, known: KnownAnswers) -> list:  # type: ignore[type-arg]
+    """What the grader's side makes of a batch: each answer's outcome, in order (``known``: recent batches)."""
     (header, blobs), = MessageParser().feed(_batched(answers))
-    return [process._decode_result(h["index"], h, p) for h, p in process._answers_in(header, blobs)]
+    outcomes = known.find(header, blobs)
+    if outcomes is None:
+        outcomes = [decode_answer(h["index"], h, p) for h, p in unbatch(header, blobs)]
+        known.remember(header, blobs, outcomes)
+    return outcomes
 
 
 def test_a_batch_with_the_same_bytes_as_a_recent_one_gets_its_outcomes_again() -> None:
-    first, again = _taken_apart(OK_ANSWERS), _taken_apart(OK_ANSWERS)
+    known = KnownAnswers()
+    first, again = _taken_apart(OK_ANSWERS, known), _taken_apart(OK_ANSWERS, known)
     assert [o.status for o in first] == ["ok", "ok"] and first[1].value == (64.2, 1.003)
     assert all(a is b for a, b in zip(first, again))  # not taken apart a second time
     assert not first[0].values[0].flags.writeable  # shared, so nobody may change them
 
     other_values = [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))]
     one_bit_off = [OK_ANSWERS[0], (OK_ANSWERS[1][0], other_values)]
-    other = _taken_apart(one_bit_off)
+    other = _taken_apart(one_bit_off, known)
     assert other[1].value == (64.2, 1.0031) and other[1].digest != first[1].digest
     assert other[0] is not first[0]  # an exact match or nothing: the whole batch is decoded afresh
 
 
 def test_a_batch_with_a_failed_answer_is_always_taken_apart_afresh() -> None:
-    first, again = _taken_apart(ANSWERS), _taken_apart(ANSWERS)
+    known = KnownAnswers()
+    first, again = _taken_apart(ANSWERS, known), _taken_apart(ANSWERS, known)
     assert [o.status for o in first] == [o.status for o in again] and "raised" in {o.status for o in first}
     assert all(a is not b for a, b in zip(first, again))
 
 
 def test_known_batches_are_bounded_in_bytes_as_well_as_in_number() -> None:
     """A learner returning large arrays must not make the grader keep them: big batches are never kept."""
-    from grader.sandbox.runner import _KnownBatches, unbatch
-
     (header, blobs), = MessageParser().feed(_batched(OK_ANSWERS))
     size = len(blobs[0])
 
     def outcomes():  # type: ignore[no-untyped-def]
-        from grader.sandbox.runner import LearnerProcess
+        return [decode_answer(h["index"], h, p) for h, p in unbatch(header, blobs)]
 
-        process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
-        return [process._decode_result(h["index"], h, p) for h, p in unbatch(header, blobs)]
-
-    too_big = _KnownBatches(max_batch_bytes=size - 1)
+    too_big = KnownAnswers(max_batch_bytes=size - 1)
     too_big.remember(header, blobs, outcomes())
     assert too_big.find(header, blobs) is None
-    room_for_one = _KnownBatches(max_bytes=size)
+    room_for_one = KnownAnswers(max_bytes=size)
     room_for_one.remember(header, blobs, outcomes())
     assert room_for_one.find(header, blobs) is not None
     other = dict(header, first=header["first"] + 100)
     other_blobs = [blobs[0] + b""]  # the same bytes under another first index replace the entry
     room_for_one.remember(other, other_blobs, outcomes())
-    assert room_for_one.find(other, other_blobs) is not None and room_for_one._bytes == size
+    assert room_for_one.find(other, other_blobs) is not None and room_for_one.held_bytes == size
 
 
 def test_known_batches_let_the_oldest_go_when_full() -> None:
-    from grader.sandbox.runner import LearnerProcess, _KnownBatches, unbatch
-
     def batch(value: float):  # type: ignore[no-untyped-def]
         answers = [(OK_ANSWERS[0][0], [encode_array(np.array([value, 1 - value]))])]
         (header, blobs), = MessageParser().feed(_batched(answers))
-        process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
-        return header, blobs, [process._decode_result(h["index"], h, p) for h, p in unbatch(header, blobs)]
+        return header, blobs, [decode_answer(h["index"], h, p) for h, p in unbatch(header, blobs)]
 
     first, second = batch(0.25), batch(0.5)
-    known = _KnownBatches(max_bytes=len(first[1][0]))  # room for one batch
+    known = KnownAnswers(max_bytes=len(first[1][0]))  # room for one batch
     known.remember(*first)
     known.remember(*second)
     assert known.find(first[0], first[1]) is None and known.find(second[0], second[1]) is second[2]
@@ -243,10 +235,11 @@ def test_messages_whole_before_garbage_come_with_the_error() -> None:
     assert [header["op"] for header, _ in caught.value.messages] == ["ready", "result"]
 
 
-class _WritesAtSpawn:
+class _WritesAtSpawn(WarmParentStub):
     """A warm parent whose 'learner process' has written ``data`` to its answer pipe by the time it is started."""
 
     def __init__(self, data: bytes) -> None:
+        super().__init__()
         self.data, self.finished = data, []
         self._answers: int | None = None
 
@@ -268,17 +261,17 @@ def test_a_ready_read_together_with_garbage_still_counts_and_the_garbage_fails_t
     with the import: both can arrive in one read. The import succeeded; the calls did not. (The garbage used to
     discard the 'ready' read with it, so the file was graded as unimportable, for every exercise it serves.)"""
     from grader.checks.base import Call
-    from grader.checks.engine import encode_calls
+    from grader.sandbox.calls import encode_calls
     from grader.sandbox.runner import LearnerProcess
 
-    zygote = _WritesAtSpawn(encode_message({"op": "ready", "ok": True, "entries": {"f": True}}) + GARBAGE)
-    process = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])  # type: ignore[arg-type]
+    warm_parent = _WritesAtSpawn(encode_message({"op": "ready", "ok": True, "entries": {"f": True}}) + GARBAGE)
+    process = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
     try:
         assert process.start().status == "ok"
-        assert zygote.finished == []
-        calls, blobs = encode_calls([Call("f", {})])
-        outcome = process.call_many(calls, blobs, batch=True)[0]
+        assert warm_parent.finished == []
+        calls = encode_calls([Call("f", {})])
+        outcome = process.call_many(calls, batch=True)[0]
         assert outcome.status in ("protocol", "not_run")  # in a batch, the call to blame is asked again alone
-        assert zygote.finished == [999_999] and not process.alive
+        assert warm_parent.finished == [999_999] and not process.alive
     finally:
         process.close()

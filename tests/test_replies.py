@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from grader import reasons
+from grader.sandbox.answers import decode_answer
+from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.frames import LimitExceeded, MessageParser, ProtocolError
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import encode_array, encode_message
@@ -80,21 +82,27 @@ def test_a_message_that_was_not_asked_for_is_refused_on_its_length_prefix() -> N
 
 
 def test_a_batch_holding_answers_to_calls_not_asked_is_refused_before_it_is_taken_apart() -> None:
+    from grader.sandbox.calls import CallBatch
     from grader.sandbox.runner import LearnerProcess
+    from tests.fakes import ScriptedWarmParent
 
-    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
     header = {"op": "results", "first": 0, "kinds": [{"ok": False}], "answers": [0] * 3, "sizes": []}
-    process._expect(3)
-    (message,) = process._parser.feed(encode_message(header, [b""]))
-    assert len(process._answers_in(*message)) == 3
-    process._expect(2)
-    (message,) = process._parser.feed(encode_message(header, [b""]))
-    with pytest.raises(ProtocolError, match="not asked"):
-        process._answers_in(*message)
+    answered = {}
+    for asked in (3, 2):
+        process = LearnerProcess(ScriptedWarmParent([encode_message(header, [b""])]), {"m.py": b""}, "m.py", ["f"])
+        try:
+            assert process.start().status == "ok"
+            calls = CallBatch.of([{"fn": "f", "args": [], "return_inputs": False}] * asked)
+            answered[asked] = process.call_many(calls)
+        finally:
+            process.close()
+    assert [o.status for o in answered[3]] == ["raised"] * 3  # three asked: the batch comes apart into three
+    first, second = answered[2]
+    assert first.status == "protocol" and "not asked" in first.detail and second.status == "not_run"
 
 
 def test_a_refused_reply_is_a_fact_the_grader_phrases() -> None:
-    from grader.sandbox.runner import _refused
+    from grader.sandbox.answers import refused_reply as _refused
 
     outcome = _refused(LimitExceeded("answer", ANSWER_BYTES))
     assert outcome.status == "bad_value" and outcome.error == size_error("answer", ANSWER_BYTES)
@@ -113,7 +121,7 @@ def _returning(value: object, *, return_inputs: bool = False) -> dict:  # type: 
     module = type("Module", (), {"f": staticmethod(lambda z: value)})
     call = {"fn": "f", "args": [{"t": "array", "i": 0}], "return_inputs": return_inputs}
     blobs = [encode_array(np.zeros(3))]
-    header, _ = child._run_call(module, 0, call, lambda: child._decode_arguments(call, blobs), "/nonexistent")
+    header, _ = child.run_call(module, 0, call, lambda: decode_arguments(call, blobs), "/nonexistent")
     return header
 
 
@@ -138,21 +146,18 @@ def test_the_grader_names_its_own_limit_for_a_value_the_process_refused() -> Non
     process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
     header = dict(_returning(np.ones(ANSWER_BYTES)), op="result")
     header["error"]["limit"] = 5  # what the process says of the limit is not taken
-    outcome = process._decode_result(0, header, [])
-    process._limit_facts(outcome.error)  # type: ignore[arg-type]
+    outcome = decode_answer(0, header, [])
+    process.limit_facts(outcome.error)  # type: ignore[arg-type]
     assert reasons.describe_error(outcome, "softmax") == "softmax returned more than 1 MiB in one answer (limit 1 MiB)"
 
 
 def test_a_large_answer_is_not_kept_decoded_once_judged() -> None:
-    from grader.sandbox.runner import LearnerProcess
-
-    process = LearnerProcess(None, {}, "mine.py", [])  # type: ignore[arg-type]
-    large = process._decode_result(0, dict(HEADER), [encode_array(np.ones(100_000))])
-    small = process._decode_result(0, dict(HEADER), [encode_array(np.ones(3))])
+    large = decode_answer(0, dict(HEADER), [encode_array(np.ones(100_000))])
+    small = decode_answer(0, dict(HEADER), [encode_array(np.ones(3))])
     for outcome in (large, small):
         assert outcome.values[0].sum() == outcome.values[0].size
-        outcome.release()  # type: ignore[attr-defined]
-    assert large._arrays is None and small._arrays is not None  # type: ignore[attr-defined]
+        outcome.release()
+    assert not large.decoded and small.decoded  # type: ignore[attr-defined]
     assert large.values[0].shape == (100_000,)  # read again: decoded again
 
 
@@ -206,6 +211,6 @@ def test_an_exception_reports_no_more_frames_than_the_grader_shows() -> None:
     try:
         deep(100)
     except ValueError as exc:
-        described = child._describe_exception(exc, scratch)
+        described = child.describe_exception(exc, scratch)
     assert len(described["frames"]) == 20  # the outermost 20, as the grader keeps them
     assert described["frames"][0]["function"] == "test_an_exception_reports_no_more_frames_than_the_grader_shows"

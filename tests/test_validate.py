@@ -44,7 +44,7 @@ def copy_catalog(tmp_path: Path, exercises: tuple[str, ...] = ("stable-softmax",
 
 def validate_copy(exercises_dir: Path, session: GradingSession):
     catalog = load_catalog(exercises_dir)
-    with GradingSession(catalog, zygote=session.zygote) as grading:
+    with GradingSession(catalog, warm_parent=session.warm_parent) as grading:
         return validate_catalog(catalog, session=grading)
 
 

@@ -43,11 +43,11 @@ class Executor(Protocol):
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]: ...
 
 
-def _worker_main(config: WorkerConfig, connection: Connection, zygote: Any = None, inherited: Any = None,
+def _worker_main(config: WorkerConfig, connection: Connection, warm_parent: Any = None, inherited: Any = None,
                  core: int | None = None) -> None:
     """A pool process: start one grading session, then grade what the parent sends until told to stop.
 
-    ``zygote``: a warm parent cloned for this process (forked pools); ``inherited``:
+    ``warm_parent``: a warm parent cloned for this process (forked pools); ``inherited``:
     the parent's own warm parent client, whose socket a fork copied here and which is not ours to use.
     ``core``: the one core this process keeps to (``affinity``); a warm parent it starts itself inherits it.
     """
@@ -58,7 +58,7 @@ def _worker_main(config: WorkerConfig, connection: Connection, zygote: Any = Non
         die_with_parent(multiprocessing.parent_process().pid)
         inherited.abandon()
     try:
-        worker = start_worker(config, zygote)
+        worker = start_worker(config, warm_parent)
     except BaseException:  # noqa: BLE001 - reported to the parent, which decides
         connection.send(("failed", traceback.format_exc()))
         return
@@ -95,11 +95,11 @@ class _Slot:
 class LocalPool:
     """Worker processes on this machine, each with its own warm sandbox parent.
 
-    Given the command's warm parent (``zygote``), the processes are forked
+    Given the command's warm parent (``warm_parent``), the processes are forked
     from this one, which has loaded everything they need, and each gets a
     clone of that warm parent: a worker then starts in milliseconds instead
     of an interpreter start and two imports of numpy. Forking needs this
-    process to run a single thread; otherwise (or without ``zygote``) they
+    process to run a single thread; otherwise (or without ``warm_parent``) they
     are started from a ``forkserver`` (a clean, preloaded parent) and start
     their own warm parents. The parent knows which learner each process
     holds, so a process that dies is blamed on that learner's grading alone
@@ -107,8 +107,8 @@ class LocalPool:
     backstop for a grader bug (learner code has its own, much shorter, limits
     in the sandbox). A process is sent its next learner while it grades one
     (``ahead``), so it never waits while this process stores a result:
-    storing one (three files, each flushed to disk) takes 3 to 40 ms, and the
-    workers stood idle for part of it. With ``pin`` and no more processes
+    storing one (three files, each flushed to disk) is slow next to grading
+    one. With ``pin`` and no more processes
     than cores, each process, its warm parent and its learner processes keep
     to a core of their own (``affinity``); ``worker_main``
     is then also given ``core=``.
@@ -118,7 +118,7 @@ class LocalPool:
     jobs: int
     watchdog: float = 600.0
     context: str = "forkserver"
-    zygote: Any = None
+    warm_parent: Any = None
     worker_main: Callable[..., None] = _worker_main
     pin: bool = True
     ahead: int = 1
@@ -148,15 +148,15 @@ class LocalPool:
 
     def _start(self, context: Any) -> None:
         twin = None
-        if self.zygote is not None and threading.active_count() == 1:  # a fork copies one thread: none may hold a lock
+        if self.warm_parent is not None and threading.active_count() == 1:  # a fork copies one thread: none may hold a lock
             try:
-                twin = self.zygote.clone()
+                twin = self.warm_parent.clone()
                 context = multiprocessing.get_context("fork")
             except SandboxError:  # the worker starts a warm parent of its own, as without one to clone
                 pass
         core = self._free_core()
         ours, theirs = context.Pipe()
-        extra: dict[str, Any] = {"zygote": twin, "inherited": self.zygote} if twin is not None else {}
+        extra: dict[str, Any] = {"warm_parent": twin, "inherited": self.warm_parent} if twin is not None else {}
         if core is not None:
             extra["core"] = core
             if twin is not None and twin.pid is not None:

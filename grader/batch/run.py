@@ -92,7 +92,7 @@ def run_batch(
     exercises_dir: str | os.PathLike[str] | None = None,
     executor: ExecutorFactory | None = None,
     allow_weak_sandbox: bool = False,
-    zygote: Any = None,
+    warm_parent: Any = None,
     catalog: Any = None,
     before_grading: Callable[[], Any] | None = None,
 ) -> BatchSummary:
@@ -103,7 +103,7 @@ def run_batch(
     ``force`` grades every learner again. ``allow_weak_sandbox`` lets every
     worker (remote ones included) grade hidden checks below sandbox tier A.
     ``executor`` replaces the executor
-    (a factory given the worker configuration), for tests. ``zygote``: the
+    (a factory given the worker configuration), for tests. ``warm_parent``: the
     command's warm parent, which local workers are then given clones of
     (see ``LocalPool``); it stays the caller's to close. ``catalog``: what
     ``prepare`` returned for these specs, when the caller loaded them already
@@ -154,7 +154,7 @@ def run_batch(
         elif scheduler:
             runner = DaskExecutor(config, scheduler)
         else:
-            runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), zygote=zygote)
+            runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), warm_parent=warm_parent)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
         tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry, notes=prints[l.name].notes)

@@ -58,8 +58,9 @@ class Outcome:
     grader_error: str | None = None
 
 
-# Catalogs loaded by ``prepare``, by exercises folder: a worker forked from this process grades with it.
-_PREPARED: dict[str, Any] = {}
+# What ``prepare`` loaded, by exercises folder (the catalog, and a memo holding its plans):
+# a worker forked from this process grades with them.
+_PREPARED: dict[str, tuple[Any, Any]] = {}
 
 
 def prepare(exercises_dir: Path, assignment: str) -> Any:
@@ -73,15 +74,17 @@ def prepare(exercises_dir: Path, assignment: str) -> Any:
     not resolve is left for the batch to report. Workers use the catalog of
     the latest call for their folder.
     """
-    from grader.checks.engine import warm_plans
+    from grader.checks.memory import GradingMemo
     from grader.spec.loader import load_catalog
 
-    catalog = _PREPARED[str(exercises_dir)] = load_catalog(exercises_dir)  # afresh: the specs may have changed
+    catalog = load_catalog(exercises_dir)  # afresh: the specs may have changed
+    memo = GradingMemo()
+    _PREPARED[str(exercises_dir)] = (catalog, memo)
     try:
         exercises = catalog.assignment(assignment)
     except Exception:  # noqa: BLE001 - run_batch reports it, with the catalog's own message
         return catalog
-    warm_plans(exercises)
+    memo.warm(exercises)
     from grader.report import json as _json  # noqa: F401 - what a worker renders every result with
     from grader.safeyaml import warm as warm_yaml
 
@@ -92,13 +95,14 @@ def prepare(exercises_dir: Path, assignment: str) -> Any:
 class _Worker:
     """A grading session, its chosen exercises, and the digest of the specs it loaded."""
 
-    def __init__(self, config: WorkerConfig, zygote: Any = None) -> None:
+    def __init__(self, config: WorkerConfig, warm_parent: Any = None) -> None:
         from grader.batch.cache import spec_digest
         from grader.grading import GradingSession
 
-        self.zygote = zygote
-        self.session = GradingSession(_PREPARED.get(config.exercises_dir), exercises_dir=config.exercises_dir,
-                                      zygote=zygote, allow_weak_sandbox=True if config.allow_weak_sandbox else None)
+        self.warm_parent = warm_parent
+        catalog, memo = _PREPARED.get(config.exercises_dir, (None, None))
+        self.session = GradingSession(catalog, exercises_dir=config.exercises_dir, warm_parent=warm_parent, memo=memo,
+                                      allow_weak_sandbox=True if config.allow_weak_sandbox else None)
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
         self.expected = config.spec_digest
@@ -119,8 +123,8 @@ class _Worker:
 
     def close(self) -> None:
         self.session.close()
-        if self.zygote is not None:  # given to us, so the session leaves it open
-            self.zygote.close()
+        if self.warm_parent is not None:  # given to us, so the session leaves it open
+            self.warm_parent.close()
 
 
 def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, notes: tuple[str, ...] = ()) -> Report:
@@ -148,9 +152,6 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
                                                         "nothing was graded. Hand in files the grader can read."])
     submission.label = label
     submission.notes.extend(notes)
-    # The sandbox facts in a report say which layers held for *this* submission, as in a fresh session:
-    # forget what earlier learners of this worker showed, so a result never depends on who came before.
-    session.factory.held = {}
     return session.grade_loaded(submission, selected)
 
 
@@ -170,7 +171,9 @@ _local = threading.local()
 
 def grade_task(config: WorkerConfig, task: Task) -> Outcome:
     """Grade ``task`` with this process's (and thread's) worker, starting it on first use."""
-    workers: dict[WorkerConfig, _Worker] = _local.__dict__.setdefault("workers", {})
+    workers: dict[WorkerConfig, _Worker] | None = getattr(_local, "workers", None)
+    if workers is None:
+        workers = _local.workers = {}
     worker = workers.get(config)
     if worker is None:
         try:
@@ -180,9 +183,9 @@ def grade_task(config: WorkerConfig, task: Task) -> Outcome:
     return worker.grade(task)
 
 
-def start_worker(config: WorkerConfig, zygote: Any = None) -> _Worker:
-    """A worker for a long-lived process of the local pool; ``zygote``: a warm parent made for it, else it starts one."""
-    return _Worker(config, zygote)
+def start_worker(config: WorkerConfig, warm_parent: Any = None) -> _Worker:
+    """A worker for a long-lived process of the local pool; ``warm_parent``: a warm parent made for it, else it starts one."""
+    return _Worker(config, warm_parent)
 
 
 def task_id(task: Task) -> str:

@@ -27,24 +27,14 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import format_number
+from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.outcomes import CallOutcome
 from grader.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
 
 Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
-
-
-@dataclass(frozen=True)
-class TrustedFunction:
-    """A grader function handed to a learner's higher-order entry, built inside the learner process."""
-
-    name: str
-    arrays: tuple[np.ndarray, ...] = ()
-
-    def describe(self) -> str:
-        return self.name if not self.arrays else f"{self.name}(A={format_value(self.arrays[0])})"
 
 
 @dataclass

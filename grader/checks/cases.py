@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union
 import numpy as np
 
 from grader.record import ConfigDict, Field, Record
+from grader.sandbox.calls import TrustedFunction
 
 __all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
 
@@ -108,8 +109,6 @@ def convert_argument(value: Any, kind: str) -> Any:
 
 def trusted_function(value: Any) -> Any:
     """A YAML function reference: ``softmax``, ``hard_argmax`` or ``{linear: MATRIX}`` (optionally ``offset``)."""
-    from grader.checks.base import TrustedFunction
-
     if isinstance(value, str):
         return TrustedFunction(value)
     if isinstance(value, dict) and "linear" in value:

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from grader.sandbox.calls import TrustedFunction
+
 __all__ = ["format_call", "format_number", "format_value", "values_not_shown"]
 
 UNSHOWN = "…"
@@ -20,8 +22,8 @@ def values_not_shown() -> Iterator[None]:
     """Within it, ``format_value`` writes every array as ``UNSHOWN``: for findings that are counted, never shown.
 
     A check fails on many inputs; the reason shows the first (the
-    smallest) and counts the rest. Writing out the arrays of the rest was
-    most of what judging a buggy submission cost.
+    smallest) and counts the rest; writing out arrays is the slowest part
+    of judging, so the rest are never written.
     """
     before = getattr(_state, "quiet", False)
     _state.quiet = True
@@ -55,8 +57,8 @@ def format_value(value: Any) -> str:
         return f"array({text}{suffix})"
     if isinstance(value, float):
         return format_number(value)
-    if hasattr(value, "describe"):
-        return value.describe()
+    if isinstance(value, TrustedFunction):
+        return value.name if not value.arrays else f"{value.name}(A={format_value(value.arrays[0])})"
     return repr(value)
 
 

@@ -1,8 +1,8 @@
 """The learner process: how it is started, confined and talked to.
 
-Learner code never runs in the grader's process. A warm parent (the
-"zygote", a fresh interpreter with a minimal environment that has imported
-numpy and nothing of the grader's checks) forks one child per exercise; the
+Learner code never runs in the grader's process. A warm parent (a fresh
+interpreter with a minimal environment that has imported numpy and nothing
+of the grader's checks) forks one child per exercise; the
 child confines itself, imports the submission and answers calls. Only
 numbers come back, as ``.npy`` payloads decoded without pickle.
 

@@ -1,4 +1,4 @@
-"""What runs inside a learner process, after the zygote forks it.
+"""What runs inside a learner process, after the warm parent forks it.
 
 Order matters: confine first (capabilities, limits, Landlock, seccomp), then
 import the submission, then answer calls. Everything the learner's code
@@ -19,8 +19,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader.sandbox.protocol import (MessageParser, ProtocolError, decode_array, encode_array, encode_message,
-                                     frame_message, wire_bytes)
+from grader.memo import BoundedMemo
+from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
+from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.confine.process import apply_layers
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
@@ -55,14 +56,15 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 return  # whatever a failed import left behind never serves another exercise
             entries = {str(name): callable(_lookup(module, name)) for name in request.get("entries", [])}
             ready = {"op": "ready", "ok": True, "layers": layers, "entries": entries}
-            if _PRELOADED:
-                ready["preloaded"] = sorted(_PRELOADED)
+            held = preloaded_keys()
+            if held:
+                ready["preloaded"] = held
             channel.send(ready)
         elif op == "call_many" and module is not None:
-            _set_trusted_source(request.get("trusted_source"))
+            set_trusted_source(request.get("trusted_source"))
             answers = _Answers(channel, batched=bool(request.get("batch")))
-            for index, (call, arguments) in enumerate(_requested_calls(request, blobs)):
-                answers.add(*_run_call(module, index, call, arguments, config["scratch"]))
+            for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
+                answers.add(*run_call(module, index, call, arguments, config["scratch"]))
             answers.flush()
         else:
             return
@@ -181,7 +183,7 @@ class _SeedingLoader:
 
 
 class _Channel:
-    """Blocking frames over the two pipes the zygote handed this process."""
+    """Blocking frames over the two pipes the warm parent handed this process."""
 
     def __init__(self, request_fd: int, response_fd: int) -> None:
         self._request_fd = request_fd
@@ -233,7 +235,7 @@ class _Answers:
 
     def add(self, header: dict[str, Any], payloads: list[bytes]) -> None:
         if not self._batched:
-            self._channel.write(_answer(header, payloads))
+            self._channel.write(encode_answer(header, payloads))
             return
         entry = _entry(header)
         size = sum(map(len, payloads)) + 16 * len(payloads) + 64  # its arrays, and its share of the batch's header
@@ -298,9 +300,12 @@ def _watch_actions() -> None:
         pass
 
 
-def _classify(exc: BaseException) -> str | None:
-    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit."""
-    last = _last_action[0]  # before anything here opens a file (the traceback reads source lines)
+def classify_refusal(exc: BaseException, last: str | None) -> str | None:
+    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit.
+
+    ``last``: the kind of the last sensitive action the learner's code took
+    (what the audit hook saw), which names a refusal the exception alone does not.
+    """
     if isinstance(exc, MemoryError):
         return "memory"
     if isinstance(exc, ValueError) and (last == "limits" or str(exc) == "not allowed to raise maximum limit"):
@@ -343,14 +348,14 @@ def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | N
         sys.modules["submission"] = module
         spec.loader.exec_module(module)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included on purpose
-        return None, _describe_exception(exc, scratch)
+        return None, describe_exception(exc, scratch)
     return module, None
 
 
-def _describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
+def describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
     """The exception's type, message and the learner's own frames, nothing of ours."""
     try:
-        kind = _classify(exc)
+        kind = classify_refusal(exc, _last_action[0])  # read first: the traceback opens files
     except BaseException:
         kind = None
     try:
@@ -404,81 +409,7 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
     return frames
 
 
-# Requests the warm parent decoded before forking this process (``preload``), by key: every
-# call's function name, flag and arguments, ready to be copied. A batch sends each exercise's
-# whole plan to every learner; decoded once here, it costs each of them a copy of the arrays.
-_PRELOADED: dict[str, list[tuple[dict[str, Any], list[Any], dict[str, Any]]]] = {}
-_MAX_PRELOADED_BYTES = 64 * 1024 * 1024
-_preloaded_bytes = [0]
-
-
-def preload(key: str, message: bytes) -> bool:
-    """Decode a ``call_many`` request (``encode_message`` bytes) and keep it as ``key``; False when it cannot be kept.
-
-    Run by the warm parent on the grader's request, so that learner
-    processes forked afterwards find it decoded; the grader then sends them
-    only the key (``{"op": "call_many", "preloaded": key}``). Requests that
-    hand over the grader's own functions are never preloaded.
-    """
-    if key in _PRELOADED:
-        return True
-    if _preloaded_bytes[0] + len(message) > _MAX_PRELOADED_BYTES:
-        return False
-    messages = MessageParser().feed(message)
-    if len(messages) != 1 or not isinstance(messages[0][0].get("calls"), list):
-        return False
-    header, blobs = messages[0]
-    calls = []
-    for call in header["calls"]:
-        if not isinstance(call, dict) or not isinstance(call.get("fn"), str):
-            return False
-        specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
-        if any(spec.get("t") not in ("array", "value") for spec in specs):
-            return False  # the grader's functions are built only in a process meant to hold them
-        args, kwargs = _decode_arguments(call, blobs)
-        plain = {name: value for name, value in call.items() if name not in ("args", "kwargs")}
-        calls.append((plain, args, kwargs))
-    _PRELOADED[key] = calls
-    _preloaded_bytes[0] += len(message)
-    return True
-
-
-def _requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
-    """Each call of a ``call_many`` request with a way to get its arguments: decoded from ``blobs``, or
-    fresh copies of a preloaded request's (so nothing one call does to its arguments reaches another)."""
-    key = request.get("preloaded")
-    if key is None:
-        return [(call, lambda call=call: _decode_arguments(call, blobs)) for call in request["calls"]]
-    held = _PRELOADED.get(key) if isinstance(key, str) else None
-    if held is None:  # the grader asks only for what this process said it holds
-        def missing() -> Any:
-            raise ProtocolError(f"no preloaded request {key!r} here")
-        return [({"fn": ""}, missing)] * max(0, min(int(request.get("count", 1)), 1 << 16))
-    return [(call, lambda args=args, kwargs=kwargs: _fresh_arguments(args, kwargs)) for call, args, kwargs in held]
-
-
-def _decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
-    args = [_decode_value(spec, blobs) for spec in call.get("args", [])]
-    kwargs = {name: _decode_value(spec, blobs) for name, spec in call.get("kwargs", {}).items()}
-    return args, kwargs
-
-
-def _fresh_arguments(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    return [_fresh(value) for value in args], {name: _fresh(value) for name, value in kwargs.items()}
-
-
-def _fresh(value: Any) -> Any:
-    """A copy the learner's code may change freely: arrays copied, JSON lists and objects rebuilt."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, list):
-        return [_fresh(item) for item in value]
-    if isinstance(value, dict):
-        return {name: _fresh(item) for name, item in value.items()}
-    return value  # numbers, strings, None: immutable
-
-
-def _run_call(
+def run_call(
     module: Any, index: int, call: dict[str, Any], arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
 ) -> tuple[dict[str, Any], list[bytes]]:
@@ -494,7 +425,7 @@ def _run_call(
         value = function(*args, **kwargs)
     except BaseException as exc:
         return {"op": "result", "index": index, "ok": False, "stage": "call",
-                "error": _describe_exception(exc, scratch)}, []
+                "error": describe_exception(exc, scratch)}, []
     try:
         kind, types, encoded = _encode_result(value)
         header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,
@@ -519,7 +450,7 @@ class _TooLarge(ValueError):
     """A returned value holds more bytes of numbers than one answer may carry (``replies.ANSWER_BYTES``)."""
 
 
-def _answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
+def encode_answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
     """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
     if header.get("op") != "result" or header.get("ok") is not True:
         return encode_message(header, payloads)
@@ -535,14 +466,14 @@ def _entry(header: dict[str, Any]) -> bytes:
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
-        entry = json.dumps({name: value for name, value in header.items() if name not in ("op", "index")},
-                           separators=(",", ":")).encode()
-        if len(_ANSWER_TAILS) < 256:
-            _ANSWER_TAILS[key] = entry
+        entry = _ANSWER_TAILS[key] = json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")},
+            separators=(",", ":")).encode()
     return entry
 
 
-_ANSWER_TAILS: dict[tuple[Any, ...], bytes] = {}
+# This learner process's answer headers by shape of answer (its own state: one process, one thread answering).
+_ANSWER_TAILS: BoundedMemo[tuple[Any, ...], bytes] = BoundedMemo(256)
 
 
 def _safe_text(exc: BaseException) -> str:
@@ -596,54 +527,3 @@ def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
             raise _TooLarge()
         encoded.append(encode_array(array))
     return kind, types, encoded
-
-
-def _decode_value(spec: dict[str, Any], blobs: list[bytes]) -> Any:
-    tag = spec["t"]
-    if tag == "array":
-        return decode_array(blobs[spec["i"]])
-    if tag == "value":
-        return spec["v"]
-    if tag == "callable":
-        return _trusted_callable(spec["name"], [decode_array(blobs[i]) for i in spec.get("arrays", [])])
-    raise ProtocolError(f"unknown argument tag {tag!r}")
-
-
-def _trusted_callable(name: str, arrays: list[np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """Build one of the grader's own functions here, so no callable crosses the boundary."""
-    code = _trusted_code.get(_trusted_source())
-    if code is None:  # compiled once per process: many calls of an exercise carry a callable
-        code = _trusted_code[_trusted_source()] = compile(_trusted_source(), "<grader trusted functions>", "exec")
-    namespace: dict[str, Any] = {"__name__": "grader_trusted"}
-    exec(code, namespace)  # noqa: S102 - a fresh namespace per call: no state is shared with the learner's code
-    return namespace["build"](name, arrays)
-
-
-_trusted_code: dict[str, Any] = {}
-
-
-# The text of ``trusted.py`` reaches a learner process only with the calls that
-# need it (the parent adds it to their message), so a process that is never
-# handed a callable never holds the grader's softmax and cannot call it
-# instead of its own. Outside the sandbox (in-process test doubles) it is read
-# from disk on demand.
-_trusted: list[str | None] = [None]
-
-
-def _set_trusted_source(source: Any) -> None:
-    if isinstance(source, str):
-        _trusted[0] = source
-
-
-def _trusted_source() -> str:
-    source = _trusted[0]
-    if source is None:
-        source = _trusted[0] = read_trusted_source()
-    return source
-
-
-def read_trusted_source() -> str:
-    """The text of ``trusted.py`` (read by the parent, which sends it along with calls that need it)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trusted.py")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()

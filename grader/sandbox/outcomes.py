@@ -1,23 +1,63 @@
-"""What a learner process did with a request, as plain data for the parent to judge."""
+"""What a learner process did with a request, as plain data for the parent to judge.
+
+These are facts (a status, the arrays returned, the error reported, why the
+process stopped: ``Stop``); the sentences a learner reads are written from
+them by ``grader.reasons``, never here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["CallOutcome", "StartOutcome"]
+__all__ = ["CallOutcome", "Phase", "StartOutcome", "Stop", "hit_cpu_limit"]
+
+Phase = Literal["call", "import", "self-test"]
 
 CallStatus = Literal["ok", "raised", "bad_value", "timeout", "crashed", "output_limit", "protocol", "not_run"]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a learner process stopped answering, as facts: the limit hit, how it ended, in which phase.
+
+    ``kind``: ``timeout`` (no answer within ``seconds`` of wall clock;
+    ``cpu_used`` CPU seconds over the wait when measured; ``budget`` when the
+    exercise's whole time budget ran out first), ``output_limit`` (printed
+    more than ``output_cap`` bytes), ``ended`` (it ended by itself: ``end``
+    holds its exit status or signal and the CPU time it used, judged against
+    ``cpu_seconds`` and ``file_bytes``), ``closed`` (it closed its channel).
+    """
+
+    kind: Literal["timeout", "output_limit", "ended", "closed"]
+    phase: Phase = "call"
+    seconds: float = 0.0
+    cpu_used: float | None = None
+    budget: bool = False
+    output_cap: int = 0
+    end: Mapping[str, Any] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+    file_bytes: int = 0
+
+
+def hit_cpu_limit(end: Mapping[str, Any], cpu_seconds: float) -> bool:
+    """Whether a process that ended by itself was stopped by its CPU-time limit (a timeout, not a crash)."""
+    name = end.get("signal_name")
+    cpu = end.get("cpu")
+    soft = float(int(-(-cpu_seconds // 1)))  # the kernel's limit is whole seconds
+    return name == "SIGXCPU" or (name == "SIGKILL" and isinstance(cpu, (int, float)) and cpu >= soft - 0.05)
 
 
 @dataclass
 class CallOutcome:
     """One call's result: decoded arrays when ``status == "ok"``, otherwise why not.
 
-    ``detail`` is a short learner-facing phrase for the non-ok statuses
-    ("no answer within 2.0 s", "the process exited with status 0").
+    ``stop`` says why the process stopped (a timeout, a crash, a flood), as
+    facts; ``detail`` is a fixed note for the other non-ok statuses ("the
+    process had already ended"). ``reasons.outcome_detail`` phrases either.
     ``digest`` identifies exactly what an ``ok`` call returned (types, bytes,
     inputs after the call): two outcomes with the same digest are judged alike.
     """
@@ -29,12 +69,16 @@ class CallOutcome:
     inputs_after: list[np.ndarray] = field(default_factory=list)
     error: dict[str, Any] | None = None
     detail: str = ""
+    stop: Stop | None = None
     digest: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def value(self) -> Any:
         """The single returned array, or the tuple of arrays."""
         return tuple(self.values) if self.kind == "tuple" else self.values[0]
+
+    def release(self) -> None:
+        """Let go of decoded arrays that can be decoded again (only answers read off the wire have any)."""
 
 
 @dataclass
@@ -46,3 +90,4 @@ class StartOutcome:
     layers: dict[str, Any] = field(default_factory=dict)
     error: dict[str, Any] | None = None
     detail: str = ""
+    stop: Stop | None = None

@@ -2,9 +2,9 @@
 
 ``os.read(fd, 1 << 20)`` makes a new 1 MiB bytes object on every call, even
 when 100 bytes arrive or none: memory of that size comes from ``mmap``, so
-each read costs an ``mmap``, a page fault and a ``munmap`` (20 microseconds
-here, about 60 in a learner process, whose every system call passes the
-seccomp filter). Reading into a buffer made once costs about one. The
+each read costs an ``mmap``, a page fault and a ``munmap`` (more in a
+learner process, whose every system call passes the seccomp filter).
+Reading into a buffer made once costs one read system call. The
 grader, the warm parent and every learner process read many small messages.
 The buffer is anonymous memory, not a ``bytearray``: the system hands out
 its pages as reads first fill them, where a ``bytearray`` of 1 MiB is written

@@ -2,7 +2,7 @@
 
 A learner process reads its submission's files from a scratch folder and
 nothing else of the grader's. Its warm parent builds the Landlock ruleset
-that allows that folder once per folder and keeps it (``zygote._ruleset_for``),
+that allows that folder once per folder and keeps it (``warm_parent_server._ruleset_for``),
 so a process given a folder used before confines itself with one system call
 instead of adding ~280 rules. A folder is handed out again only after the
 process that used it is gone (its end confirmed by the warm parent) and the

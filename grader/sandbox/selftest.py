@@ -257,7 +257,7 @@ class SelfTest:
     """What the self-test found: each probe's outcome, what should have been denied, the tier proved.
 
     A plain class, not a dataclass: the warm parent imports this module
-    before numpy, and importing ``dataclasses`` there cost its start ~5 ms.
+    before numpy, and importing ``dataclasses`` there would slow its start.
     """
 
     _FIELDS = ("probes", "expected", "layers", "reached", "error")
@@ -366,7 +366,7 @@ class Bait:
     and the thread that lays it, which blocks the signals a descriptor's owner is sent until :meth:`close`.
 
     Made by the grader (:func:`run_self_test`), or by the warm parent when it
-    runs the self-test early (``grader.sandbox.zygote``) on the grader's behalf:
+    runs the self-test early (``grader.sandbox.warm_parent_server``) on the grader's behalf:
     then ``grader_pid`` and ``temp_dir`` are the grader's, so the probes aim
     at the grader's environment and its temporary folder, as they would from the grader.
     :meth:`outcome` and :meth:`close` are called in the thread that made it.

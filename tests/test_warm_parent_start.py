@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call
-from grader.checks.engine import encode_calls
+from grader.sandbox.calls import encode_calls
 from grader.cli import _command_named
-from grader.sandbox import zygote_client
+from grader.sandbox import warm_parent as client
 from grader.sandbox.runner import LearnerProcess
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_parent import WarmParent
 
 
-def _call(zygote: Zygote, source: str, function: str = "f"):  # type: ignore[no-untyped-def]
-    with LearnerProcess(zygote, {"m.py": source.encode()}, "m.py", [function]) as process:
+def _call(warm_parent: WarmParent, source: str, function: str = "f"):  # type: ignore[no-untyped-def]
+    with LearnerProcess(warm_parent, {"m.py": source.encode()}, "m.py", [function]) as process:
         assert process.start().status == "ok"
-        encoded, blobs = encode_calls([Call(function, {})])
-        return process.call_many(encoded, blobs)[0]
+        encoded = encode_calls([Call(function, {})])
+        return process.call_many(encoded)[0]
 
 
 @pytest.mark.parametrize(("argv", "command"), [
@@ -35,13 +35,13 @@ def test_the_command_is_found_past_the_group_options(argv: list[str], command: s
 
 
 def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(zygote_client, "_EARLY", [])
-    zygote_client.start_early()
-    zygote_client.start_early()  # at most one waits
-    early = zygote_client._EARLY[0]
+    monkeypatch.setattr(client, "_EARLY", [])
+    client.start_early()
+    client.start_early()  # at most one waits
+    early = client._EARLY[0]
     try:
-        assert Zygote.start() is early and zygote_client._EARLY == []
-        later = Zygote.start()
+        assert WarmParent.start() is early and client._EARLY == []
+        later = WarmParent.start()
         try:
             assert later is not early
         finally:
@@ -53,24 +53,24 @@ def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: py
 
 def test_learner_code_has_exit_and_quit_although_site_never_ran() -> None:
     """The warm parent runs with ``-S``; ``exit()`` must still end a learner's call as it does in any Python."""
-    with Zygote.start() as zygote:
-        outcome = _call(zygote, "def f():\n    exit(3)\n")
-        quitting = _call(zygote, "def f():\n    return float(callable(quit))\n")
+    with WarmParent.start() as warm_parent:
+        outcome = _call(warm_parent, "def f():\n    exit(3)\n")
+        quitting = _call(warm_parent, "def f():\n    return float(callable(quit))\n")
     assert outcome.status != "ok" and outcome.error is not None and outcome.error["type"] == "SystemExit"
     assert quitting.value == 1.0
 
 
 def test_numpy_is_found_even_when_the_site_folders_named_do_not_hold_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Numpy installed where only site's own processing finds it: the warm parent runs site after all."""
-    monkeypatch.setattr(zygote_client, "_site_dirs", lambda: ["/nonexistent"])
-    with Zygote.start() as zygote:
-        assert _call(zygote, "import numpy as np\ndef f():\n    return np.arange(3.0)\n").value.tolist() == [0, 1, 2]
+    monkeypatch.setattr(client, "_site_dirs", lambda: ["/nonexistent"])
+    with WarmParent.start() as warm_parent:
+        assert _call(warm_parent, "import numpy as np\ndef f():\n    return np.arange(3.0)\n").value.tolist() == [0, 1, 2]
 
 
 def test_a_learner_forked_before_numpy_random_was_imported_can_still_draw() -> None:
     """The warm parent imports numpy.random only when idle; a learner forked earlier imports it, confined."""
-    with Zygote.start() as zygote:  # its first spawn arrives while the early self-test runs: before the idle import
-        outcome = _call(zygote, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n")
+    with WarmParent.start() as warm_parent:  # its first spawn arrives while the early self-test runs: before the idle import
+        outcome = _call(warm_parent, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n")
     assert np.array_equal(outcome.value, np.random.default_rng(0).normal(size=3))
 
 
@@ -81,7 +81,7 @@ def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
     import subprocess
     import time
 
-    from grader.sandbox.zygote import _children_map, _scan_all
+    from grader.sandbox.process_tree import children_map as _children_map, scan_all as _scan_all
 
     def below(tables, root):  # type: ignore[no-untyped-def]
         found, queue = {}, [root]
@@ -118,11 +118,11 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     """``grader grade`` does not wait for its warm parent to exit; it must exit all the same, learners with it."""
     import time
 
-    zygote = Zygote.start()
-    learner = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+    warm_parent = WarmParent.start()
+    learner = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
     assert learner.start().status == "ok"
-    process, pid = zygote._process, learner._pid
-    zygote.close(wait=False)
+    process, pid = warm_parent._process, learner.pid
+    warm_parent.close(wait=False)
     assert process is not None and pid is not None
     deadline = time.monotonic() + 10
     while process.poll() is None and time.monotonic() < deadline:
@@ -138,25 +138,25 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
     """``close(wait=False)`` (a graded submission): the grader moves on; its folder is emptied once the process is
     gone (the warm parent's reply comes with the next request's), and only then handed to a later process,
     which finds none of the first one's files there."""
-    with Zygote.start() as zygote:
-        first = LearnerProcess(zygote, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"},
+    with WarmParent.start() as warm_parent:
+        first = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"},
                                "m.py", ["f"])
         assert first.start().status == "ok"
-        pid, scratch = first._pid, first._scratch
+        pid, scratch = first.pid, first.scratch_folder
         assert pid is not None and scratch is not None and os.path.isdir(scratch)
         first.close(wait=False)
         assert first.end is not None and not first.alive
-        with LearnerProcess(zygote, {"m.py": b"def f():\n    return 2.0\n"}, "m.py", ["f"]) as second:
+        with LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 2.0\n"}, "m.py", ["f"]) as second:
             assert second.start().status == "ok"  # served after the warm parent ended the first
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
-            assert second._scratch != scratch and os.listdir(scratch) == []  # emptied, kept for a later one
-            used = [scratch, second._scratch]
-        third = LearnerProcess(zygote, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
+            assert second.scratch_folder != scratch and os.listdir(scratch) == []  # emptied, kept for a later one
+            used = [scratch, second.scratch_folder]
+        third = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 3.0\n"}, "m.py", ["f"])
         assert third.start().status == "ok"
-        assert third._scratch in used and os.listdir(third._scratch) == ["m.py"]
-        calls, blobs = encode_calls([Call("f", {})])
-        assert float(third.call_many(calls, blobs)[0].values[0]) == 3.0
+        assert third.scratch_folder in used and os.listdir(third.scratch_folder) == ["m.py"]
+        calls = encode_calls([Call("f", {})])
+        assert float(third.call_many(calls)[0].values[0]) == 3.0
         third.close(wait=False)
     assert not any(os.path.exists(folder) for folder in used)  # closing the warm parent removes what it kept
 
@@ -180,8 +180,8 @@ def f():
 def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open() -> None:
     """The warm parent's ~280 Landlock descriptors, its socket and other learners' pipes are closed in the learner
     (with ``close_range``, one call per gap between the descriptors kept)."""
-    with Zygote.start() as zygote:
-        outcome = _call(zygote, OPEN_DESCRIPTORS)
+    with WarmParent.start() as warm_parent:
+        outcome = _call(warm_parent, OPEN_DESCRIPTORS)
     assert outcome.status == "ok", outcome
     held = [int(fd) for fd in outcome.values[0]]
     assert held == [0, 1, 2, 3, 4], held  # stdin, output twice, then requests and answers (renumbered low)
@@ -190,17 +190,17 @@ def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open
 @pytest.mark.parametrize("close_range", [True, False], ids=["close_range", "kernel-without-close_range"])
 def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypatch: pytest.MonkeyPatch,
                                                                         close_range: bool) -> None:
-    from grader.sandbox import zygote
+    from grader.sandbox import descriptors
 
     if not close_range:  # a kernel before 5.9: the descriptors are listed instead
-        monkeypatch.setattr(zygote, "_close_range", lambda first, last: -1)
+        monkeypatch.setattr(descriptors, "close_range", lambda first, last: -1)
     report_r, report_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         try:
             extra = [os.open("/dev/null", os.O_RDONLY) for _ in range(6)]
-            keep = zygote._runs([0, 1, 2, report_w, extra[4]], zygote._runs([extra[1], extra[2]]))  # (not always adjacent)
-            zygote._close_inherited(keep)
+            keep = descriptors.runs([0, 1, 2, report_w, extra[4]], descriptors.runs([extra[1], extra[2]]))  # (not always adjacent)
+            descriptors.close_inherited(keep)
             left = [fd for fd in range(1024) if _is_open(fd)]
             os.write(report_w, json.dumps([left, sorted({0, 1, 2, report_w, extra[1], extra[2], extra[4]})]).encode())
         finally:
@@ -225,12 +225,12 @@ def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() ->
     sent along are still being written (here: more than the 1 MiB pipe holds). The rest is written afterwards;
     it used to be dropped, and the process then waited for it until the call's deadline."""
     big = np.arange(300_000, dtype=float)  # 2.4 MB: never written before the import is done
-    with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f(x):\n    return x.sum()\n"},
+    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": b"def f(x):\n    return x.sum()\n"},
                                                    "m.py", ["f"]) as process:
         process.call_seconds = 5.0
-        calls, blobs = encode_calls([Call("f", {"x": big})])
-        assert process.start(then=(calls, blobs, True)).status == "ok"
-        outcome = process.call_many(calls, blobs, batch=True)[0]
+        calls = encode_calls([Call("f", {"x": big})])
+        assert process.start(calls).status == "ok"
+        outcome = process.call_many(calls, batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == float(big.sum())
 
@@ -261,30 +261,32 @@ def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_rul
     outside = tmp_path / "outside.txt"
     outside.write_text("not for learners")
     seen = []
-    with Zygote.start() as zygote:
-        if not zygote.facts.get("landlock_abi"):
+    with WarmParent.start() as warm_parent:
+        if not warm_parent.facts.get("landlock_abi"):
             pytest.skip("Landlock is not available here")
         for _ in range(3):
-            with LearnerProcess(zygote, {"m.py": CONFINED.encode(), "own.txt": b"mine"}, "m.py", ["f"]) as process:
+            with LearnerProcess(warm_parent, {"m.py": CONFINED.encode(), "own.txt": b"mine"}, "m.py", ["f"]) as process:
                 assert process.start().status == "ok"
-                seen.append(process._scratch)
-                calls, blobs = encode_calls([Call("f", {"outside": str(outside)})])
-                outcome = process.call_many(calls, blobs)[0]
+                seen.append(process.scratch_folder)
+                calls = encode_calls([Call("f", {"outside": str(outside)})])
+                outcome = process.call_many(calls)[0]
                 assert outcome.status == "ok", outcome
                 assert list(outcome.values[0]) == [1.0, 0.0, 1.0]
     assert seen[0] == seen[1] == seen[2]  # the same folder each time: the ruleset was built once
 
 
 def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_forgotten() -> None:
-    """The answers to calls sent ahead are collected for the very same call lists, whether or not the encoded
-    request is still cached (a long session evicts it): they used to be refused as 'busy with other calls'."""
-    from grader.sandbox import runner
+    """The answers to calls sent ahead are collected by a batch of the same calls, whether or not the encoded
+    request is still remembered (a long session forgets it) and whichever object carries the calls: matching
+    is by the batch's key. They used to be refused as 'busy with other calls'."""
+    from grader.sandbox.memory import SandboxMemo
+    from grader.sandbox.requests import RequestMemo
 
-    with Zygote.start() as zygote, LearnerProcess(zygote, {"m.py": b"def f():\n    return 4.0\n"},
-                                                   "m.py", ["f"]) as process:
-        calls, blobs = encode_calls([Call("f", {})])
-        assert process.start(then=(calls, blobs, True)).status == "ok"
-        runner._REQUESTS.clear()
-        outcome = process.call_many(calls, blobs, batch=True)[0]
+    memo = SandboxMemo()
+    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 4.0\n"},
+                                                   "m.py", ["f"], memo=memo) as process:
+        assert process.start(encode_calls([Call("f", {})])).status == "ok"
+        memo.requests = RequestMemo()
+        outcome = process.call_many(encode_calls([Call("f", {})]), batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == 4.0

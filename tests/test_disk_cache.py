@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.checks import engine, plan_cache
 from grader import cache
+from grader.checks import disk_cache
+from grader.checks.plan import build_plan
 from grader.spec.loader import load_spec_file
 
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
@@ -17,7 +18,7 @@ SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
 
 
 def _fresh(exercise):  # type: ignore[no-untyped-def]
-    return engine._build_plan(exercise, list(exercise.checks))
+    return build_plan(exercise, list(exercise.checks))
 
 
 def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
@@ -28,9 +29,10 @@ def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
         assert x.args.keys() == y.args.keys()
         for name in x.args:
             assert np.array_equal(np.asarray(x.args[name]), np.asarray(y.args[name]))
-    assert [(entry, keys) for _, entry, _, _, keys in a.checks] == [(entry, keys) for _, entry, _, _, keys in b.checks]
+    assert [(p.entry, p.keys) for p in a.checks] == [(p.entry, p.keys) for p in b.checks]
     everything = list(range(len(a.table.calls)))
-    assert a.encode(everything) == b.encode(everything)
+    x, y = a.encode(everything), b.encode(everything)
+    assert (x.calls, x.blobs, x.key) == (y.calls, y.blobs, y.key)
 
 
 def test_a_stored_plan_equals_a_fresh_build_and_refers_to_the_live_spec(tmp_path: Path, cache_dir: Path) -> None:
@@ -38,13 +40,13 @@ def test_a_stored_plan_equals_a_fresh_build_and_refers_to_the_live_spec(tmp_path
     shutil.copy(SPEC, copy)
     exercise = load_spec_file(copy)
     checks = list(exercise.checks)
-    built = plan_cache.stored_plan(exercise, checks, engine._build_plan)
+    built = disk_cache.stored_plan(exercise, checks, build_plan)
     assert len(list(cache_dir.glob("plan-*.pickle"))) == 1
 
     again = load_spec_file(copy)  # a new run: a new exercise object, from the same file
-    loaded = plan_cache.stored_plan(again, list(again.checks), lambda *_: pytest.fail("the plan was built again"))
+    loaded = disk_cache.stored_plan(again, list(again.checks), lambda *_: pytest.fail("the plan was built again"))
     assert loaded.exercise is again
-    assert all(stored is live for (stored, *_), live in zip(loaded.checks, again.checks))
+    assert all(stored.check is live for stored, live in zip(loaded.checks, again.checks))
     _same_plan(loaded, built)
     _same_plan(loaded, _fresh(again))
 
@@ -53,27 +55,27 @@ def test_an_edited_spec_or_other_checks_miss_the_plan_cache(tmp_path: Path, cach
     copy = tmp_path / "stable-softmax.yaml"
     shutil.copy(SPEC, copy)
     exercise = load_spec_file(copy)
-    plan_cache.stored_plan(exercise, list(exercise.checks), engine._build_plan)
+    disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
     public = [check for check in exercise.checks if check.visibility == "public"]
-    assert plan_cache.plan_key(exercise, tuple(c.id for c in public)) != plan_key_of(exercise)
+    assert disk_cache.plan_key(exercise, tuple(c.id for c in public)) != plan_key_of(exercise)
 
     copy.write_text(SPEC.read_text().replace("title: A softmax that never overflows", "title: Edited"))
     edited = load_spec_file(copy)
     assert plan_key_of(edited) != plan_key_of(exercise)
     builds = []
-    plan_cache.stored_plan(edited, list(edited.checks), lambda *args: builds.append(1) or engine._build_plan(*args))
+    disk_cache.stored_plan(edited, list(edited.checks), lambda *args: builds.append(1) or build_plan(*args))
     assert builds == [1]
 
 
 def plan_key_of(exercise) -> str | None:  # type: ignore[no-untyped-def]
-    return plan_cache.plan_key(exercise, tuple(check.id for check in exercise.checks))
+    return disk_cache.plan_key(exercise, tuple(check.id for check in exercise.checks))
 
 
 def test_a_spec_not_read_from_a_file_is_built_and_not_stored(cache_dir: Path) -> None:
     exercise = load_spec_file(SPEC)
     copy = exercise.model_copy()
     assert cache.origin(copy) is None
-    plan = plan_cache.stored_plan(copy, list(copy.checks), engine._build_plan)
+    plan = disk_cache.stored_plan(copy, list(copy.checks), build_plan)
     assert plan.exercise is copy
     assert not list(cache_dir.glob("plan-*.pickle"))
 
@@ -81,7 +83,7 @@ def test_a_spec_not_read_from_a_file_is_built_and_not_stored(cache_dir: Path) ->
 def test_no_plan_is_stored_with_grader_no_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exercise = load_spec_file(SPEC)
     monkeypatch.setenv("GRADER_NO_CACHE", "1")
-    plan_cache.stored_plan(exercise, list(exercise.checks), engine._build_plan)
+    disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
     assert not list(cache_dir.glob("plan-*.pickle"))
 
 
@@ -99,14 +101,14 @@ def test_known_wrong_answers_are_kept_only_when_every_call_answered(tmp_path: Pa
     def ask(answers):  # type: ignore[no-untyped-def]
         return lambda: asked.append("asked") or answers
 
-    assert plan_cache.stored_answers(exercise, ids, b"wrong one", ask(full)) == full
-    assert plan_cache.stored_answers(load_spec_file(copy), ids, b"wrong one", ask([])) == full  # a later run
+    assert disk_cache.stored_answers(exercise, ids, b"wrong one", ask(full)) == full
+    assert disk_cache.stored_answers(load_spec_file(copy), ids, b"wrong one", ask([])) == full  # a later run
     assert len(asked) == 1
     cut_short = [CallOutcome(status="ok"), CallOutcome(status="timeout")]
     for _ in range(2):
-        assert plan_cache.stored_answers(exercise, ids, b"wrong two", ask(cut_short)) == cut_short
+        assert disk_cache.stored_answers(exercise, ids, b"wrong two", ask(cut_short)) == cut_short
     assert len(asked) == 3  # asked again: how a time-out ends may depend on the machine's load
-    assert plan_cache.stored_answers(exercise, ids, b"wrong one, edited", ask(cut_short)) == cut_short
+    assert disk_cache.stored_answers(exercise, ids, b"wrong one, edited", ask(cut_short)) == cut_short
     assert len(asked) == 4
 
 
@@ -114,17 +116,17 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp
                                                                    cache_dir: Path, monkeypatch) -> None:
     """A second grading session finds the known-wrong answers on disk: only the learner's own process starts."""
     from grader.grading import GradingSession
-    from grader.sandbox import zygote_client
+    from grader.sandbox.warm_parent import WarmParent
 
     learner = tmp_path / "answer.py"
     shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "wrong_global_max.py", learner)
-    with GradingSession(zygote=session.zygote) as earlier:  # a session of its own: nothing remembered in memory
+    with GradingSession(warm_parent=session.warm_parent) as earlier:  # a session of its own: nothing remembered in memory
         first = earlier.grade(learner, exercise_ids=["stable-softmax"])
     spawned: list[int] = []
-    original = zygote_client.Zygote.spawn
-    monkeypatch.setattr(zygote_client.Zygote, "spawn",
+    original = WarmParent.spawn
+    monkeypatch.setattr(WarmParent, "spawn",
                         lambda self, config, fds: spawned.append(1) or original(self, config, fds))
-    with GradingSession(zygote=session.zygote) as later:
+    with GradingSession(warm_parent=session.warm_parent) as later:
         later.factory.self_test()
         spawned.clear()
         again = later.grade(learner, exercise_ids=["stable-softmax"])
@@ -141,14 +143,15 @@ def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_p
     shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "reference.py", learner)
     exercise = session.catalog.exercises["stable-softmax"]
     for public_only in (False, True):
-        monkeypatch.setattr(engine, "_PLANS", {})
         built_before: list[bool] = []
-        with GradingSession(session.catalog, zygote=session.zygote) as fresh:
+        with GradingSession(session.catalog, warm_parent=session.warm_parent) as fresh:
             original = fresh.factory.require_strong
             monkeypatch.setattr(fresh.factory, "require_strong",
-                                lambda: built_before.append(bool(engine._PLANS)) or original())
+                                lambda: built_before.append(bool(len(fresh.memo.plans))) or original())
             report = fresh.grade(learner, exercise_ids=["stable-softmax"], public_only=public_only)
         assert report.exercises[0].checks and all(c.status == "passed" for c in report.exercises[0].checks)
         assert built_before == ([] if public_only else [True])  # public checks need no strong sandbox
         checks = [c for c in exercise.checks if not public_only or c.visibility == "public"]
-        assert list(engine._PLANS) == [(id(exercise), tuple(c.id for c in checks))]  # the plan grading used
+        plans = list(fresh.memo.plans)
+        assert plans == [(exercise.id, tuple(c.id for c in checks))]  # the plan grading used
+        assert fresh.memo.plans[plans[0]].exercise is exercise

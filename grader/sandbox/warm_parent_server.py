@@ -1,16 +1,16 @@
-"""The warm parent of learner processes ("zygote").
+"""The warm parent of learner processes.
 
 Started once per grading process as a fresh interpreter
-(``python -I -B -u zygote.py ROOT FD``) with a minimal environment, it
+(``python -I -B -u warm_parent_server.py ROOT FD``) with a minimal environment, it
 imports numpy and the child code, then forks one learner process per
 request. Forking a warm parent costs milliseconds where a new interpreter
-costs a numpy import, and the zygote holds nothing secret: no specs, no
+costs a numpy import, and the warm parent holds nothing secret: no specs, no
 references, no answer keys, no environment of the grader's.
 
 A ``preload`` request (carrying a memfd with a ``call_many`` request) has it
 decode that request once, so learner processes forked afterwards get the
 calls' arguments by copying them instead of receiving and decoding them
-(``child.preload``): ``grader batch`` sends every learner the same plan. It
+(``arguments.preload``): ``grader batch`` sends every learner the same plan. It
 holds arguments only, which every learner process receives anyway; requests
 carrying the grader's own functions are refused.
 
@@ -43,7 +43,7 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 _MAX_DATAGRAM = 1 << 20
 _MAX_PRELOAD = 64 * 1024 * 1024
@@ -90,7 +90,9 @@ class _Server:
             landlock.prepare_rules(landlock_paths["read"], landlock_paths["list"])
             seccomp.prepare_filter()
         self.landlock_paths = landlock_paths
-        self._landlock_fds = _runs(item.fd for items in landlock_paths.values() for item in items)
+        from grader.sandbox import descriptors
+
+        self._landlock_fds = descriptors.runs(item.fd for items in landlock_paths.values() for item in items)
         # Landlock rulesets built for scratch folders, by the folder's (device, inode): never changed once built
         self._rulesets: dict[tuple[int, int], tuple[int, int]] = dict(rulesets or {})
         self.facts = {
@@ -128,7 +130,7 @@ class _Server:
                     continue
                 if not data:
                     self._shutdown()
-                    os._exit(0)  # nothing to flush; skipping interpreter teardown saves a cold run ~50 ms
+                    os._exit(0)  # nothing to flush; interpreter teardown would only delay the grader's exit
                 self._handle(json.loads(data), fds)
 
     def _handle(self, request: dict[str, Any], fds: list[int]) -> None:
@@ -152,15 +154,16 @@ class _Server:
 
     def _spawn(self, config: dict[str, Any], fds: list[int]) -> int:
         request_fd, response_fd, output_fd = fds
+        from grader.sandbox import descriptors
         from grader.sandbox.confine import privileges
 
         ruleset = self._ruleset_for(config)
         if ruleset is not None:
             config = dict(config, landlock_ruleset=list(ruleset))
-            keep = _runs((0, 1, 2, request_fd, response_fd, ruleset[0]))
+            keep = descriptors.runs((0, 1, 2, request_fd, response_fd, ruleset[0]))
         else:  # the learner process adds the rules itself, from the paths opened here
             config = dict(config, landlock_paths=self.landlock_paths)
-            keep = _runs((0, 1, 2, request_fd, response_fd), self._landlock_fds)
+            keep = descriptors.runs((0, 1, 2, request_fd, response_fd), self._landlock_fds)
         me = os.getpid()
         pid = os.fork()
         if pid == 0:  # the learner process
@@ -172,8 +175,8 @@ class _Server:
                 privileges.die_with_parent(me)
                 os.dup2(output_fd, 1)
                 os.dup2(output_fd, 2)
-                _close_inherited(keep)  # the ruleset or the Landlock paths are closed once confined
-                request_fd, response_fd = _renumber_low(request_fd), _renumber_low(response_fd)
+                descriptors.close_inherited(keep)  # the ruleset or the Landlock paths are closed once confined
+                request_fd, response_fd = descriptors.renumber_low(request_fd), descriptors.renumber_low(response_fd)
                 os.chdir(config["scratch"])
                 if config.get("selftest"):  # trusted probes, no learner code: the confinement is what is tested
                     from grader.sandbox.selftest import serve_probe
@@ -183,7 +186,7 @@ class _Server:
                     from grader.sandbox import child
 
                     child.serve(config, request_fd, response_fd)
-            except BaseException:  # noqa: BLE001 - nothing may escape into the zygote's loop
+            except BaseException:  # noqa: BLE001 - nothing may escape into the warm parent's loop
                 code = 70
             os._exit(code)
         for fd in fds:
@@ -197,7 +200,7 @@ class _Server:
         A grading process hands a scratch folder out again once its process
         is gone (``sandbox/scratch.py``), so most learner processes find their
         ruleset built and confine themselves with one system call instead of
-        adding ~280 rules (about 1.8 ms in all). The key is the folder's inode,
+        adding some 280 rules. The key is the folder's inode,
         which the ruleset holds on to: a folder made anew gets a ruleset anew.
         ``None`` when Landlock is not wanted or the ruleset cannot be built
         here: the learner process then builds its own and reports what failed.
@@ -237,9 +240,9 @@ class _Server:
                     return False
                 parts.append(part)
                 got += len(part)
-            from grader.sandbox import child
+            from grader.sandbox import arguments
 
-            return child.preload(key, b"".join(parts))
+            return arguments.preload(key, b"".join(parts))
         except Exception:  # noqa: BLE001 - a request that cannot be preloaded is sent in full instead
             return False
         finally:
@@ -369,10 +372,12 @@ class _Server:
         ignored; we rescan until a scan finds nothing, so processes forked or
         re-parented while we kill are caught too.
         """
+        from grader.sandbox import process_tree
+
         me = os.getpid()
         deadline = time.monotonic() + timeout
         while True:
-            children, zombies = _children_map(me)
+            children, zombies = process_tree.children_map(me)
             doomed: list[int] = []
             queue = [pid for pid in children.get(me, []) if pid not in self.active and pid not in self.clones]
             while queue:
@@ -444,122 +449,6 @@ def _landlock_paths(landlock: Any) -> tuple[list[str], list[str]]:
     return [str(p) for p in read], [str(p) for p in listed]
 
 
-def _renumber_low(fd: int) -> int:
-    """``fd`` moved to the lowest free number, if that is lower (the Landlock descriptors took the low ones here)."""
-    moved = os.dup(fd)
-    if moved < fd:
-        os.close(fd)
-        return moved
-    os.close(moved)
-    return fd
-
-
-def _open_fds() -> list[int]:
-    try:
-        return [int(fd) for fd in os.listdir("/proc/self/fd")]
-    except OSError:  # pragma: no cover
-        return list(range(3, 256))
-
-
-def _runs(fds: Iterable[int], runs: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
-    """``fds`` and the ``(first, last)`` ``runs`` as sorted, merged runs of consecutive descriptors."""
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted([(fd, fd) for fd in fds] + list(runs)):
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
-        else:
-            merged.append((first, last))
-    return merged
-
-
-_SYS_CLOSE_RANGE = 436  # the same number on every Linux architecture (added in 5.9)
-
-
-def _close_inherited(keep: list[tuple[int, int]]) -> None:
-    """In a just-forked learner process, close every descriptor outside the ``keep`` runs.
-
-    ``close_range`` closes each gap in one system call. Listing
-    ``/proc/self/fd`` instead (the fallback, for kernels before 5.9) costs a
-    fresh process about 1.3 ms with the ~280 Landlock descriptors open.
-    """
-    start = 0
-    for first, last in keep + [(_FD_CEILING, _FD_CEILING)]:
-        if first > start and _close_range(start, first - 1) != 0:
-            break
-        start = last + 1
-    else:
-        return
-    kept = {fd for first, last in keep for fd in range(first, last + 1)}
-    for fd in _open_fds():
-        if fd not in kept:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
-_FD_CEILING = (1 << 31) - 1
-
-
-def _close_range(first: int, last: int) -> int:
-    from grader.sandbox.confine._libc import syscall
-
-    return syscall(_SYS_CLOSE_RANGE, first, last, 0)
-
-
-def _children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Parent pid -> child pids of ``root`` and its descendants: the live processes, and the zombies.
-
-    Each process of the subtree lists its children in ``/proc/PID/task/TID/children``,
-    so a check after every learner reads a few files, not the ``stat`` of every
-    process on the machine (2 ms with 70 processes, more on a busy laptop).
-    Where the kernel offers no such file, every process is scanned instead.
-    """
-    if not os.path.exists(f"/proc/{root}/task/{root}/children"):
-        return _scan_all()
-    children: dict[int, list[int]] = {}
-    zombies: dict[int, list[int]] = {}
-    queue = [root]
-    while queue:
-        parent = queue.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-            listed = b"".join(_read(f"/proc/{parent}/task/{tid}/children") for tid in tasks)
-        except OSError:  # gone meanwhile
-            continue
-        for pid in map(int, listed.split()):
-            try:
-                state = _read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            (zombies if state in (b"Z", b"X") else children).setdefault(parent, []).append(pid)
-            queue.append(pid)
-    return children, zombies
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _scan_all() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Parent pid -> child pids of every process in ``/proc``: the live processes, and the zombies."""
-    children: dict[int, list[int]] = {}
-    zombies: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1:
-            target = zombies if fields[0] in (b"Z", b"X") else children
-            target.setdefault(int(fields[1]), []).append(int(entry))
-    return children, zombies
-
-
 def _status(status: int, usage: Any = None) -> dict[str, Any]:
     cpu = {"cpu": round(usage.ru_utime + usage.ru_stime, 3)} if usage is not None else {}
     if os.WIFSIGNALED(status):
@@ -571,7 +460,7 @@ def _find_numpy(site_dirs: list[str]) -> bool:
     """Put the site-packages folders the grader named on the path (this interpreter runs with ``-S``);
     whether numpy is found there (else the usual site setup must run: see :func:`_import_numpy`).
 
-    Reading them without their ``.pth`` files saves this process's start about 40 ms.
+    Reading them without their ``.pth`` files keeps this process's start short.
     """
     import importlib.util
     import site
@@ -631,7 +520,7 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: ``zygote.py ROOT CONTROL_FD SITE_DIRS_JSON [EARLY_SELF_TEST_JSON]``."""
+    """Entry point: ``warm_parent_server.py ROOT CONTROL_FD SITE_DIRS_JSON [EARLY_SELF_TEST_JSON]``."""
     sys.path.insert(0, argv[1])
     from grader.sandbox.confine import privileges
 
@@ -641,7 +530,7 @@ def main(argv: list[str]) -> None:
     early = json.loads(argv[4]) if len(argv) > 4 else None
     server = None
     if found:  # the allow-list is the same before numpy is imported: the self-test's probe can start now
-        from grader.sandbox import frames, selftest  # noqa: F401 - nothing of ours is readable once confined
+        from grader.sandbox import descriptors, frames, process_tree, selftest  # noqa: F401 - nothing of ours is readable once confined
         from grader.sandbox.confine import process  # noqa: F401
 
         server = _Server(control, early)
@@ -649,7 +538,7 @@ def main(argv: list[str]) -> None:
     _import_numpy(found)  # the whole point: import once, fork many times
     _keep_freed_memory()
 
-    from grader.sandbox import child, protocol, selftest  # noqa: F401, F811 - nothing of ours is readable once confined
+    from grader.sandbox import arguments, child, descriptors, process_tree, protocol, selftest  # noqa: F401, F811 - nothing of ours is readable once confined
     from grader.sandbox.confine import landlock, privileges, seccomp  # noqa: F401
 
     server = server or _Server(control, early)

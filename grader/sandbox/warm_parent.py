@@ -23,12 +23,12 @@ from typing import Any, Callable
 from grader.sandbox.reading import local_reader
 from grader.sandbox.scratch import SCRATCH_PREFIX, ScratchFolders
 
-__all__ = ["SCRATCH_PREFIX", "Zygote", "default_self_test", "start_early", "sweep_stale_scratch"]
+__all__ = ["SCRATCH_PREFIX", "WarmParent", "default_self_test", "start_early", "sweep_stale_scratch"]
 
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 _MAX_PRELOADS = 256
-_ZYGOTE = str(Path(__file__).resolve().with_name("zygote.py"))
+_SERVER = str(Path(__file__).resolve().with_name("warm_parent_server.py"))
 
 
 def _minimal_environment() -> dict[str, str]:
@@ -61,9 +61,9 @@ def _site_dirs() -> list[str]:
 def default_self_test() -> dict[str, Any] | None:
     """The confinement a default grading session gives its start-up self-test, or ``None`` if unsure.
 
-    That is ``runner.Limits().child_limits()`` and ``runner.Layers()`` (this
-    module cannot import them: they bring numpy). It is only a guess made to
-    start the self-test early: ``SandboxFactory`` takes the early outcome only
+    That is ``limits.Limits().child_limits()`` and ``limits.Layers()`` (this
+    module imports only the standard library, so that it starts first). It is only a guess made to
+    start the self-test early: ``front.Sandbox`` takes the early outcome only
     when it equals what it asks for, and runs the self-test itself otherwise.
     Environments that change the layers or the CPU limit get no early test.
     """
@@ -123,7 +123,7 @@ def sweep_stale_scratch() -> int:
     return removed
 
 
-_EARLY: list["Zygote"] = []
+_EARLY: list["WarmParent"] = []
 _NOT_WAITED_FOR: list[subprocess.Popen[bytes]] = []  # warm parents closed with wait=False, until seen gone
 
 
@@ -138,20 +138,20 @@ atexit.register(_reap_not_waited_for)
 def start_early() -> None:
     """Start the warm parent for a command that will need it, before that command has even loaded click.
 
-    The next :meth:`Zygote.start` takes it. A cold ``grader grade`` waits for
+    The next :meth:`WarmParent.start` takes it. A cold ``grader grade`` waits for
     its warm parent (interpreter, numpy, self-test) once the specs are loaded,
     so every millisecond it starts sooner is one the command ends sooner.
     If nothing takes it, it ends with this process (its control socket
     closes, and it dies with its parent).
     """
     if not _EARLY:
-        _EARLY.append(Zygote(default_self_test()))
+        _EARLY.append(WarmParent(default_self_test()))
 
 
-class Zygote:
+class WarmParent:
     """Client of the warm parent that forks learner processes.
 
-    Start it as early as possible (``Zygote.start()`` returns at once): its
+    Start it as early as possible (``WarmParent.start()`` returns at once): its
     interpreter and numpy import run while the grader loads its specs.
     One client serves one thread at a time.
     """
@@ -160,9 +160,9 @@ class Zygote:
         _reap_not_waited_for()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         stderr = tempfile.TemporaryFile()
-        # -S: no site processing (its .pth files cost the warm parent's start ~40 ms); it is told where
+        # -S: no site processing (its .pth files would slow the warm parent's start); it is told where
         # site-packages are instead, and processes them itself only if numpy cannot be found there.
-        argv = [sys.executable, "-I", "-S", "-B", "-u", _ZYGOTE, _ROOT, str(theirs.fileno()), json.dumps(_site_dirs())]
+        argv = [sys.executable, "-I", "-S", "-B", "-u", _SERVER, _ROOT, str(theirs.fileno()), json.dumps(_site_dirs())]
         if self_test is not None:  # the warm parent runs it as soon as it is ready, while we import
             argv.append(json.dumps({**self_test, "grader_pid": os.getpid(), "temp_dir": tempfile.gettempdir()}))
         process = subprocess.Popen(
@@ -194,9 +194,10 @@ class Zygote:
         self._to_preload: dict[str, bytes] = {}
         self.preloaded: set[str] = set()
         self.scratch = ScratchFolders()  # folders handed out again to this warm parent's learner processes
+        self.self_tests: dict[Any, Any] = {}  # the start-up self-tests it passed, by layers (``front.Sandbox``)
 
     @classmethod
-    def start(cls) -> "Zygote":
+    def start(cls) -> "WarmParent":
         """Start the warm parent without waiting for it to be ready; it runs the default self-test early.
 
         A warm parent started by :meth:`start_early` in this process, not yet
@@ -230,13 +231,13 @@ class Zygote:
             assert self._facts is not None
             return dict(self._facts)
 
-    def clone(self) -> "Zygote":
+    def clone(self) -> "WarmParent":
         """A second warm parent, forked from this one, with a client of its own (for another grading process).
 
         A fork costs milliseconds where a new warm parent costs an interpreter
         start and a numpy import. The clone is the same program in the same
         state, so the start-up self-test this parent passed (``self_tests``,
-        kept by ``SandboxFactory``) holds for it too and is not run again;
+        kept by ``front.Sandbox``) holds for it too and is not run again;
         if the clone reports other facts about the machine, it is run again.
         This parent kills the clone and its learner processes when it stops.
         """
@@ -248,7 +249,7 @@ class Zygote:
                 pid = self._reply("cloned").get("pid")
         finally:
             theirs.close()
-        twin = Zygote.__new__(Zygote)
+        twin = WarmParent.__new__(WarmParent)
         twin._attach(ours, self._stderr, None, None)
         twin.pid = pid if type(pid) is int else None
         try:
@@ -256,8 +257,8 @@ class Zygote:
         except BaseException:  # the clone did not start: nothing of it is kept
             twin.abandon()
             raise
-        if same and "self_tests" in self.__dict__:
-            twin.__dict__["self_tests"] = dict(self.__dict__["self_tests"])
+        if same:
+            twin.self_tests = dict(self.self_tests)
         return twin
 
     def abandon(self) -> None:
@@ -270,7 +271,7 @@ class Zygote:
         The grader asks once a request has gone out in full to a second
         learner process: the session is grading many learners on one plan.
         Processes forked afterwards hold it decoded and get just the key
-        (``child.preload``).
+        (``arguments.preload``).
         """
         if key in self.preloaded or key in self._to_preload or key in self._refused:
             return
@@ -362,7 +363,7 @@ class Zygote:
                     self._process.wait()
                 self._stderr.close()
 
-    def __enter__(self) -> "Zygote":
+    def __enter__(self) -> "WarmParent":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,123 @@
+"""Diagnosis: which known mistake a failing submission made, by comparing it with known-wrong solutions.
+
+A known-wrong solution answers every call of the exercise's plan once per
+session (and once on disk between runs, ``disk_cache.stored_answers``), so
+later learners, whatever input they fail on, are diagnosed by comparing
+outputs, without starting a process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from grader.checks.base import Finding
+from grader.checks.disk_cache import stored_answers
+from grader.checks.findings import CheckRun, judge_case
+from grader.checks.plan import Plan
+from grader.reasons import failure_reason
+from grader.results import CheckResult
+from grader.sandbox.calls import CallBatch
+from grader.sandbox.outcomes import CallOutcome
+from grader.spec.models import ImplementationExercise
+
+if TYPE_CHECKING:
+    from grader.checks.engine import ProcessFactory
+    from grader.checks.memory import GradingMemo
+
+__all__ = ["apply_diagnosis", "diagnose"]
+
+
+def diagnose(exercise: ImplementationExercise, runs: list[CheckRun], factory: ProcessFactory, root: Path,
+             memo: GradingMemo, plan: Plan) -> dict[str, str]:
+    """For each failed check, the misconception of the first known-wrong solution whose output matches."""
+    wanted = [(run, run.failing[0]) for run in runs if run.failing]
+    if not wanted or not exercise.known_wrong:
+        return {}
+    found: dict[str, str] = {}
+    failing = {run.check.id for run, _ in wanted}
+    for wrong in exercise.known_wrong:
+        if not failing.intersection(wrong.must_fail):
+            continue  # a known-wrong solution only explains failures of the checks it is known to fail
+        answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan)
+        for run, (index, _, mine) in wanted:
+            theirs = answers(run, index)
+            if (run.check.id not in found and run.check.id in wrong.must_fail and len(theirs) == len(mine)
+                    and all(map(_same, mine, theirs))
+                    and judge_case(run.check, run.entry, run.cases[index], theirs) is not None):
+                found[run.check.id] = wrong.misconception
+    return found
+
+
+def _known_wrong_answers(exercise: ImplementationExercise, path: Path, factory: ProcessFactory,
+                         memo: GradingMemo, plan: Plan) -> Callable[[CheckRun, int], list[CallOutcome]]:
+    """A function ``(run, case index) -> outcomes`` of one known-wrong solution on that case's calls.
+
+    Its answers to every call of the plan are asked once per session: they
+    are filed under the solution's path and the key of the plan's whole
+    batch, which names every call by value.
+    """
+    whole = plan.encode(list(range(len(plan.table.calls))))
+    outcomes = memo.known_wrong.setdefault_with(
+        (str(path), whole.key),
+        lambda: stored_answers(exercise, plan.check_ids(), path.read_bytes(),
+                               lambda: _ask_known_wrong(factory, path, exercise, whole)))
+    table = dict(enumerate(outcomes))
+    return lambda run, index: [table[key] for key in run.keys[index] if key in table]
+
+
+def _ask_known_wrong(factory: ProcessFactory, path: Path, exercise: ImplementationExercise,
+                     calls: CallBatch) -> list[CallOutcome]:
+    """A known-wrong solution's answers to ``calls``; calls cut short by a crash or hang are asked again once."""
+    outcomes = [CallOutcome(status="not_run")] * len(calls)
+    for batch in (True, False):
+        missing = [i for i, outcome in enumerate(outcomes) if outcome.status == "not_run"]
+        if not missing:
+            break
+        process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
+        try:
+            if process.start().status != "ok":
+                break
+            answers = process.call_many(calls if batch else calls.only(missing), batch=batch)
+        finally:
+            process.close()
+        for i, outcome in zip(range(len(calls)) if batch else missing, answers):
+            outcomes[i] = outcome
+    return outcomes
+
+
+def _same(a: CallOutcome, b: CallOutcome) -> bool:
+    if a.status != b.status:
+        return False
+    if a.status == "raised":
+        return bool(a.error and b.error and a.error.get("type") == b.error.get("type"))
+    if a.status != "ok" or a.kind != b.kind or len(a.values) != len(b.values) or a.types != b.types:
+        return False
+    if a.inputs_after and b.inputs_after:  # what was done to the inputs must match exactly, when both report it
+        if len(a.inputs_after) != len(b.inputs_after) or not all(
+            x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f" and y.dtype.kind == "f")
+            for x, y in zip(a.inputs_after, b.inputs_after)
+        ):
+            return False
+    for x, y in zip(a.values, b.values):
+        if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
+            return False
+        if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+            if not np.allclose(x.astype(float), y.astype(float), rtol=1e-6, atol=1e-9, equal_nan=True):
+                return False
+        elif not np.array_equal(x, y):
+            return False
+    return True
+
+
+def apply_diagnosis(result: CheckResult, run: CheckRun, misconception: str) -> None:
+    """Name the misconception in a failed check's result (only where its input and values are shown)."""
+    if result.status not in ("failed", "error") or not (result.visibility == "public" or run.check.reveal == "full"):
+        return
+    result.diagnosis = misconception
+    finding = run.finding or Finding(got=result.got or "", expected=result.expected or "")
+    result.reason = failure_reason(result.property or run.check.describe(run.entry), result.input, finding,
+                                   diagnosis=misconception, hint=run.check.hint, more=result.more_failures, reveal=True)

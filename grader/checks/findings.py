@@ -1,0 +1,174 @@
+"""Findings: what a check concludes on each case from what the learner's calls returned.
+
+A finding depends only on the check, the case and the bytes the calls
+returned, so it is remembered per plan (``Findings``): a class mostly
+returns the same bytes, and a second submission whose calls returned the
+very same bytes (same digests) gets the same finding without judging again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from grader.checks.base import Call, Check, Finding
+from grader.checks.cases import Case
+from grader.checks.display import values_not_shown
+from grader.checks.plan import CallTable, Plan, PlannedCheck
+from grader.memo import BoundedMemo
+from grader.reasons import describe_error, outcome_detail
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["CheckRun", "Findings", "findings_for", "judge_case", "signature_of"]
+
+_KEPT_PER_CASE = 4
+
+
+@dataclass
+class CheckRun:
+    """One check on one submission: its planned calls, what they returned, and what was found."""
+
+    planned: PlannedCheck
+    memo: Findings | None = None
+    failing: list[tuple[int, list[Call], list[CallOutcome]]] = field(default_factory=list)
+    finding: Finding | None = None
+    findings: dict[int, Finding | None] = field(default_factory=dict)
+    held_before: bool | None = None  # once every call is answered: whether these very outputs held before
+
+    @property
+    def check(self) -> Check:
+        return self.planned.check
+
+    @property
+    def entry(self) -> str:
+        return self.planned.entry
+
+    @property
+    def cases(self) -> list[Case]:
+        return self.planned.cases
+
+    @property
+    def keys(self) -> list[list[int]]:
+        return self.planned.keys
+
+    def known_to_hold(self, table: CallTable) -> bool:
+        """Whether every case held on exactly these outputs for an earlier submission (looked up once)."""
+        if self.held_before is None and self.memo is not None:
+            signature = signature_of(self, table)
+            if signature is None:
+                return False  # not every call is answered yet: look again later
+            self.held_before = signature in self.memo.held
+        return bool(self.held_before)
+
+    def find(self, index: int, outcomes: list[CallOutcome], *, shown: bool = True) -> Finding | None:
+        """The finding of case ``index`` (``None``: the property holds), judged once per distinct output.
+
+        ``shown=False``: only whether it holds will be used (a failure after
+        the one the reason shows), so its values are not written out
+        (``display.values_not_shown``).
+        """
+        if index not in self.findings:
+            if not shown:
+                with values_not_shown():
+                    self.findings[index] = (
+                        judge_case(self.check, self.entry, self.cases[index], outcomes) if self.memo is None
+                        else self.memo.judge(self, index, outcomes, shown=False))
+            elif self.memo is None:
+                self.findings[index] = judge_case(self.check, self.entry, self.cases[index], outcomes)
+            else:
+                self.findings[index] = self.memo.judge(self, index, outcomes)
+            for outcome in outcomes:  # judged: a large answer's arrays are not kept decoded while the others are judged
+                outcome.release()
+        return self.findings[index]
+
+    def decided(self, table: CallTable) -> bool:
+        """Whether the check's outcome is known: every case answered, or a failure before any gap."""
+        if self.known_to_hold(table):
+            return True
+        for index, keys in enumerate(self.keys):
+            if any(key not in table.outcomes for key in keys):
+                return False
+            if self.find(index, [table.outcomes[key] for key in keys]) is not None:
+                return True
+        return True
+
+
+class Findings:
+    """What a check concluded on each case for each exact output seen (a few outputs per case).
+
+    Only answered calls are remembered. ``held`` are whole outputs (the
+    digest of every call of every case) on which every case held; they are
+    kept on disk between runs beside the plan (``disk_cache.stored_held``),
+    so a run's first learner is not judged either.
+    """
+
+    def __init__(self, cases: int, held: Iterable[bytes] = ()) -> None:
+        kept = _KEPT_PER_CASE * max(cases, 1)
+        self.seen: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)
+        self.unshown: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)  # values not written
+        self.held: set[bytes] = set(held)
+        self.changed = False
+
+    def remember_held(self, run: CheckRun, table: CallTable) -> None:
+        """Remember that every case held on this run's outputs (a few such outputs per check)."""
+        signature = signature_of(run, table)
+        if signature is not None and signature not in self.held and len(self.held) < _KEPT_PER_CASE:
+            self.held.add(signature)
+            self.changed = True
+
+    def judge(self, run: CheckRun, index: int, outcomes: list[CallOutcome], shown: bool = True) -> Finding | None:
+        """The finding, from memory when these exact outputs were judged before.
+
+        A finding judged with its values not written out (``shown=False``)
+        is remembered apart, and serves only where it will not be shown either.
+        """
+        kept = tuple(outcome.digest for outcome in outcomes if outcome.digest is not None)
+        if not kept or len(kept) != len(outcomes):
+            return judge_case(run.check, run.entry, run.cases[index], outcomes)
+        key = (index, kept)
+        if key in self.seen:
+            return self.seen[key]
+        memory = self.seen if shown else self.unshown
+        if not shown and key in memory:
+            return memory[key]
+        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes)
+        return finding
+
+
+def signature_of(run: CheckRun, table: CallTable) -> bytes | None:
+    """A digest of what every call of the check returned, in order; ``None`` while one is unanswered or has none."""
+    outcomes = table.outcomes
+    parts = []
+    for keys in run.keys:
+        for key in keys:
+            outcome = outcomes.get(key)
+            if outcome is None or outcome.digest is None:
+                return None
+            parts.append(outcome.digest)  # each 16 bytes: joined, they cannot run into each other
+    return hashlib.blake2b(b"".join(parts), digest_size=16).digest()
+
+
+def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+    """The finding of one case: the engine judges calls that gave no value, the check judges the values."""
+    if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
+        return check.judge(case, outcomes)
+    for outcome in outcomes:
+        if outcome.status == "timeout":
+            return Finding(got=outcome_detail(outcome), expected="an answer within the time limit", status="timeout")
+        if outcome.status != "ok":
+            return Finding(got=describe_error(outcome, entry), expected="a returned array", status="error")
+    try:
+        return check.judge(case, outcomes)
+    except Exception as exc:  # a value so odd the property cannot even be computed on it
+        return Finding(got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
+                       expected="an array of the documented shape")
+
+
+def findings_for(plan: Plan, planned: PlannedCheck) -> Findings:
+    """The check's remembered findings on ``plan``, shared by every submission the session grades."""
+    found = plan.findings.get(planned.check.id)
+    if found is None:
+        found = plan.findings[planned.check.id] = Findings(len(planned.cases),
+                                                           plan.held_on_disk.get(planned.check.id, ()))
+    return found

@@ -1,0 +1,67 @@
+"""What a grading session remembers between submissions, so the next one does not work it out again.
+
+One ``GradingMemo`` is owned by a ``GradingSession`` (or by whoever grades
+several exercises in a row) and passed explicitly to
+``grade_implementation``. It holds each exercise's plan (which in turn keeps
+its findings, call texts and encodings), the case lists plans share, and
+each known-wrong solution's answers. Every store is a bounded LRU
+(``grader.memo.BoundedMemo``) keyed by values: an exercise's id with the ids
+of the checks asked for, a case set's name, a batch's key. A plan found
+under its key is used only for the very exercise object it was built for,
+so two catalogs with an exercise of the same id never share one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.checks.base import Check
+from grader.checks.cases import Case, build_cases
+from grader.checks.disk_cache import stored_held, stored_plan
+from grader.checks.plan import Plan, build_plan, checks_to_run
+from grader.memo import BoundedMemo
+from grader.sandbox.outcomes import CallOutcome
+from grader.spec.models import ImplementationExercise
+
+__all__ = ["GradingMemo"]
+
+_PLANS_KEPT = 64
+_CASE_SETS_KEPT = 256
+_KNOWN_WRONG_KEPT = 64
+
+
+class GradingMemo:
+    """Plans, case sets and known-wrong answers of one grading session (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.plans: BoundedMemo[tuple[str, tuple[str, ...]], Plan] = BoundedMemo(_PLANS_KEPT)
+        self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = \
+            BoundedMemo(_CASE_SETS_KEPT)
+        self.known_wrong: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_KNOWN_WRONG_KEPT)
+
+    def plan(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:
+        """The exercise's plan for these checks: remembered, else loaded from disk, else built (and stored)."""
+        key = (exercise.id, tuple(check.id for check in checks))
+        plan = self.plans.get(key)
+        if plan is None or plan.exercise is not exercise:
+            plan = stored_plan(exercise, checks, self._build)
+            plan.held_on_disk = stored_held(exercise, plan.check_ids())
+            self.plans[key] = plan
+        return plan
+
+    def warm(self, exercises: list[Any], *, public_only: bool = False) -> None:
+        """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading would."""
+        for exercise in exercises:
+            if isinstance(exercise, ImplementationExercise):
+                self.plan(exercise, checks_to_run(exercise, public_only))
+
+    def cases(self, exercise: ImplementationExercise, name: str, kinds: dict[str, str]) -> list[Case]:
+        """The exercise's case set ``name``, drawn once per session (specs do not change)."""
+        hit = self.case_sets.get((exercise.id, name))
+        if hit is None or hit[0] is not exercise:
+            hit = (exercise, build_cases(list(exercise.cases[name]), kinds, (exercise.id, name)))
+            self.case_sets[(exercise.id, name)] = hit
+        return hit[1]
+
+    def _build(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:
+        return build_plan(exercise, checks, self.cases)

@@ -1,0 +1,145 @@
+"""Calls to a learner's entry functions, encoded for the wire: what the grader asks a learner process.
+
+A call goes as JSON (the function's name, each argument as a reference to an
+array payload, an inline number, or the name of a grader function built in
+the learner process) plus the array payloads themselves (``protocol``).
+
+A ``CallBatch`` is one such request: its calls, their payloads, and a key
+that is a digest of both. Two batches with the same key ask for exactly the
+same thing, so whatever is matched or remembered about a batch (the answers
+owed to calls sent along with an import, a request's encoded bytes) is
+found by that key, never by which list object happens to carry the calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from grader.sandbox.protocol import encode_array
+
+__all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
+
+
+@dataclass(frozen=True)
+class TrustedFunction:
+    """A grader function handed to a learner's higher-order entry, built inside the learner process."""
+
+    name: str
+    arrays: tuple[np.ndarray, ...] = ()
+
+
+class PlannedCall(Protocol):
+    """What the encoder needs of a call: the entry's name, its named arguments, whether inputs come back."""
+
+    @property
+    def function(self) -> str: ...
+    @property
+    def args(self) -> Mapping[str, Any]: ...
+    @property
+    def return_inputs(self) -> bool: ...
+
+
+@dataclass(frozen=True, eq=False)
+class CallBatch:
+    """One request of calls: the encoded calls, their array payloads, and a key naming both by value.
+
+    Built by :meth:`of` (which computes the key) or by :func:`encode_calls`.
+    The key is the same for any two batches asking for the same calls with
+    the same payloads, whichever objects carry them.
+    """
+
+    calls: list[dict[str, Any]]
+    blobs: list[bytes]
+    key: str = field(default="")
+
+    @classmethod
+    def of(cls, calls: list[dict[str, Any]], blobs: Iterable[bytes] = ()) -> CallBatch:
+        """The batch of ``calls`` with payloads ``blobs``, its key computed from both."""
+        blobs = list(blobs)
+        return cls(calls, blobs, batch_key(calls, blobs))
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def only(self, indices: Iterable[int]) -> CallBatch:
+        """The calls at ``indices`` (in that order), with the same payloads: asked again one by one."""
+        return CallBatch.of([self.calls[i] for i in indices], self.blobs)
+
+
+def batch_key(calls: list[dict[str, Any]], blobs: list[bytes]) -> str:
+    """A digest of encoded calls and their payloads (each payload's length first, so none runs into the next)."""
+    digest = hashlib.blake2b(json.dumps(calls, sort_keys=True, separators=(",", ":")).encode(), digest_size=16)
+    for blob in blobs:
+        digest.update(len(blob).to_bytes(8, "little"))
+        digest.update(blob)
+    return digest.hexdigest()
+
+
+def encode_calls(calls: Iterable[PlannedCall], signatures: Mapping[str, list[str]] | None = None) -> CallBatch:
+    """Calls as JSON plus array payloads: arrays by index, numbers inline, functions by name.
+
+    Arguments go by position, in signature order, up to the first argument a
+    case leaves out; the ones after that gap go by keyword, so leaving out a
+    middle default never shifts the others.
+    """
+    blobs: list[bytes] = []
+    encoded = []
+
+    def value(item: Any) -> dict[str, Any]:
+        if isinstance(item, np.ndarray):
+            blobs.append(encode_array(item))
+            return {"t": "array", "i": len(blobs) - 1}
+        if isinstance(item, TrustedFunction):
+            indices = []
+            for array in item.arrays:
+                blobs.append(encode_array(array))
+                indices.append(len(blobs) - 1)
+            return {"t": "callable", "name": item.name, "arrays": indices}
+        if isinstance(item, np.generic):
+            return {"t": "value", "v": item.item()}
+        return {"t": "value", "v": item}
+
+    for call in calls:
+        order = (signatures or {}).get(call.function) or list(call.args)
+        positional: list[dict[str, Any]] = []
+        keywords: dict[str, dict[str, Any]] = {}
+        gap = False
+        for name in order:
+            if name not in call.args:
+                gap = True
+            elif gap:
+                keywords[name] = value(call.args[name])
+            else:
+                positional.append(value(call.args[name]))
+        for name in call.args:
+            if name not in order:
+                keywords[name] = value(call.args[name])
+        item: dict[str, Any] = {"fn": call.function, "args": positional, "return_inputs": call.return_inputs}
+        if keywords:
+            item["kwargs"] = keywords
+        encoded.append(item)
+    return CallBatch.of(encoded, blobs)
+
+
+def shift_payloads(item: dict[str, Any], offset: int) -> dict[str, Any]:
+    """A call's encoding with its payload indices moved by ``offset`` (to join calls into one batch)."""
+    if not offset:
+        return item
+
+    def move(spec: dict[str, Any]) -> dict[str, Any]:
+        if spec["t"] == "array":
+            return {"t": "array", "i": spec["i"] + offset}
+        if spec["t"] == "callable":
+            return dict(spec, arrays=[i + offset for i in spec["arrays"]])
+        return spec
+
+    moved = dict(item, args=[move(spec) for spec in item["args"]])
+    if "kwargs" in item:
+        moved["kwargs"] = {name: move(spec) for name, spec in item["kwargs"].items()}
+    return moved

@@ -1,0 +1,76 @@
+"""Cleaning what a learner process sends: its text becomes one safe line, its reports plain values.
+
+Whatever a learner puts in an exception message, a frame or a type name ends
+up in reasons; here it is escaped and bounded, and anything but the
+expected keys of a report is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["clean_error", "clean_layers", "clean_text", "clean_type"]
+
+_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
+
+
+def clean_text(value: Any, limit: int) -> str:
+    """Learner-controlled text made safe to show: one line, control characters escaped, bounded.
+
+    Whatever a learner puts in an exception message or a class name ends up
+    in reasons; it must not move a terminal's cursor, fake a new line of the
+    grader's own output, or carry an escape sequence.
+    """
+    text = str(value)[: limit * 2]
+    if text.isprintable():  # the usual case (a type name, a plain message): nothing to escape
+        return text[:limit]
+    text = "".join(ch if ch.isprintable() else (" " if ch in "\n\r\t" else f"\\x{ord(ch):02x}"
+                                                  if ord(ch) < 0x100 else f"\\u{ord(ch):04x}") for ch in text)
+    return text[:limit]
+
+
+def clean_type(value: Any) -> str:
+    """A returned value's type name, made safe (``clean_text``)."""
+    return clean_text(value, 40)
+
+
+def clean_error(error: Any) -> dict[str, Any]:
+    """Keep only the expected keys of a child's error report, as short, escaped strings."""
+    if not isinstance(error, dict):
+        return {"type": "Exception", "message": "", "frames": []}
+    frames = []
+    for frame in error.get("frames", [])[:20] if isinstance(error.get("frames"), list) else []:
+        if isinstance(frame, dict):
+            frames.append({
+                "file": clean_text(frame.get("file", ""), 200),
+                "line": frame.get("line") if type(frame.get("line")) is int else None,
+                "function": clean_text(frame.get("function", ""), 100),
+                "text": clean_text(frame.get("text", ""), 200),
+            })
+    cleaned: dict[str, Any] = {
+        "type": clean_text(error.get("type", "Exception"), 100),
+        "message": clean_text(error.get("message", ""), 500),
+        "frames": frames,
+    }
+    for key in ("file", "text", "module"):
+        if key in error:
+            cleaned[key] = clean_text(error[key], 200)
+    if type(error.get("line")) is int:
+        cleaned["line"] = error["line"]
+    if error.get("kind") in _KINDS:
+        cleaned["kind"] = error["kind"]
+    if type(error.get("errno")) is int:
+        cleaned["errno"] = error["errno"]
+    return cleaned
+
+
+def clean_layers(layers: Any) -> dict[str, Any]:
+    """A child's report of the layers it applied, as plain values (it is only informative)."""
+    if not isinstance(layers, dict):
+        return {}
+    kept: dict[str, Any] = {}
+    for key in ("caps_dropped", "rlimits", "landlock_abi", "seccomp"):
+        value = layers.get(key)
+        if type(value) in (bool, int):
+            kept[key] = value
+    return kept
