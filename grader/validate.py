@@ -126,7 +126,8 @@ def _grade(catalog: Catalog, exercise: ImplementationExercise, relative: str,
     if len(submission.python) != 1:
         return session.grade_loaded(submission, [exercise]).exercises[0]
     (module,) = submission.python
-    return grade_implementation(exercise, SourceModule(dict(submission.python), module), session.factory, root=None)
+    return grade_implementation(exercise, SourceModule(dict(submission.python), module), session.factory, root=None,
+                                memo=session.memo)
 
 
 def _implementation(catalog: Catalog, exercise: ImplementationExercise,

@@ -181,7 +181,7 @@ def test_validate_says_a_reference_is_still_a_stub(tmp_path: Path, session: Grad
     (tmp_path / "solutions/stable-softmax/reference.py").write_text(
         'def softmax(z, axis=-1):\n    """Write me."""\n    raise NotImplementedError("write softmax")\n')
     catalog = load_catalog(exercises)
-    report = validate_catalog(catalog, session=GradingSession(catalog, zygote=session.zygote),
+    report = validate_catalog(catalog, session=GradingSession(catalog, warm_parent=session.warm_parent),
                               exercise_ids=["stable-softmax"])
     stub = [line for line in report.problems if line.subject.startswith("reference")]
     assert [line.message.split(":")[0] for line in stub] == [

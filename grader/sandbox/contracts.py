@@ -1,7 +1,7 @@
 """The seams of the sandbox, as ``Protocol``s: what the engine asks of a learner process, what a learner
 process asks of its warm parent.
 
-The real classes (``LearnerProcess``, ``SharedHandle`` through ``Sandbox``,
+The real classes (``LearnerProcess``, ``Sandbox``,
 ``WarmParent``) implement these; so do the test doubles (``tests/fakes.py``),
 which is what lets the engine's unit tests run without starting a process.
 Every member listed is used; nothing is probed for with ``getattr``.
