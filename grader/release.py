@@ -225,7 +225,7 @@ def answers_template(quizzes: list[QuizExercise]) -> str:
                 kind = "one letter" if question.type == "single" else "a list of letters"
                 lines.append(f"  # ({question.type} choice, {_points(question.points)}: {kind})")
                 lines += [f"  #   {letter}. {line}" for letter, option in zip(letters(len(question.options)),
-                                                                            question.options)
+                                                                            question.options, strict=True)
                           for line in [" ".join(option.text.split())]]
             else:
                 lines.append(f"  # (numeric, {_points(question.points)}: a number)")
@@ -264,7 +264,7 @@ def _page(exercise: Exercise) -> str:
                       question.prompt.strip(), ""]
             if isinstance(question, ChoiceQuestion):
                 lines += [f"- {letter}. {option.text.strip()}"
-                          for letter, option in zip(letters(len(question.options)), question.options)]
+                          for letter, option in zip(letters(len(question.options)), question.options, strict=True)]
                 lines.append("")
         return "\n".join(lines).rstrip("\n") + "\n"
     lines += ["## What to write", "", f"In `{exercise.id}.py`:", "", "```python"]

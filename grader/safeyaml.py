@@ -78,7 +78,8 @@ def _loader_class() -> Any:
         def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
-                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
+                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out",
+                                  event.start_mark.line + 1)
             # Composing is most of the cost of reading: stop at the cap, not after the whole document.
             self._nodes += 1
             if self.max_nodes is not None and self._nodes > self.max_nodes:
@@ -87,13 +88,15 @@ def _loader_class() -> Any:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1)
+                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep",
+                                      self.peek_event().start_mark.line + 1)
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
 
     _Loader.add_constructor("tag:yaml.org,2002:int", _Building.construct_bounded_int)
-    _Loader.yaml_implicit_resolvers = {key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    _Loader.yaml_implicit_resolvers = {key: list(value)
+                                       for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
     for _resolvers in _Loader.yaml_implicit_resolvers.values():
         _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
     _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))

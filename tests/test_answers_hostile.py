@@ -226,7 +226,7 @@ NUMERIC_ANSWERS = [  # (suffix, the answer as written, what the reason says)
 def test_numeric_answer_of_any_form_is_graded_saying_what_was_written(
         session, tmp_path: Path, suffix: str, written: str, expected: str) -> None:
     if suffix == ".json":
-        text = '{"softmax-bridge-quiz": {"largest-weight": %s}}' % written
+        text = f'{{"softmax-bridge-quiz": {{"largest-weight": {written}}}}}'
     else:
         text = f"softmax-bridge-quiz:\n  largest-weight: {written}\n"
     assert expected in _largest_weight(session, tmp_path, f"answers{suffix}", text)

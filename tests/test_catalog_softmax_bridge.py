@@ -188,7 +188,7 @@ def test_bridge_quiz_fixtures_cover_every_wrong_option() -> None:
             letters = "ABCDEFGHIJ"[: len(question["options"])]
             wrong = {
                 letter
-                for letter, option in zip(letters, question["options"])
+                for letter, option in zip(letters, question["options"], strict=True)
                 if not option.get("correct")
             }
             assert wrong <= covered[question["id"]], question["id"]

@@ -86,7 +86,8 @@ def test_catalog_why_softmax_known_wrong_fails_its_checks(grading: GradingSessio
     statuses = {check.id: check.status for check in result.checks}
     assert {check_id for check_id in wrong.must_fail if statuses[check_id] == "passed"} == set()
     assert result.score < result.max_score
-    named = [check.id for check in result.checks if check.id in wrong.must_fail and check.diagnosis == wrong.misconception]
+    named = [check.id for check in result.checks
+             if check.id in wrong.must_fail and check.diagnosis == wrong.misconception]
     if f"{exercise_id}/{wrong.id}" in UNDIAGNOSABLE:
         assert named == []
     else:

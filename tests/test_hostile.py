@@ -96,16 +96,20 @@ NOT_NUMBERS = "not an array of numbers"
 WRONG = "Expected"
 
 ATTACKS: dict[str, Attack] = {
-    "exit_at_import": Attack(("stopped Python while it was being imported (SystemExit 0)",), at_import=True, tier_c=True),
+    "exit_at_import": Attack(("stopped Python while it was being imported (SystemExit 0)",), at_import=True,
+                             tier_c=True),
     "os_exit_in_call": Attack(("exited with status 0 before returning a value",), tier_c=True),
     "raise_systemexit": Attack(("raised SystemExit",), tier_c=True),
     "raise_keyboardinterrupt": Attack(("raised KeyboardInterrupt",), tier_c=True),
-    "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True, env=WALL),
-    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True, env=WALL),
+    "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True,
+                                  env=WALL),
+    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True,
+                                env=WALL),
     "cpu_limit": Attack(("stopped after 1 s of CPU time (limit 1 s)",), slow=True, env=CPU),
     "sleep_forever": Attack(("no answer within 1.5 s (wall-clock limit), waiting rather than computing",), slow=True,
                             env=WALL),
-    "ignore_sigxcpu": Attack(("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True, env=CPU),
+    "ignore_sigxcpu": Attack(("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True,
+                             env=CPU),
     "memory_bomb": Attack(("ran out of memory (limit ",), tier_c=True),
     "bytearray_bomb": Attack((("ran out of memory (limit ", "wall-clock limit"),)),
     "fork_loop": Attack((NO_PROCESS,)),
@@ -705,7 +709,8 @@ TIER_C = {"GRADER_SANDBOX_LAYERS": "none"}
 
 
 @pytest.mark.parametrize("layers, tier", [("seccomp", "B"), ("none", "C"), ("caps,seccomp", "B")])
-def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str, tier: str) -> None:
+def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str,
+                                                          tier: str) -> None:
     folder = _learner_folder(tmp_path / "learner", (ROOT / "solutions/stable-softmax/reference.py").read_text(), course)
     run = _grade(course, folder, env={"GRADER_SANDBOX_LAYERS": layers})
     assert run.rc == 2 and run.stdout == "", (run.rc, run.stdout[:500])
@@ -738,8 +743,8 @@ def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_pa
     assert json.loads(quiz_only.stdout)["sandbox"]["tier"] == "B"
 
 
-def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(course: Course, listeners: Listeners,
-                                                                  honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
+def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
+        course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env=TIER_B, extra=["--allow-weak-sandbox"],
                            listeners=listeners, tier="B")
     for name, report in reports.items():
@@ -754,8 +759,8 @@ def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(course: Course,
     assert _leaks(course, _out_texts(tmp_path / "out", holding + ["honest"])) == []
 
 
-def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(course: Course, honest_in_batch: dict[str, Any],
-                                                                          tmp_path: Path) -> None:
+def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(
+        course: Course, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     names = sorted(name for name, attack in ATTACKS.items() if attack.tier_c) + ["setsid_daemon"]
     reports = _check_batch(course, honest_in_batch, tmp_path, names, env=TIER_C, extra=["--allow-weak-sandbox"],
                            tier="C")

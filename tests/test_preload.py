@@ -43,7 +43,7 @@ def test_a_preloaded_request_gives_each_call_the_arguments_a_full_request_would(
     held = child._requested_calls({"op": "call_many", "preloaded": "plan", "count": len(calls)}, [])
     assert [call["fn"] for call, _ in held] == ["f", "f", "f"]
     assert [call.get("return_inputs") for call, _ in held] == [True, True, False]
-    for (_, full), (_, copied) in zip(inline, held):
+    for (_, full), (_, copied) in zip(inline, held, strict=True):
         (args, kwargs), (args2, kwargs2) = full(), copied()
         assert kwargs == kwargs2
         assert len(args) == len(args2) and args[1:] == args2[1:]  # the scale k, a plain number

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -28,7 +28,9 @@ class _Strict(Record):
 class ArrayDraw(_Strict):
     """How to draw one array argument: a shape (sizes or dimension names) and a scale."""
 
-    shape: list[list[int | str]] = Field(min_length=1, description="candidate shapes; entries are sizes or names from `dims`")
+    shape: list[list[int | str]] = Field(
+        min_length=1, description="candidate shapes; entries are sizes or names from `dims`"
+    )
     scale: list[float] = Field(default=[1.0], min_length=1, description="candidate standard deviations")
     dtype: Literal["float64", "float32", "int64", "bool"] = "float64"
     high: int | str | None = Field(default=None, description="for int64: exclusive upper bound (a size or a dim name)")
@@ -53,7 +55,7 @@ class RandomGenerator(_Strict):
     random: RandomSpec
 
 
-CaseGenerator = Annotated[Union[ExamplesGenerator, RandomGenerator], Field(union_mode="left_to_right")]
+CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator, Field(union_mode="left_to_right")]
 
 
 @dataclass

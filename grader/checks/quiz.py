@@ -64,7 +64,8 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     if problem is not None:
         return _whole_quiz(quiz, "error", f"Your answers could not be read: {problem}")
     if answers is None:
-        return _whole_quiz(quiz, "missing", f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
+        return _whole_quiz(quiz, "missing",
+                           f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
     if not isinstance(answers, dict):
         return _whole_quiz(quiz, "error", f"The answers under '{quiz.id}' must map question ids to answers, "
                                           "one per line as 'question-id: answer'.")
@@ -168,7 +169,7 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, st
         outside = reading.not_options
         verb = "is not an option" if len(outside) == 1 else "are not options"
         return "failed", f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
-    correct = {letter for letter, option in zip(options, question.options) if option.correct}
+    correct = {letter for letter, option in zip(options, question.options, strict=True) if option.correct}
     chosen = sorted(reading.picks)
 
     def described(pick: str, *, why: bool = True) -> str:
@@ -215,12 +216,14 @@ def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[str, 
     if isinstance(value, str):
         return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
     if abs(value - question.answer) <= question.tolerance:
-        return "passed", f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
+        return "passed", (f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. "
+                          f"{question.reason_correct}")
     answer = f" The answer is {question.answer:g} (within {question.tolerance:g})." if reveal else ""
     for mistake in question.mistakes:
         if abs(value - mistake.value) <= mistake.tolerance:
             return "failed", f"Not quite: {value:g}. {mistake.reason}{answer}"
-    return "failed", f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"
+    return "failed", (f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. "
+                      f"{question.reason_wrong}{answer}")
 
 
 # What a numeric answer looks like, with no example value: any example could be some question's answer.

@@ -7,7 +7,8 @@ function received, and take the same argument names as the entry functions
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

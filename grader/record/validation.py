@@ -40,7 +40,7 @@ def pydantic_type(annotation: Any) -> Any:
         converted = [_field(item) if isinstance(item, FieldSpec) else item for item in metadata]
         return Annotated[(pydantic_type(inner), *converted)]  # type: ignore[return-value]
     if origin in (Union, types.UnionType):
-        return Union[tuple(pydantic_type(item) for item in arguments)]  # type: ignore[return-value]
+        return Union[tuple(pydantic_type(item) for item in arguments)]  # type: ignore[return-value]  # noqa: UP007 -- built at run time
     if origin in (list, dict, tuple, set, frozenset):
         return origin[tuple(pydantic_type(item) for item in arguments)] if arguments else origin
     return annotation

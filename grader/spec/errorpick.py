@@ -56,8 +56,8 @@ def _reach(loc: tuple[Any, ...], data: Any, kind: str) -> tuple[int, int]:
 
 def allowed_keys(loc: tuple[Any, ...]) -> tuple[str, list[str]] | None:
     """The record class at ``loc`` (a pydantic location in a spec) and its keys; ``None`` when not known."""
-    from grader.spec.models import Spec
     from grader.record import Record
+    from grader.spec.models import Spec
 
     current: Any = Spec
     for part in loc:

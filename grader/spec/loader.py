@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from grader import cache
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
-from grader import cache
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.crossrefs import SpecProblem
 from grader.spec.errorpick import allowed_keys, pick_error
