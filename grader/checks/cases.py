@@ -71,7 +71,7 @@ class Case:
         """Simplicity key: total number of elements, then largest magnitude (computed once)."""
         cached = self.extra.get("_size")
         if cached is not None:
-            return cached  # type: ignore[no-any-return]
+            return cached
         total, magnitude = 0, 0.0
         for value in self.args.values():
             if isinstance(value, np.ndarray):
@@ -135,8 +135,8 @@ def build_cases(
                 cases.append(Case(args=args, origin="example", label=generator.label))
         else:
             rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))
-            drawn = [_draw_case(generator.random, arg_kinds, rng) for _ in range(generator.random.count)]
-            drawn = [case for case in drawn if case is not None]
+            tries = [_draw_case(generator.random, arg_kinds, rng) for _ in range(generator.random.count)]
+            drawn = [case for case in tries if case is not None]
             drawn.sort(key=Case.size)
             cases.extend(drawn)
     return cases

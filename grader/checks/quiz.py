@@ -47,7 +47,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.results import CheckResult, ExerciseResult
+from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.safeyaml import LongInteger
 from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
@@ -94,10 +94,10 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     )
 
 
-def _whole_quiz(quiz: QuizExercise, status: str, reason: str) -> ExerciseResult:
+def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str) -> ExerciseResult:
     checks = [CheckResult(id=q.id, status="skipped" if status == "missing" else "error", score=0.0,
                           max_score=q.points, visibility=quiz.visibility, reason=reason) for q in quiz.questions]
-    return ExerciseResult(id=quiz.id, title=quiz.title, kind="quiz", status=status,  # type: ignore[arg-type]
+    return ExerciseResult(id=quiz.id, title=quiz.title, kind="quiz", status=status,
                           score=0.0, max_score=quiz.max_score, reason=reason, checks=checks)
 
 
@@ -155,7 +155,7 @@ def _token_letters(token: str, options: str, multiple: bool) -> list[str | None]
     return [None]
 
 
-def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, str]:
+def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     options = letters(len(question.options))
     multiple = question.type == "multiple"
     if given is None:
@@ -209,7 +209,7 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, st
     return "failed", " ".join(parts)
 
 
-def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[str, str]:
+def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     if given is None:
         return "failed", f"Not answered: give {_NUMBER}."
     value = _number(given)
@@ -261,7 +261,8 @@ _SHOWN_ITEMS = 3
 def _shown(value: Any) -> str:
     """A learner's answer as a reason quotes it: short, whatever its size or type."""
     if value is None or isinstance(value, (bool, float)):
-        return {None: "null", True: "true", False: "false"}.get(value, repr(value))  # type: ignore[call-overload]
+        names: dict[bool | float | None, str] = {None: "null", True: "true", False: "false"}
+        return names.get(value, repr(value))
     if isinstance(value, int) and value.bit_length() > 4000:  # str() refuses past 4,300 digits
         return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     if isinstance(value, (int, LongInteger)):

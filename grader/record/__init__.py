@@ -73,7 +73,7 @@ def field_validator(*names: str) -> Callable[[Any], Any]:
     """Mark a classmethod that checks (and may return a changed) value of the named fields."""
 
     def mark(method: Any) -> Any:
-        target = method.__func__ if isinstance(method, classmethod) else method
+        target: Any = method.__func__ if isinstance(method, classmethod) else method
         target.__record_check__ = ("field", names)
         return method
 
@@ -198,7 +198,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[no-any-return]
+        return self.__dict__ == other.__dict__
 
     def __hash__(self) -> int:
         return hash((type(self),) + tuple(self.__dict__.values()))
