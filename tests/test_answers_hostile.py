@@ -305,6 +305,7 @@ YAML_WEIGHT = "softmax-bridge-quiz:\n  largest-weight: {}\n"
 JSON_WEIGHT = '{{"softmax-bridge-quiz": {{"largest-weight": {}}}}}'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text", "expected"), [
     ("answers.yaml", YAML_WEIGHT.format("1" * 310), "(310 digits) is far too large"),
     ("answers.json", JSON_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
@@ -328,6 +329,7 @@ def test_grade_command_grades_a_hostile_answers_file_and_exits_1(tmp_path: Path,
     assert expected in " ".join(plain.stdout.split())
 
 
+@pytest.mark.slow
 def test_batch_grades_hostile_answers_files_as_each_learners_work(tmp_path: Path) -> None:
     learners = tmp_path / "class"
     (learners / "ann").mkdir(parents=True)

@@ -37,7 +37,8 @@ frames) must still hold with no kernel layer at all.
 
 Attacks that wait for a time limit run with shorter limits through the
 test-only variables ``GRADER_CALL_SECONDS``, ``GRADER_IMPORT_SECONDS`` and
-``GRADER_CPU_SECONDS``, and are marked ``slow``. Nothing runs in parallel.
+``GRADER_CPU_SECONDS``. Every test that grades starts learner processes and is
+marked ``slow``; only the corpus check runs in the fast lane. Nothing runs in parallel.
 """
 
 from __future__ import annotations
@@ -556,6 +557,7 @@ def _attack_run(course: Course, listeners: Listeners, tmp_path: Path, name: str,
     return run, json.loads(run.stdout) if fmt == "json" else {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", QUICK)
 def test_attack_scores_zero_and_harms_nothing(course: Course, listeners: Listeners, tmp_path: Path, name: str) -> None:
     run, report = _attack_run(course, listeners, tmp_path, name, env={})
@@ -574,6 +576,7 @@ def test_attack_waiting_for_a_limit_scores_zero_in_time(course: Course, listener
     assert run.elapsed < 60, (name, run.elapsed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ANSWER_ATTACKS))
 def test_hostile_answers_file_is_refused_quickly(course: Course, tmp_path: Path, name: str) -> None:
     folder = tmp_path / "learner"
@@ -599,6 +602,7 @@ def test_hostile_answers_file_is_refused_quickly(course: Course, tmp_path: Path,
     assert results[ATTACKED]["status"] == "passed"  # the other exercise is graded as ever
 
 
+@pytest.mark.slow
 def test_fake_output_cannot_pass_for_the_graders_own(course: Course, listeners: Listeners, tmp_path: Path) -> None:
     run, _ = _attack_run(course, listeners, tmp_path, "fake_results_output", env={}, fmt="text")
     assert "\x1b" not in run.stdout and "\x07" not in run.stdout and "\u202e" not in run.stdout
@@ -615,6 +619,7 @@ def test_fake_output_cannot_pass_for_the_graders_own(course: Course, listeners: 
     assert len([line for line in lines if line.startswith("Total: ")]) == 1
 
 
+@pytest.mark.slow
 def test_planted_startup_files_do_not_change_the_next_run(course: Course, listeners: Listeners, tmp_path: Path) -> None:
     _attack_run(course, listeners, tmp_path / "first", "plant_startup_files", env={})
     folder = tmp_path / "again"
@@ -684,6 +689,7 @@ def _out_texts(out: Path, names: list[str]) -> str:
                      and not p.name.startswith(".") and (p.stem in names or p.parent == out))
 
 
+@pytest.mark.slow
 def test_batch_attackers_beside_an_honest_learner(course: Course, listeners: Listeners, honest_in_batch: dict[str, Any],
                                                   tmp_path: Path) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env={}, listeners=listeners)
@@ -708,6 +714,7 @@ TIER_B = {"GRADER_SANDBOX_LAYERS": "seccomp"}
 TIER_C = {"GRADER_SANDBOX_LAYERS": "none"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layers, tier", [("seccomp", "B"), ("none", "C"), ("caps,seccomp", "B")])
 def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str,
                                                           tier: str) -> None:
@@ -719,6 +726,7 @@ def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_pa
     assert run.survivors == []
 
 
+@pytest.mark.slow
 def test_weak_tier_refuses_a_batch_before_any_learner_runs(course: Course, tmp_path: Path) -> None:
     directory = tmp_path / "class"
     shutil.copytree(course.honest, directory / "honest")
@@ -729,6 +737,7 @@ def test_weak_tier_refuses_a_batch_before_any_learner_runs(course: Course, tmp_p
     assert run.survivors == []
 
 
+@pytest.mark.slow
 def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_path: Path) -> None:
     folder = _learner_folder(tmp_path / "learner", (ROOT / "solutions/stable-softmax/reference.py").read_text(), course)
     public = _grade(course, folder, env=TIER_B, extra=["--public"])
@@ -743,6 +752,7 @@ def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_pa
     assert json.loads(quiz_only.stdout)["sandbox"]["tier"] == "B"
 
 
+@pytest.mark.slow
 def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
         course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env=TIER_B, extra=["--allow-weak-sandbox"],
@@ -759,6 +769,7 @@ def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
     assert _leaks(course, _out_texts(tmp_path / "out", holding + ["honest"])) == []
 
 
+@pytest.mark.slow
 def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(
         course: Course, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     names = sorted(name for name, attack in ATTACKS.items() if attack.tier_c) + ["setsid_daemon"]

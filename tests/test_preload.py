@@ -75,6 +75,7 @@ def test_asking_for_a_request_the_process_does_not_hold_is_answered_as_a_decode_
     assert [(a["ok"], a["stage"]) for a in answers] == [(False, "decode"), (False, "decode")]
 
 
+@pytest.mark.slow
 def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the_third(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "_REQUESTS", {})
@@ -97,6 +98,7 @@ def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the
     assert third[0].inputs_after[0].tolist() == [2.0, 4.0, 6.0]  # the change it made in place is still seen
 
 
+@pytest.mark.slow
 def test_a_batch_grades_the_same_with_and_without_preloaded_requests(session, root) -> None:  # type: ignore[no-untyped-def]
     learner = root / "solutions" / "stable-softmax" / "reference.py"
     reports = [session.grade(learner, exercise_ids=["stable-softmax"]) for _ in range(3)]
