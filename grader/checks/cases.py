@@ -11,6 +11,7 @@ ids, so the same spec always gives the same inputs.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -123,7 +124,7 @@ def trusted_function(value: Any) -> Any:
 
 
 def build_cases(
-    generators: list[Any], arg_kinds: dict[str, str], seed_parts: tuple[str, ...]
+    generators: list[Any], arg_kinds: Mapping[str, str], seed_parts: tuple[str, ...]
 ) -> list[Case]:
     """Every case of a case set: examples as written, then random cases simplest first."""
     cases: list[Case] = []
@@ -142,7 +143,7 @@ def build_cases(
     return cases
 
 
-def _draw_case(spec: RandomSpec, arg_kinds: dict[str, str], rng: np.random.Generator) -> Case | None:
+def _draw_case(spec: RandomSpec, arg_kinds: Mapping[str, str], rng: np.random.Generator) -> Case | None:
     dims = {name: int(rng.choice(sizes)) for name, sizes in spec.dims.items()}
     args: dict[str, Any] = {}
     for name in arg_kinds:
