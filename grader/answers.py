@@ -56,7 +56,8 @@ def load_answers(path: Path) -> dict[str, Any]:
             raise _problem(name, problem.message, problem.line) from None
     if not isinstance(data, dict):
         raise AnswersProblem(
-            f"{name}: an answers file must map exercise ids to answers, like 'why-softmax-quiz: {{divide-by-sum-fails: A}}'"
+            f"{name}: an answers file must map exercise ids to answers, "
+            "like 'why-softmax-quiz: {divide-by-sum-fails: A}'"
         )
     return {str(key): value for key, value in data.items()}
 

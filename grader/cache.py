@@ -24,8 +24,9 @@ import os
 import pickle
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from grader.record import Record
 

@@ -45,7 +45,8 @@ def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
 
 
 @click.command("release")
-@click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty).")
+@click.option("--out", "out_dir", required=True, type=click.Path(),
+              help="Folder to write the handout to (new or empty).")
 @click.option("--assignment", default=None,
               help="Release only this assignment, after self-testing it ('grader validate'). [default: everything, "
                    "not self-tested]")

@@ -6,8 +6,9 @@ The commands are thin: the text and bytes come from :mod:`grader.export`.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -71,8 +72,8 @@ def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: 
 @exercises_option
 @click.pass_context
 @guard
-def export_github_actions(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
-                          min_score: float, public_only: bool, python_version: str) -> None:
+def export_github_actions(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str,
+                          specs: str, min_score: float, public_only: bool, python_version: str) -> None:
     """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
     from grader.export.github_actions import write_github_actions
 
@@ -86,8 +87,8 @@ def export_github_actions(ctx: click.Context, out_dir: str, install: str | None,
 @exercises_option
 @click.pass_context
 @guard
-def export_gitlab_ci(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str, specs: str,
-                     min_score: float, public_only: bool, python_version: str) -> None:
+def export_gitlab_ci(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str,
+                     specs: str, min_score: float, public_only: bool, python_version: str) -> None:
     """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
     from grader.export.gitlab_ci import write_gitlab_ci
 

@@ -70,7 +70,7 @@ def read_example(call: str, result: str, entries: dict[str, Any]) -> ExampleValu
     if len(tree.args) > len(names):
         raise ExampleMistake(f"it gives {name}() more arguments than {entries[name].signature} takes")
     args: dict[str, Any] = {}
-    for parameter, node in zip(names, tree.args):
+    for parameter, node in zip(names, tree.args, strict=False):  # an example may leave out trailing parameters
         args[parameter] = _argument(node, kinds.get(parameter, "any"))
     for keyword in tree.keywords:
         if keyword.arg is None or keyword.arg not in names:
@@ -94,7 +94,7 @@ def compare_result(example: ExampleValue, got: list[np.ndarray], kind: str) -> s
         units = list(example.units) if isinstance(example.units, tuple) else [example.units]
         if len(wanted) != len(got):
             return f"returns {len(got)} value{'s' if len(got) != 1 else ''}, the result shows {len(wanted)}"
-        for number, (one, unit, value) in enumerate(zip(wanted, units, got)):
+        for number, (one, unit, value) in enumerate(zip(wanted, units, got, strict=True)):
             problem = _compare_one(one, unit, value)
             if problem:
                 return f"value {number + 1}: {problem}"

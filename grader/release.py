@@ -160,6 +160,11 @@ def handout_files(catalog: Catalog) -> dict[str, str]:
     return files
 
 
+def _written(check: dict[str, Any]) -> dict[str, Any]:
+    """A check's fields in the order a spec writes them: its id and property first."""
+    return {"id": check["id"], "property": check["property"], **check}
+
+
 def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
     """The spec reduced to its public checks and their case sets; ``None`` without public checks."""
     public = [check for check in exercise.checks if check.visibility == "public"]
@@ -178,8 +183,7 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
              for name, generators in exercise.cases.items() if name in used}
     if cases:
         spec["cases"] = cases
-    spec["checks"] = [{"id": check.id, "property": check.property,
-                       **check.model_dump(mode="python", exclude_defaults=True)} for check in public]
+    spec["checks"] = [_written(check.model_dump(mode="python", exclude_defaults=True)) for check in public]
     if exercise.time_limit != ImplementationExercise.model_fields["time_limit"].default:
         spec["time_limit"] = exercise.time_limit
     if exercise.gate is not None and any(check.id == exercise.gate for check in public):
@@ -225,7 +229,7 @@ def answers_template(quizzes: list[QuizExercise]) -> str:
                 kind = "one letter" if question.type == "single" else "a list of letters"
                 lines.append(f"  # ({question.type} choice, {_points(question.points)}: {kind})")
                 lines += [f"  #   {letter}. {line}" for letter, option in zip(letters(len(question.options)),
-                                                                            question.options)
+                                                                            question.options, strict=True)
                           for line in [" ".join(option.text.split())]]
             else:
                 lines.append(f"  # (numeric, {_points(question.points)}: a number)")
@@ -264,7 +268,7 @@ def _page(exercise: Exercise) -> str:
                       question.prompt.strip(), ""]
             if isinstance(question, ChoiceQuestion):
                 lines += [f"- {letter}. {option.text.strip()}"
-                          for letter, option in zip(letters(len(question.options)), question.options)]
+                          for letter, option in zip(letters(len(question.options)), question.options, strict=True)]
                 lines.append("")
         return "\n".join(lines).rstrip("\n") + "\n"
     lines += ["## What to write", "", f"In `{exercise.id}.py`:", "", "```python"]

@@ -22,7 +22,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from yaml import SafeLoader as _LoaderBase
+else:
+    _LoaderBase = object  # PyYAML is imported on first use; the mixin meets SafeLoader only in the loader classes
 
 __all__ = ["LongInteger", "YamlProblem", "line_of", "load_yaml", "warm"]
 
@@ -75,10 +80,11 @@ def _loader_class() -> Any:
         _depth = 0
         _nodes = 0
 
-        def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
-                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
+                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out",
+                                  event.start_mark.line + 1)
             # Composing is most of the cost of reading: stop at the cap, not after the whole document.
             self._nodes += 1
             if self.max_nodes is not None and self._nodes > self.max_nodes:
@@ -87,13 +93,15 @@ def _loader_class() -> Any:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1)
+                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep",
+                                      self.peek_event().start_mark.line + 1)
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
 
     _Loader.add_constructor("tag:yaml.org,2002:int", _Building.construct_bounded_int)
-    _Loader.yaml_implicit_resolvers = {key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    _Loader.yaml_implicit_resolvers = {key: list(value)
+                                       for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
     for _resolvers in _Loader.yaml_implicit_resolvers.values():
         _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
     _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
@@ -117,7 +125,7 @@ def _fast_loader_class() -> Any:
     return _FastLoader
 
 
-class _Building:
+class _Building(_LoaderBase):
     """What both loaders share when building values: every failure a ``YamlProblem`` at its line.
 
     PyYAML's constructors raise ``ValueError``, ``KeyError``, ``IndexError``
@@ -131,7 +139,7 @@ class _Building:
         import yaml
 
         try:
-            return super().construct_object(node, deep)  # type: ignore[misc]
+            return super().construct_object(node, deep)
         except (YamlProblem, yaml.YAMLError, RecursionError):
             raise
         except Exception:  # noqa: BLE001 - any other failure comes from the value as written
@@ -144,13 +152,13 @@ class _Building:
         import yaml
 
         return (isinstance(node, yaml.ScalarNode) and not node.style  # plain: None from PyYAML, "" from libyaml
-                and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag)  # type: ignore[attr-defined]
+                and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag)
 
     def construct_bounded_int(self, node: Any) -> Any:
         """An ``int``, or a ``LongInteger`` for one written too long to build (Python refuses or takes long)."""
         import yaml
 
-        text = self.construct_scalar(node)  # type: ignore[attr-defined]
+        text = self.construct_scalar(node)
         if len(text) > MAX_INTEGER_CHARS and _INTEGER.match(text):
             return LongInteger(text)
         return yaml.SafeLoader.construct_yaml_int(self, node)
@@ -207,7 +215,7 @@ def load_yaml(text: str, max_bytes: int = 1 << 20,
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         said = exc.problem or exc.context
-        if exc.context and said.startswith("but "):  # "but found another document" needs what was expected
+        if exc.context and said and said.startswith("but "):  # "but found another document" needs what was expected
             said = f"{exc.context}, {said}"
         raise YamlProblem(f"not valid YAML: {said}", mark.line + 1 if mark else None) from None
     except yaml.reader.ReaderError as exc:  # raised before parsing starts, so it has a position but no mark

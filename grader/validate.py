@@ -225,10 +225,10 @@ def _quiz(quiz: QuizExercise) -> list[ValidationLine]:
             continue
         assert isinstance(question, ChoiceQuestion)
         options = letters(len(question.options))
-        right = [letter for letter, option in zip(options, question.options) if option.correct]
+        right = [letter for letter, option in zip(options, question.options, strict=True) if option.correct]
         key[question.id] = right[0] if question.type == "single" else right
         wrong += [(question.id, letter if question.type == "single" else right + [letter])
-                  for letter, option in zip(options, question.options) if not option.correct]
+                  for letter, option in zip(options, question.options, strict=True) if not option.correct]
         if question.type == "multiple" and len(right) > 1:  # leaving out a correct option is wrong too
             wrong += [(question.id, [other for other in right if other != letter]) for letter in right]
     problems = []

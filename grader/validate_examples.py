@@ -74,7 +74,7 @@ def check_examples(exercise: ImplementationExercise, grade: Callable[[Implementa
     copy = exercise.model_copy(update={"cases": cases, "checks": checks, "known_wrong": [], "gate": None})
     result = grade(copy)  # type: ignore[arg-type]
     wrong = []
-    for number, check in zip(read, result.checks or []):
+    for number, check in zip(read, result.checks or [], strict=bool(result.checks)):
         if check.status != "passed":
             said = check.got if check.status == "failed" and check.got else f"fails: {to_author(check.reason)}"
             line = line_in(source, ("examples", number, "result")) if source is not None else None

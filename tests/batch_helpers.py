@@ -186,7 +186,7 @@ def affinity_worker_main(config, connection, warm_parent=None, inherited=None,  
         inherited.abandon()
     warm_parent = warm_parent or WarmParent.start()  # not forked from the batch (it ran threads): a warm parent of its own
     connection.send(("ready", None))
-    while (task := connection.recv()) is not None:
+    while connection.recv() is not None:  # each task asks for one probe; what it names does not matter here
         learner = LearnerProcess(warm_parent, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
         try:
             learner.start()

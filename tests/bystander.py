@@ -60,7 +60,7 @@ class Bystander:
         self.process.stdout.close()
         return noted, self.process.wait(timeout=30)
 
-    def __enter__(self) -> "Bystander":
+    def __enter__(self) -> Bystander:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -226,7 +226,7 @@ NUMERIC_ANSWERS = [  # (suffix, the answer as written, what the reason says)
 def test_numeric_answer_of_any_form_is_graded_saying_what_was_written(
         session, tmp_path: Path, suffix: str, written: str, expected: str) -> None:
     if suffix == ".json":
-        text = '{"softmax-bridge-quiz": {"largest-weight": %s}}' % written
+        text = f'{{"softmax-bridge-quiz": {{"largest-weight": {written}}}}}'
     else:
         text = f"softmax-bridge-quiz:\n  largest-weight: {written}\n"
     assert expected in _largest_weight(session, tmp_path, f"answers{suffix}", text)
@@ -305,6 +305,7 @@ YAML_WEIGHT = "softmax-bridge-quiz:\n  largest-weight: {}\n"
 JSON_WEIGHT = '{{"softmax-bridge-quiz": {{"largest-weight": {}}}}}'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text", "expected"), [
     ("answers.yaml", YAML_WEIGHT.format("1" * 310), "(310 digits) is far too large"),
     ("answers.json", JSON_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
@@ -328,6 +329,7 @@ def test_grade_command_grades_a_hostile_answers_file_and_exits_1(tmp_path: Path,
     assert expected in " ".join(plain.stdout.split())
 
 
+@pytest.mark.slow
 def test_batch_grades_hostile_answers_files_as_each_learners_work(tmp_path: Path) -> None:
     learners = tmp_path / "class"
     (learners / "ann").mkdir(parents=True)

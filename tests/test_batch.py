@@ -224,7 +224,9 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
         def flush(self) -> None:
             pass
 
-    pool = lambda config: LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, warm_parent=warm_parent)
+    def pool(config: WorkerConfig) -> LocalPool:
+        return LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, warm_parent=warm_parent)
+
     try:
         summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
                             executor=pool, progress=PlainProgress(Lines(), interval=0))

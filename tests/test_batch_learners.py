@@ -47,7 +47,8 @@ def test_discover_learners_names_entries_and_skips_litter(tmp_path: Path) -> Non
     (tmp_path / "__MACOSX").mkdir()
     (tmp_path / "out").mkdir()
     learners, notes = discover_learners(tmp_path, exclude=tmp_path / "out")
-    assert [(l.name, l.entry) for l in learners] == [("Ann", "Ann"), ("ann", "ann.py"), ("notes.v2", "notes.v2.ipynb")]
+    assert [(one.name, one.entry) for one in learners] == [
+        ("Ann", "Ann"), ("ann", "ann.py"), ("notes.v2", "notes.v2.ipynb")]
     assert len(notes) == 2 and all("skipped" in note for note in notes)
 
 
@@ -56,8 +57,8 @@ def test_discover_learners_names_clashing_entries_by_their_whole_name(tmp_path: 
     (tmp_path / "bob.yaml").write_text("")
     (tmp_path / "bob").mkdir()
     learners, notes = discover_learners(tmp_path)
-    assert sorted(l.name for l in learners) == ["bob", "bob.py", "bob.yaml"]
-    assert len({l.stem for l in learners}) == 3
+    assert sorted(one.name for one in learners) == ["bob", "bob.py", "bob.yaml"]
+    assert len({one.stem for one in learners}) == 3
     assert "would all be learner 'bob'" in notes[0]
 
 
@@ -91,7 +92,7 @@ def test_discover_learners_takes_links_fifos_and_devices_for_learners_without_fo
     (tmp_path / "to-out").symlink_to("out")  # leads to the output folder: skipped with it
     os.mkfifo(tmp_path / "pipe.py")
     learners, notes = discover_learners(tmp_path, exclude=tmp_path / "out")
-    assert [(l.name, l.entry) for l in learners] == [("loop", "loop"), ("pipe", "pipe.py"), ("root", "root")]
+    assert [(one.name, one.entry) for one in learners] == [("loop", "loop"), ("pipe", "pipe.py"), ("root", "root")]
     assert notes == []
 
 

@@ -72,7 +72,8 @@ def test_class_stats_ranks_checks_among_learners_who_attempted_the_exercise() ->
     assert finite.reason_count == 2
     assert sum(stats.histogram) == 4 and stats.histogram[len(BIN_LABELS) - 1] == 1
     quiz, impl = stats.exercises
-    assert (quiz.exercise, quiz.statuses["passed"], quiz.statuses["failed"], quiz.statuses["missing"]) == ("quiz", 2, 1, 1)
+    statuses = quiz.statuses
+    assert (quiz.exercise, statuses["passed"], statuses["failed"], statuses["missing"]) == ("quiz", 2, 1, 1)
     assert (impl.statuses["passed"], impl.statuses["failed"], impl.stopped) == (1, 3, 0)
 
 
@@ -100,7 +101,8 @@ def _hung(name: str, checks: int) -> Report:
 
 
 def _long(name: str, failing: set[int], checks: int, reason: str = "Wrong values.") -> Report:
-    results = [CheckResult(id=f"c{i}", status="failed" if i in failing else "passed", score=0.0 if i in failing else 1.0,
+    results = [CheckResult(id=f"c{i}", status="failed" if i in failing else "passed",
+                           score=0.0 if i in failing else 1.0,
                            max_score=1.0, visibility="public", reason=reason if i in failing else "Held.",
                            input="f(z=array([1.]))", got="x") for i in range(checks)]
     exercise = ExerciseResult(id="long", kind="implementation", status="failed" if failing else "passed",

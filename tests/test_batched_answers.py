@@ -36,6 +36,7 @@ def quick_session(catalog, monkeypatch):  # type: ignore[no-untyped-def]
         yield session
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("action", "status", "words"), [
     ("while True: pass", "timeout", "no answer within 0.5 s"),
     ("os._exit(7)", "error", "exited with status 7"),

@@ -78,6 +78,7 @@ def _failures(result: ExerciseResult) -> str:
     return "; ".join(f"{c.id}: {c.reason}" for c in result.checks if c.status != "passed")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise_id", IMPLEMENTATIONS, ids=IMPLEMENTATIONS)
 def test_bridge_reference_gets_full_marks(grading: GradingSession, exercise_id: str) -> None:
     spec = _spec(exercise_id)
@@ -86,6 +87,7 @@ def test_bridge_reference_gets_full_marks(grading: GradingSession, exercise_id: 
     assert result.status == "passed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("exercise_id", "wrong"), _known_wrong(), ids=[f"{e}-{w['id']}" for e, w in _known_wrong()]
 )
@@ -105,6 +107,7 @@ def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
     assert result.score < result.max_score
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("exercise_id", "path"), _alternatives(), ids=[f"{e}-{p.stem}" for e, p in _alternatives()]
 )
@@ -188,7 +191,7 @@ def test_bridge_quiz_fixtures_cover_every_wrong_option() -> None:
             letters = "ABCDEFGHIJ"[: len(question["options"])]
             wrong = {
                 letter
-                for letter, option in zip(letters, question["options"])
+                for letter, option in zip(letters, question["options"], strict=True)
                 if not option.get("correct")
             }
             assert wrong <= covered[question["id"]], question["id"]

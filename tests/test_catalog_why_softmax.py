@@ -69,6 +69,7 @@ def test_catalog_why_softmax_every_check_catches_a_known_wrong(exercise_id: str)
     assert all(check.hint for check in exercise.checks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise_id", EXERCISES, ids=EXERCISES)
 def test_catalog_why_softmax_reference_gets_full_marks(grading: GradingSession, exercise_id: str) -> None:
     exercise = _exercise(exercise_id)
@@ -78,6 +79,7 @@ def test_catalog_why_softmax_reference_gets_full_marks(grading: GradingSession, 
     assert result.score == result.max_score == exercise.max_score
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "exercise_id, wrong", WRONG, ids=[f"{exercise_id}/{wrong.id}" for exercise_id, wrong in WRONG]
 )
@@ -86,7 +88,8 @@ def test_catalog_why_softmax_known_wrong_fails_its_checks(grading: GradingSessio
     statuses = {check.id: check.status for check in result.checks}
     assert {check_id for check_id in wrong.must_fail if statuses[check_id] == "passed"} == set()
     assert result.score < result.max_score
-    named = [check.id for check in result.checks if check.id in wrong.must_fail and check.diagnosis == wrong.misconception]
+    named = [check.id for check in result.checks
+             if check.id in wrong.must_fail and check.diagnosis == wrong.misconception]
     if f"{exercise_id}/{wrong.id}" in UNDIAGNOSABLE:
         assert named == []
     else:
@@ -98,6 +101,7 @@ def test_catalog_why_softmax_known_wrong_fails_its_checks(grading: GradingSessio
             assert check.reason and check.expected and check.got
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path, exercise_id", CORRECT, ids=[f"{exercise_id}/{path.stem}" for path, exercise_id in CORRECT]
 )

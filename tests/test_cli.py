@@ -22,6 +22,7 @@ def run(*args: str, cwd: Path = ROOT, timeout: float = 60,
                           timeout=timeout, env=None if env is None else {**os.environ, **env})
 
 
+@pytest.mark.slow
 def test_grade_reference_passes_with_exit_0() -> None:
     done = run("grade", REFERENCE, "--exercise", "stable-softmax")
     assert done.returncode == 0, done.stderr
@@ -29,6 +30,7 @@ def test_grade_reference_passes_with_exit_0() -> None:
     assert "PASS finite-for-large-inputs" in done.stdout
 
 
+@pytest.mark.slow
 def test_grade_known_wrong_fails_with_exit_1_and_names_the_mistake() -> None:
     done = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax")
     assert done.returncode == 1
@@ -36,11 +38,13 @@ def test_grade_known_wrong_fails_with_exit_1_and_names_the_mistake() -> None:
     assert "likely mistake: the maximum of the whole array is subtracted" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("minimum", "status"), [("0.5", 0), ("0.9", 1)], ids=["reached", "not-reached"])
 def test_grade_min_score_sets_the_exit_status(minimum: str, status: int) -> None:
     assert run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--min-score", minimum).returncode == status
 
 
+@pytest.mark.slow
 def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Path) -> None:
     first = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json")
     second = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json",
@@ -175,6 +179,7 @@ def test_grade_takes_exercises_after_the_path(tmp_path: Path) -> None:
     assert "Total: 14/14" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "expected"), [
     (["batch", "solutions", "--assignment", "stable-softmax", "--out", "unused"],
      "'stable-softmax' is an exercise, not an assignment; batch grades whole assignments"),

@@ -156,8 +156,8 @@ def test_gitlab_script_writes_reports_and_fails_below_the_minimum(learner_repo: 
     assert export("gitlab-ci", tmp_path, "--assignment", "why-softmax", "--install", "grader").exit_code == 0
     job = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())["grade"]
     script = "\n".join(line for line in job["script"] if "pip install" not in line)
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=learner_repo, env=_job_env(learner_repo, **job["variables"]),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=learner_repo,
+                          env=_job_env(learner_repo, **job["variables"]), capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr
     assert "below the minimum" in done.stdout and "# Grading results: " in done.stdout
     for path in [job["artifacts"]["reports"]["junit"], *job["artifacts"]["paths"]]:

@@ -30,7 +30,8 @@ NOT_RUN_SYNTAX = "Not run: your file has a SyntaxError at line 3 (invalid syntax
 # One result of each kind, shaped as the engine and the quiz grader write them.
 RESULTS = {
     "passed": _exercise("passed", [_check("passed", ran=True)]),
-    "failed": _exercise("failed", [_check("passed", ran=True), _check("failed", ran=True), _check("timeout", ran=True)]),
+    "failed": _exercise("failed", [_check("passed", ran=True), _check("failed", ran=True),
+                                   _check("timeout", ran=True)]),
     "missing": _exercise("missing", [_check("skipped", "Not attempted: your file does not define softmax().")]),
     "syntax-error": _exercise("error", [_check("error", NOT_RUN_SYNTAX)] * 2,
                               "Your file has a SyntaxError at line 3 (invalid syntax): def softmax(z:; none of its "

@@ -37,7 +37,8 @@ frames) must still hold with no kernel layer at all.
 
 Attacks that wait for a time limit run with shorter limits through the
 test-only variables ``GRADER_CALL_SECONDS``, ``GRADER_IMPORT_SECONDS`` and
-``GRADER_CPU_SECONDS``, and are marked ``slow``. Nothing runs in parallel.
+``GRADER_CPU_SECONDS``. Every test that grades starts learner processes and is
+marked ``slow``; only the corpus check runs in the fast lane. Nothing runs in parallel.
 """
 
 from __future__ import annotations
@@ -96,16 +97,20 @@ NOT_NUMBERS = "not an array of numbers"
 WRONG = "Expected"
 
 ATTACKS: dict[str, Attack] = {
-    "exit_at_import": Attack(("stopped Python while it was being imported (SystemExit 0)",), at_import=True, tier_c=True),
+    "exit_at_import": Attack(("stopped Python while it was being imported (SystemExit 0)",), at_import=True,
+                             tier_c=True),
     "os_exit_in_call": Attack(("exited with status 0 before returning a value",), tier_c=True),
     "raise_systemexit": Attack(("raised SystemExit",), tier_c=True),
     "raise_keyboardinterrupt": Attack(("raised KeyboardInterrupt",), tier_c=True),
-    "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True, env=WALL),
-    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True, env=WALL),
+    "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True,
+                                  env=WALL),
+    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True,
+                                env=WALL),
     "cpu_limit": Attack(("stopped after 1 s of CPU time (limit 1 s)",), slow=True, env=CPU),
     "sleep_forever": Attack(("no answer within 1.5 s (wall-clock limit), waiting rather than computing",), slow=True,
                             env=WALL),
-    "ignore_sigxcpu": Attack(("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True, env=CPU),
+    "ignore_sigxcpu": Attack(("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True,
+                             env=CPU),
     "memory_bomb": Attack(("ran out of memory (limit ",), tier_c=True),
     "bytearray_bomb": Attack((("ran out of memory (limit ", "wall-clock limit"),)),
     "fork_loop": Attack((NO_PROCESS,)),
@@ -552,6 +557,7 @@ def _attack_run(course: Course, listeners: Listeners, tmp_path: Path, name: str,
     return run, json.loads(run.stdout) if fmt == "json" else {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", QUICK)
 def test_attack_scores_zero_and_harms_nothing(course: Course, listeners: Listeners, tmp_path: Path, name: str) -> None:
     run, report = _attack_run(course, listeners, tmp_path, name, env={})
@@ -570,6 +576,7 @@ def test_attack_waiting_for_a_limit_scores_zero_in_time(course: Course, listener
     assert run.elapsed < 60, (name, run.elapsed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ANSWER_ATTACKS))
 def test_hostile_answers_file_is_refused_quickly(course: Course, tmp_path: Path, name: str) -> None:
     folder = tmp_path / "learner"
@@ -595,6 +602,7 @@ def test_hostile_answers_file_is_refused_quickly(course: Course, tmp_path: Path,
     assert results[ATTACKED]["status"] == "passed"  # the other exercise is graded as ever
 
 
+@pytest.mark.slow
 def test_fake_output_cannot_pass_for_the_graders_own(course: Course, listeners: Listeners, tmp_path: Path) -> None:
     run, _ = _attack_run(course, listeners, tmp_path, "fake_results_output", env={}, fmt="text")
     assert "\x1b" not in run.stdout and "\x07" not in run.stdout and "\u202e" not in run.stdout
@@ -611,6 +619,7 @@ def test_fake_output_cannot_pass_for_the_graders_own(course: Course, listeners: 
     assert len([line for line in lines if line.startswith("Total: ")]) == 1
 
 
+@pytest.mark.slow
 def test_planted_startup_files_do_not_change_the_next_run(course: Course, listeners: Listeners, tmp_path: Path) -> None:
     _attack_run(course, listeners, tmp_path / "first", "plant_startup_files", env={})
     folder = tmp_path / "again"
@@ -680,6 +689,7 @@ def _out_texts(out: Path, names: list[str]) -> str:
                      and not p.name.startswith(".") and (p.stem in names or p.parent == out))
 
 
+@pytest.mark.slow
 def test_batch_attackers_beside_an_honest_learner(course: Course, listeners: Listeners, honest_in_batch: dict[str, Any],
                                                   tmp_path: Path) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env={}, listeners=listeners)
@@ -704,8 +714,10 @@ TIER_B = {"GRADER_SANDBOX_LAYERS": "seccomp"}
 TIER_C = {"GRADER_SANDBOX_LAYERS": "none"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layers, tier", [("seccomp", "B"), ("none", "C"), ("caps,seccomp", "B")])
-def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str, tier: str) -> None:
+def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str,
+                                                          tier: str) -> None:
     folder = _learner_folder(tmp_path / "learner", (ROOT / "solutions/stable-softmax/reference.py").read_text(), course)
     run = _grade(course, folder, env={"GRADER_SANDBOX_LAYERS": layers})
     assert run.rc == 2 and run.stdout == "", (run.rc, run.stdout[:500])
@@ -714,6 +726,7 @@ def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_pa
     assert run.survivors == []
 
 
+@pytest.mark.slow
 def test_weak_tier_refuses_a_batch_before_any_learner_runs(course: Course, tmp_path: Path) -> None:
     directory = tmp_path / "class"
     shutil.copytree(course.honest, directory / "honest")
@@ -724,6 +737,7 @@ def test_weak_tier_refuses_a_batch_before_any_learner_runs(course: Course, tmp_p
     assert run.survivors == []
 
 
+@pytest.mark.slow
 def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_path: Path) -> None:
     folder = _learner_folder(tmp_path / "learner", (ROOT / "solutions/stable-softmax/reference.py").read_text(), course)
     public = _grade(course, folder, env=TIER_B, extra=["--public"])
@@ -738,8 +752,9 @@ def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_pa
     assert json.loads(quiz_only.stdout)["sandbox"]["tier"] == "B"
 
 
-def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(course: Course, listeners: Listeners,
-                                                                  honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
+        course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env=TIER_B, extra=["--allow-weak-sandbox"],
                            listeners=listeners, tier="B")
     for name, report in reports.items():
@@ -754,8 +769,9 @@ def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(course: Course,
     assert _leaks(course, _out_texts(tmp_path / "out", holding + ["honest"])) == []
 
 
-def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(course: Course, honest_in_batch: dict[str, Any],
-                                                                          tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(
+        course: Course, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
     names = sorted(name for name, attack in ATTACKS.items() if attack.tier_c) + ["setsid_daemon"]
     reports = _check_batch(course, honest_in_batch, tmp_path, names, env=TIER_C, extra=["--allow-weak-sandbox"],
                            tier="C")

@@ -18,15 +18,16 @@ SUBMISSIONS = {
     "loop-at-import": ("while True:\n    pass\ndef softmax(z, axis=-1):\n    return z\n",
                        "no answer within"),
     "loop-in-softmax": ("def softmax(z, axis=-1):\n    while True:\n        pass\n", "no answer within 2 s"),
-    "unbounded-allocation": ("def softmax(z, axis=-1):\n    hoard = []\n    while True:\n        hoard.append(bytearray(10**7))\n",
-                             "MemoryError"),
+    "unbounded-allocation": ("def softmax(z, axis=-1):\n    hoard = []\n    while True:\n"
+                             "        hoard.append(bytearray(10**7))\n", "MemoryError"),
     "raises": ("def softmax(z, axis=-1):\n    raise RuntimeError('not written yet')\n",
                "RuntimeError: not written yet (mine.py line 2: raise RuntimeError('not written yet'))"),
     "exits-in-call": ("import os\ndef softmax(z, axis=-1):\n    os._exit(0)\n", "exited with status 0"),
     "syntax-error": ("def softmax(z, axis=-1)\n    return z\n", "SyntaxError at line 1"),
     "returns-object": ("class Liar:\n    def __eq__(self, other):\n        return True\n"
                        "def softmax(z, axis=-1):\n    return Liar()\n", "not an array of numbers"),
-    "floods-output": ("def softmax(z, axis=-1):\n    while True:\n        print('x' * 65536)\n", "printed more than 1 MiB"),
+    "floods-output": ("def softmax(z, axis=-1):\n    while True:\n        print('x' * 65536)\n",
+                      "printed more than 1 MiB"),
 }
 
 

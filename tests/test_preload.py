@@ -53,7 +53,7 @@ def test_a_preloaded_request_gives_each_call_the_arguments_a_full_request_would(
     held = requested_calls({"op": "call_many", "preloaded": "plan", "count": len(calls)}, [])
     assert [call["fn"] for call, _ in held] == ["f", "f", "f"]
     assert [call.get("return_inputs") for call, _ in held] == [True, True, False]
-    for (_, full), (_, copied) in zip(inline, held):
+    for (_, full), (_, copied) in zip(inline, held, strict=True):
         (args, kwargs), (args2, kwargs2) = full(), copied()
         assert kwargs == kwargs2
         assert len(args) == len(args2) and args[1:] == args2[1:]  # the scale k, a plain number
@@ -85,6 +85,7 @@ def test_asking_for_a_request_the_process_does_not_hold_is_answered_as_a_decode_
     assert [(a["ok"], a["stage"]) for a in answers] == [(False, "decode"), (False, "decode")]
 
 
+@pytest.mark.slow
 def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the_third(
         monkeypatch: pytest.MonkeyPatch) -> None:
     memo = SandboxMemo()  # the session's: what its processes share
@@ -107,6 +108,7 @@ def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the
     assert third[0].inputs_after[0].tolist() == [2.0, 4.0, 6.0]  # the change it made in place is still seen
 
 
+@pytest.mark.slow
 def test_a_batch_grades_the_same_with_and_without_preloaded_requests(session, root) -> None:  # type: ignore[no-untyped-def]
     learner = root / "solutions" / "stable-softmax" / "reference.py"
     reports = [session.grade(learner, exercise_ids=["stable-softmax"]) for _ in range(3)]

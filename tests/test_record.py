@@ -130,6 +130,7 @@ def test_the_whole_check_library_loads_without_pydantic() -> None:
     assert _imported_after("import grader.spec.models, grader.checks.registry, grader.checks.engine", ROOT) == []
 
 
+@pytest.mark.slow
 def test_a_cold_grade_from_the_spec_cache_imports_no_pydantic(tmp_path: Path, cache_dir: Path) -> None:
     """The first grade validates (and caches) the spec; the next one reads it back and never loads pydantic."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")

@@ -88,7 +88,8 @@ def secret_findings(catalog: Catalog, texts: dict[str, str]) -> list[str]:
                     for option in question.options:
                         absent("an option reason", option.reason)
                 elif isinstance(question, NumericQuestion):
-                    for reason in (question.reason_correct, question.reason_wrong, *[m.reason for m in question.mistakes]):
+                    mistakes = [m.reason for m in question.mistakes]
+                    for reason in (question.reason_correct, question.reason_wrong, *mistakes):
                         absent("a numeric reason", reason)
             continue
         assert isinstance(exercise, ImplementationExercise)

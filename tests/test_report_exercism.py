@@ -76,7 +76,8 @@ def test_exercism_is_deterministic() -> None:
 def test_grade_cli_writes_exercism_results(tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("import numpy as np\n\ndef softmax(z, axis=-1):\n    return np.exp(z) / (\n")
-    for path, status, code in [("solutions/stable-softmax/wrong_no_max_shift.py", "fail", 1), (str(broken), "error", 1)]:
+    cases = [("solutions/stable-softmax/wrong_no_max_shift.py", "fail", 1), (str(broken), "error", 1)]
+    for path, status, code in cases:
         done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", path, "--exercise", "stable-softmax",
                                "--format", "exercism"], cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert done.returncode == code, done.stderr

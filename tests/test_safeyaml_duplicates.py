@@ -33,5 +33,6 @@ def test_load_yaml_keeps_keys_that_differ_in_type() -> None:
 def test_answers_file_with_a_duplicate_key_is_a_problem_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "answers.yaml"
     path.write_text("why-softmax-quiz:\n  divide-by-sum-fails: A\n  divide-by-sum-fails: B\n")
-    with pytest.raises(AnswersProblem, match=r"answers.yaml: the key 'divide-by-sum-fails' is written twice .*\(line 3\)"):
+    twice = r"answers.yaml: the key 'divide-by-sum-fails' is written twice .*\(line 3\)"
+    with pytest.raises(AnswersProblem, match=twice):
         load_answers(path)

@@ -176,6 +176,7 @@ def test_validate_tells_the_author_a_reference_defines_nothing(tmp_path: Path, s
     assert "your" not in line.message
 
 
+@pytest.mark.slow
 def test_validate_says_a_reference_is_still_a_stub(tmp_path: Path, session: GradingSession) -> None:
     exercises = copy_catalog(tmp_path)
     (tmp_path / "solutions/stable-softmax/reference.py").write_text(

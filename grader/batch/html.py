@@ -65,7 +65,7 @@ def _histogram(stats: ClassStats) -> str:
              f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}"/>',
              f'<text x="{left - 6}" y="{top + 4}" text-anchor="end">{most}</text>',
              f'<text x="{left - 6}" y="{top + plot_h}" text-anchor="end">0</text>']
-    for index, (label, count) in enumerate(zip(BIN_LABELS, stats.histogram)):
+    for index, (label, count) in enumerate(zip(BIN_LABELS, stats.histogram, strict=True)):
         bar_h = plot_h * count / most
         x = left + index * step + 3
         y = top + plot_h - bar_h

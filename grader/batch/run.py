@@ -157,8 +157,8 @@ def run_batch(
             runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), warm_parent=warm_parent)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
-        tasks = [Task(learner=l.name, path=str(l.path.absolute()), label=l.entry, notes=prints[l.name].notes)
-                 for l in todo]
+        tasks = [Task(learner=one.name, path=str(one.path.absolute()), label=one.entry, notes=prints[one.name].notes)
+                 for one in todo]
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
         failed: list[str] = []

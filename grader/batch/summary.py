@@ -249,7 +249,7 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
                       + ", ".join(markdown_code(name) for name in stats.grader_errors)]
     lines += ["", "## Score distribution", "", "| score | learners | |", "|---|---:|---|"]
     most = max(stats.histogram) or 1
-    for label, count in zip(BIN_LABELS, stats.histogram):
+    for label, count in zip(BIN_LABELS, stats.histogram, strict=True):
         lines.append(f"| {label} | {count} | {'#' * round(20 * count / most)} |")
     lines += ["", "## Exercises", "", EXERCISES_NOTE, "",
               "| exercise | " + " | ".join(STATUSES) + " | most common reason it stopped before any check |",
@@ -279,7 +279,7 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
                      + ", ".join(_plain(name) for name in stats.grader_errors))
     if stats.scores:
         lines.append("Distribution: " + "  ".join(f"{label} {count}" for label, count
-                                                   in zip(BIN_LABELS, stats.histogram) if count))
+                                                   in zip(BIN_LABELS, stats.histogram, strict=True) if count))
     stopped = [e for e in stats.exercises if e.stopped]
     if stopped:
         lines.append("Stopped before any check:")

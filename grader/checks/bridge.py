@@ -19,8 +19,8 @@ from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.properties import zero_where
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field, field_validator
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["EntropyGrows", "ExpSumsToOne", "MaskedGetsZero", "MeanOverBatch", "TemperatureLimit"]
 
@@ -150,7 +150,7 @@ class EntropyGrows(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         entropies = []
-        for value, outcome in zip(self.values, outcomes):
+        for value, outcome in zip(self.values, outcomes, strict=True):
             got, problem = array_result(outcome)
             if problem:
                 return problem
@@ -164,7 +164,7 @@ class EntropyGrows(Check):
         atol = _atol(outcomes[0].values[0], case, self.atol)
         shown = ", ".join(
             f"{format_number(h)} at {self.arg}={format_number(v)}"
-            for v, h in zip(self.values, entropies)
+            for v, h in zip(self.values, entropies, strict=True)
         )
         falls = any(later < earlier - atol for earlier, later in pairwise(entropies))
         scores = np.asarray(case.args[self.score_arg], dtype=float)

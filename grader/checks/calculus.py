@@ -25,8 +25,8 @@ from grader.checks.references import (
     trusted_function_jacobian,
     trusted_function_value,
 )
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["JacobianShape", "MatchesJacobian", "SumsToZero", "Symmetric"]
 
@@ -89,7 +89,8 @@ class MatchesJacobian(ArrayCheck):
     def default_description(self, entry: str) -> str:
         if self.expect == "exact":
             return f"{entry}(f, z) equals the true Jacobian of f at z"
-        return f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h for the step h it is given"
+        return (f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h "
+                "for the step h it is given")
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         fn, z, h = self._arguments(case)
@@ -233,6 +234,7 @@ class Symmetric(ArrayCheck):
         index = _worst(got, got.T)
         i, j = index
         return Finding(
-            got=f"{format_value(got)}, with [{i}, {j}] = {format_number(got[i, j])} but [{j}, {i}] = {format_number(got[j, i])}",
+            got=f"{format_value(got)}, with [{i}, {j}] = {format_number(got[i, j])} "
+                f"but [{j}, {i}] = {format_number(got[j, i])}",
             expected=f"a matrix equal to its transpose (rtol {format_number(rtol)}, atol {format_number(atol)})",
         )

@@ -11,8 +11,9 @@ ids, so the same spec always gives the same inputs.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -29,7 +30,9 @@ class _Strict(Record):
 class ArrayDraw(_Strict):
     """How to draw one array argument: a shape (sizes or dimension names) and a scale."""
 
-    shape: list[list[int | str]] = Field(min_length=1, description="candidate shapes; entries are sizes or names from `dims`")
+    shape: list[list[int | str]] = Field(
+        min_length=1, description="candidate shapes; entries are sizes or names from `dims`"
+    )
     scale: list[float] = Field(default=[1.0], min_length=1, description="candidate standard deviations")
     dtype: Literal["float64", "float32", "int64", "bool"] = "float64"
     high: int | str | None = Field(default=None, description="for int64: exclusive upper bound (a size or a dim name)")
@@ -54,7 +57,7 @@ class RandomGenerator(_Strict):
     random: RandomSpec
 
 
-CaseGenerator = Annotated[Union[ExamplesGenerator, RandomGenerator], Field(union_mode="left_to_right")]
+CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator, Field(union_mode="left_to_right")]
 
 
 @dataclass
@@ -70,7 +73,7 @@ class Case:
         """Simplicity key: total number of elements, then largest magnitude (computed once)."""
         cached = self.extra.get("_size")
         if cached is not None:
-            return cached  # type: ignore[no-any-return]
+            return cached
         total, magnitude = 0, 0.0
         for value in self.args.values():
             if isinstance(value, np.ndarray):
@@ -120,7 +123,7 @@ def trusted_function(value: Any) -> Any:
 
 
 def build_cases(
-    generators: list[Any], arg_kinds: dict[str, str], seed_parts: tuple[str, ...]
+    generators: list[Any], arg_kinds: Mapping[str, str], seed_parts: tuple[str, ...]
 ) -> list[Case]:
     """Every case of a case set: examples as written, then random cases simplest first."""
     cases: list[Case] = []
@@ -132,14 +135,14 @@ def build_cases(
                 cases.append(Case(args=args, origin="example", label=generator.label))
         else:
             rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))
-            drawn = [_draw_case(generator.random, arg_kinds, rng) for _ in range(generator.random.count)]
-            drawn = [case for case in drawn if case is not None]
+            tries = [_draw_case(generator.random, arg_kinds, rng) for _ in range(generator.random.count)]
+            drawn = [case for case in tries if case is not None]
             drawn.sort(key=Case.size)
             cases.extend(drawn)
     return cases
 
 
-def _draw_case(spec: RandomSpec, arg_kinds: dict[str, str], rng: np.random.Generator) -> Case | None:
+def _draw_case(spec: RandomSpec, arg_kinds: Mapping[str, str], rng: np.random.Generator) -> Case | None:
     dims = {name: int(rng.choice(sizes)) for name, sizes in spec.dims.items()}
     args: dict[str, Any] = {}
     for name in arg_kinds:

@@ -69,8 +69,8 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["ScattersLikeSamplingError", "SpreadShrinks", "relative_error"]
 

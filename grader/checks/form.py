@@ -15,8 +15,8 @@ import numpy as np
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["ReturnsForm", "not_an_ndarray", "shown_as_returned"]
 
@@ -45,7 +45,9 @@ class ReturnsForm(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
-        types = outcome.types or [type(v).__name__ for v in outcome.values]
+        # The learner process names each value's type; a list that does not name every value is not used.
+        types = (outcome.types if len(outcome.types) == len(outcome.values)
+                 else [type(v).__name__ for v in outcome.values])
         if len(self.items) == 1:
             if outcome.kind == "tuple":
                 return Finding(got=_tuple_of(len(outcome.values)), expected=self._form(),
@@ -56,7 +58,7 @@ class ReturnsForm(Check):
                            note="Separate the items with commas: return z, i, j makes a tuple.")
         if len(outcome.values) != len(self.items):
             return Finding(got=_tuple_of(len(outcome.values)), expected=self._form())
-        for position, (kind, value, type_name) in enumerate(zip(self.items, outcome.values, types)):
+        for position, (kind, value, type_name) in enumerate(zip(self.items, outcome.values, types, strict=True)):
             name = self.names[position] if position < len(self.names) else f"item {position}"
             finding = _item_finding(kind, value, type_name, name)
             if finding:

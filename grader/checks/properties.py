@@ -17,8 +17,8 @@ from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.form import not_an_ndarray
 from grader.checks.references import REFERENCES, close, reference
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
     "Finite",
@@ -75,7 +75,8 @@ class MatchesReference(ArrayCheck):
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
         if close(got, expected, rtol, atol):
             return None
-        return Finding(got=format_value(got), expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
+        return Finding(got=format_value(got),
+                       expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
 
 
 class SumsToOne(ArrayCheck):
@@ -97,7 +98,8 @@ class SumsToOne(ArrayCheck):
         _, atol = _tolerances(outcomes[0].values[0], case, 0, self.atol)
         if np.all(np.abs(sums - 1) <= atol):
             return None
-        return Finding(got=f"sums {format_value(sums)}", expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})")
+        return Finding(got=f"sums {format_value(sums)}",
+                       expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})")
 
 
 class NonNegative(ArrayCheck):
@@ -154,7 +156,7 @@ class OrderPreserving(ArrayCheck):
         axis = _axis(case, self.axis_arg, self.axis)
         z = np.moveaxis(scores, axis, -1).reshape(-1, scores.shape[axis])
         w = np.moveaxis(got, axis, -1).reshape(-1, scores.shape[axis])
-        for zr, wr in zip(z, w):
+        for zr, wr in zip(z, w, strict=True):
             for i in range(len(zr)):
                 for j in range(len(zr)):
                     reversed_ = zr[i] > zr[j] and not wr[i] >= wr[j]
@@ -196,7 +198,7 @@ class TranslationInvariant(Check):
         if problem:
             return problem
         assert base is not None
-        for shift, outcome in zip(self.shifts, outcomes[1:]):
+        for shift, outcome in zip(self.shifts, outcomes[1:], strict=True):
             moved, problem = array_result(outcome)
             if problem:
                 return problem
@@ -227,7 +229,8 @@ class LeavesInputUnchanged(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         sent = [(name, value) for name, value in case.args.items() if isinstance(value, np.ndarray)]
-        for (name, before), after in zip(sent, outcomes[0].inputs_after):
+        # Not strict: an outcome that does not report the inputs back has nothing to compare.
+        for (name, before), after in zip(sent, outcomes[0].inputs_after, strict=False):
             if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
                 return Finding(got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",
                                expected=f"{name} still {format_value(before)}",
@@ -267,7 +270,8 @@ class ShapeAndDtype(Check):
         outcome = outcomes[0]
         expected = reference(self.reference, case.args, case.extra)
         if outcome.kind == "tuple":
-            return Finding(got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}")
+            return Finding(got=f"a tuple of {len(outcome.values)} values",
+                           expected=f"one float array of shape {expected.shape}")
         got = outcome.values[0]
         if got.shape != expected.shape:
             return Finding(got=f"shape {got.shape}", expected=f"shape {expected.shape}")

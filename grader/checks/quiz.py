@@ -47,7 +47,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.results import CheckResult, ExerciseResult
+from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.safeyaml import LongInteger
 from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
@@ -64,7 +64,8 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     if problem is not None:
         return _whole_quiz(quiz, "error", f"Your answers could not be read: {problem}")
     if answers is None:
-        return _whole_quiz(quiz, "missing", f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
+        return _whole_quiz(quiz, "missing",
+                           f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
     if not isinstance(answers, dict):
         return _whole_quiz(quiz, "error", f"The answers under '{quiz.id}' must map question ids to answers, "
                                           "one per line as 'question-id: answer'.")
@@ -93,10 +94,10 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     )
 
 
-def _whole_quiz(quiz: QuizExercise, status: str, reason: str) -> ExerciseResult:
+def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str) -> ExerciseResult:
     checks = [CheckResult(id=q.id, status="skipped" if status == "missing" else "error", score=0.0,
                           max_score=q.points, visibility=quiz.visibility, reason=reason) for q in quiz.questions]
-    return ExerciseResult(id=quiz.id, title=quiz.title, kind="quiz", status=status,  # type: ignore[arg-type]
+    return ExerciseResult(id=quiz.id, title=quiz.title, kind="quiz", status=status,
                           score=0.0, max_score=quiz.max_score, reason=reason, checks=checks)
 
 
@@ -154,7 +155,7 @@ def _token_letters(token: str, options: str, multiple: bool) -> list[str | None]
     return [None]
 
 
-def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, str]:
+def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     options = letters(len(question.options))
     multiple = question.type == "multiple"
     if given is None:
@@ -168,7 +169,7 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, st
         outside = reading.not_options
         verb = "is not an option" if len(outside) == 1 else "are not options"
         return "failed", f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
-    correct = {letter for letter, option in zip(options, question.options) if option.correct}
+    correct = {letter for letter, option in zip(options, question.options, strict=True) if option.correct}
     chosen = sorted(reading.picks)
 
     def described(pick: str, *, why: bool = True) -> str:
@@ -208,19 +209,21 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[str, st
     return "failed", " ".join(parts)
 
 
-def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[str, str]:
+def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     if given is None:
         return "failed", f"Not answered: give {_NUMBER}."
     value = _number(given)
     if isinstance(value, str):
         return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
     if abs(value - question.answer) <= question.tolerance:
-        return "passed", f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
+        return "passed", (f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. "
+                          f"{question.reason_correct}")
     answer = f" The answer is {question.answer:g} (within {question.tolerance:g})." if reveal else ""
     for mistake in question.mistakes:
         if abs(value - mistake.value) <= mistake.tolerance:
             return "failed", f"Not quite: {value:g}. {mistake.reason}{answer}"
-    return "failed", f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"
+    return "failed", (f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. "
+                      f"{question.reason_wrong}{answer}")
 
 
 # What a numeric answer looks like, with no example value: any example could be some question's answer.
@@ -258,7 +261,8 @@ _SHOWN_ITEMS = 3
 def _shown(value: Any) -> str:
     """A learner's answer as a reason quotes it: short, whatever its size or type."""
     if value is None or isinstance(value, (bool, float)):
-        return {None: "null", True: "true", False: "false"}.get(value, repr(value))  # type: ignore[call-overload]
+        names: dict[bool | float | None, str] = {None: "null", True: "true", False: "false"}
+        return names.get(value, repr(value))
     if isinstance(value, int) and value.bit_length() > 4000:  # str() refuses past 4,300 digits
         return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     if isinstance(value, (int, LongInteger)):

@@ -7,7 +7,8 @@ function received, and take the same argument names as the entry functions
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -138,7 +139,7 @@ def reference(name: str, args: dict[str, Any], memo: dict[Any, Any] | None = Non
     per process and every submission is compared with the same values.
     """
     if memo is not None and ("reference", name) in memo:
-        return memo[("reference", name)]  # type: ignore[no-any-return]
+        return memo[("reference", name)]
     with np.errstate(all="ignore"):
         value = np.asarray(REFERENCES[name](**args), dtype=float)
     value.setflags(write=False)

@@ -55,8 +55,8 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
     "ChangesWithArgument",
@@ -86,7 +86,8 @@ def _trapezoid(values: np.ndarray, step: float) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def variance_interval(d: int, n: int, delta: float = 1e-11) -> tuple[float, float]:
-    """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves with probability ``<= delta``.
+    """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves
+    with probability ``<= delta``.
 
     Computing one costs about 25 ms, so each is also kept in the grader's cache
     folder (keyed by the check library's code): a cold run reads it back.
@@ -274,12 +275,12 @@ class VarianceTracksDimension(Check):
             pairs.append(pair)
         shown = ", ".join(
             f"d_k={d}: ({format_number(a)}, {format_number(b)})"
-            for d, (a, b) in zip(self.dims, pairs)
+            for d, (a, b) in zip(self.dims, pairs, strict=True)
         )
         unscaled = [a for a, _ in pairs]
         if not all(later > earlier for earlier, later in pairwise(unscaled)):
             return Finding(got=shown, expected="the first value to grow with d_k")
-        for d, (a, b) in zip(self.dims, pairs):
+        for d, (a, b) in zip(self.dims, pairs, strict=True):
             for value, which in ((a, "unscaled"), (b, "scaled")):
                 finding = _variance_finding(value, d, n, which, self.delta)
                 if finding:
@@ -336,7 +337,7 @@ class Reproducible(Check):
                 and all(
                     a.shape == b.shape
                     and np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
-                    for a, b in zip(first.values, other.values)
+                    for a, b in zip(first.values, other.values, strict=True)
                 )
             )
             if not same:
@@ -370,13 +371,13 @@ class ChangesWithArgument(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         first = outcomes[0]
-        for value, other in zip(self.values[1:], outcomes[1:]):
+        for other in outcomes[1:]:
             same = (
                 first.kind == other.kind
                 and len(first.values) == len(other.values)
                 and all(
                     a.shape == b.shape and np.array_equal(a, b)
-                    for a, b in zip(first.values, other.values)
+                    for a, b in zip(first.values, other.values, strict=True)
                 )
             )
             if not same:

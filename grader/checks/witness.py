@@ -8,7 +8,8 @@ it shows nothing.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -16,8 +17,8 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
 from grader.checks.references import divide_by_sum, square_normalise
-from grader.sandbox.outcomes import CallOutcome
 from grader.record import Field
+from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["Witness", "VERIFIERS"]
 
@@ -59,7 +60,7 @@ def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
 def verify_square_order(outcome: CallOutcome) -> Finding | None:
     """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` not above weight ``j``."""
     if outcome.kind != "tuple" or len(outcome.values) != 3:
-        return Finding(got=f"{'a tuple of ' + str(len(outcome.values)) + ' values' if outcome.kind == 'tuple' else 'a single value'}",
+        return Finding(got=f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else "a single value",
                        expected="a tuple (z, i, j)")
     z, problem = _as_scores(outcome.values[0])
     if problem:
@@ -94,7 +95,8 @@ def verify_square_order(outcome: CallOutcome) -> Finding | None:
         note = ("Both scores are non-negative, so squaring keeps their order; the failure needs a negative score "
                 "whose magnitude is at least the positive one's.")
     else:
-        note = "The lower score is negative but smaller in magnitude, so its square is still smaller; make it more negative."
+        note = ("The lower score is negative but smaller in magnitude, so its square is still smaller; "
+                "make it more negative.")
     return Finding(got=f"weights {weights[i]:.6g} for z[i]={z[i]:g} and {weights[j]:.6g} for z[j]={z[j]:g}",
                    expected="weight i not above weight j", note=note)
 

@@ -69,7 +69,7 @@ cat "$LOG" >&2  # for the instructor: Gradescope shows this output to students o
         > "$RESULTS/results.json"
 rm -f "$LOG"
 exit 0
-"""
+"""  # noqa: E501 -- the script's text as written into the bundle
 
 
 def run_autograder(assignment: str, *, allow_weak_sandbox: bool) -> str:

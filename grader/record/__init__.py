@@ -19,8 +19,9 @@ with it, and it imports neither.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["ConfigDict", "Field", "FieldSpec", "Record", "field_validator", "model_validator"]
 
@@ -72,7 +73,7 @@ def field_validator(*names: str) -> Callable[[Any], Any]:
     """Mark a classmethod that checks (and may return a changed) value of the named fields."""
 
     def mark(method: Any) -> Any:
-        target = method.__func__ if isinstance(method, classmethod) else method
+        target: Any = method.__func__ if isinstance(method, classmethod) else method
         target.__record_check__ = ("field", names)
         return method
 
@@ -141,7 +142,7 @@ class Record:
         object.__setattr__(self, "__dict__", dict(validate_record(type(self), data).__dict__))
 
     @classmethod
-    def construct_trusted(cls, values: dict[str, Any]) -> "Record":
+    def construct_trusted(cls, values: dict[str, Any]) -> Record:
         """A record of values already validated (by the validator): defaults fill what is absent."""
         record = cls.__new__(cls)
         state = {}
@@ -151,13 +152,13 @@ class Record:
         return record
 
     @classmethod
-    def model_validate(cls, data: Any) -> "Record":
+    def model_validate(cls, data: Any) -> Record:
         """Validate ``data`` (a mapping, as read from YAML) into this record; pydantic's ``ValidationError`` if not."""
         from grader.record.validation import validate_record
 
         return validate_record(cls, data)
 
-    def model_copy(self, *, update: dict[str, Any] | None = None) -> "Record":
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Record:
         """A shallow copy with some fields replaced, not validated again (as pydantic's ``model_copy``)."""
         record = type(self).__new__(type(self))
         object.__setattr__(record, "__dict__", dict(self.__dict__, **(update or {})))
@@ -197,7 +198,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[no-any-return]
+        return self.__dict__ == other.__dict__
 
     def __hash__(self) -> int:
         return hash((type(self),) + tuple(self.__dict__.values()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Union, cast
 
 import pydantic
 from pydantic import BaseModel, TypeAdapter
@@ -38,9 +38,10 @@ def pydantic_type(annotation: Any) -> Any:
     if origin is Annotated:
         inner, *metadata = arguments
         converted = [_field(item) if isinstance(item, FieldSpec) else item for item in metadata]
-        return Annotated[(pydantic_type(inner), *converted)]  # type: ignore[return-value]
+        parameters = (pydantic_type(inner), *converted)
+        return Annotated[parameters]
     if origin in (Union, types.UnionType):
-        return Union[tuple(pydantic_type(item) for item in arguments)]  # type: ignore[return-value]
+        return Union[tuple(pydantic_type(item) for item in arguments)]  # noqa: UP007 -- a union built at run time
     if origin in (list, dict, tuple, set, frozenset):
         return origin[tuple(pydantic_type(item) for item in arguments)] if arguments else origin
     return annotation
@@ -55,12 +56,13 @@ def model_for(record: type[Record]) -> type[BaseModel]:
     if model is None:
         model = _build_model(record)
         record._pydantic_model = model
-    return model  # type: ignore[no-any-return]
+    return model
 
 
 def _build_model(record: type[Record]) -> type[BaseModel]:
     hints = typing.get_type_hints(record, include_extras=True)
-    fields = {name: (pydantic_type(hints[name]), _field(spec)) for name, spec in record.model_fields.items()}
+    fields: dict[str, Any] = {name: (pydantic_type(hints[name]), _field(spec))
+                              for name, spec in record.model_fields.items()}
     validators: dict[str, Any] = {}
     for name, mark in record.__record_checks__:
         method = getattr(record, name)
@@ -68,12 +70,13 @@ def _build_model(record: type[Record]) -> type[BaseModel]:
             validators[name] = pydantic.model_validator(mode="after")(_whole_check(method))
         else:
             validators[name] = pydantic.field_validator(*mark[1])(_value_check(method))
-    config = pydantic.ConfigDict(**{k: v for k, v in record.model_config.items() if k != "defer_build"})
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    # A record's model_config holds pydantic's config keys in a plain dict (records do not import pydantic).
+    config = cast(pydantic.ConfigDict, {k: v for k, v in record.model_config.items() if k != "defer_build"})
+    model = pydantic.create_model(
         record.__name__, __config__=config, __doc__=record.__dict__.get("__doc__"), __module__=record.__module__,
         __validators__=validators, **fields)
-    model.__record__ = record  # type: ignore[attr-defined]  # the class its values become (to_record)
-    return model  # type: ignore[no-any-return]
+    model.__record__ = record  # the class its values become (to_record)
+    return model
 
 
 def _whole_check(method: Any) -> Any:

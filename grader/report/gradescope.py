@@ -165,7 +165,7 @@ def _later(counts: dict[str, int]) -> str:
     Published means the instructor published the grades on Gradescope; a
     hidden test is never shown to students, so the text never says it will be.
     """
-    parts = []
+    parts: list[str] = []
     for word in ("after_published", "after_due_date", "hidden"):
         count = counts.get(word, 0)
         if not count:

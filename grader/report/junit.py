@@ -76,7 +76,8 @@ def _suite(exercise: ExerciseResult) -> ET.Element:
 def _case(classname: str, name: str, check: CheckResult, missing: bool) -> ET.Element:
     """One check as a test case; a check of an exercise not attempted is a failure, whatever its status."""
     case = ET.Element("testcase", {"classname": printable(classname), "name": printable(name)})
-    element, kind = _ELEMENT.get(check.status), check.status
+    element: str | None = _ELEMENT.get(check.status)
+    kind: str = check.status
     if missing and check.status != "passed":
         element, kind = "failure", "missing"
     if element:

@@ -66,7 +66,8 @@ def _test(exercise: ExerciseResult, check: CheckResult) -> dict[str, Any]:
 def _details(check: CheckResult) -> str:
     """The parts of a reason a reader scans for: input, expected, got, likely mistake or hint."""
     parts = [("smallest failing input", check.input), ("expected", check.expected), ("got", check.got),
-             ("note", check.note), ("likely mistake", check.diagnosis), ("hint", None if check.diagnosis else check.hint)]
+             ("note", check.note), ("likely mistake", check.diagnosis),
+             ("hint", None if check.diagnosis else check.hint)]
     return printable("\n".join(f"{label}: {value}" for label, value in parts if value))
 
 

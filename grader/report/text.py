@@ -22,7 +22,8 @@ def format_text(report: Report) -> str:
         lines += _exercise(exercise)
     lines.append(f"Total: {_points(report.score)}/{_points(report.max_score)}")
     if report.public_only and report.hidden_not_run:
-        lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks will run when your work is graded.")
+        lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks "
+                     "will run when your work is graded.")
     if report.sandbox and report.sandbox.warning:
         lines.append(f"warning: {report.sandbox.warning}")
     return "\n".join(lines) + "\n"

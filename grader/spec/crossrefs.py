@@ -35,8 +35,9 @@ def parameters(signature: str) -> tuple[str, dict[str, bool]] | None:
         return None
     arguments = tree.body[0].args
     positional = arguments.posonlyargs + arguments.args
-    with_default = {a.arg for a in positional[len(positional) - len(arguments.defaults):]} if arguments.defaults else set()
-    with_default |= {a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None}
+    defaulted = positional[len(positional) - len(arguments.defaults):] if arguments.defaults else []
+    with_default = {a.arg for a in defaulted}
+    with_default |= {a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None}
     names = [a.arg for a in positional + arguments.kwonlyargs]
     return tree.body[0].name, {name: name in with_default for name in names}
 

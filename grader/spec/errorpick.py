@@ -9,13 +9,17 @@ error reaching deepest into the spec as written, so a typo inside a
 
 from __future__ import annotations
 
+import types
 import typing
-from typing import Annotated, Any, Literal, Union
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 __all__ = ["allowed_keys", "pick_error"]
 
+_Error = TypeVar("_Error", bound=Mapping[str, Any])
 
-def pick_error(errors: list[dict[str, Any]], data: Any) -> dict[str, Any]:
+
+def pick_error(errors: Sequence[_Error], data: Any) -> _Error:
     """The error to report: the first, or, among the alternatives of the form it is in, the deepest into ``data``."""
     first = errors[0]
     branch = _branch_point(tuple(first["loc"]), data)
@@ -56,13 +60,13 @@ def _reach(loc: tuple[Any, ...], data: Any, kind: str) -> tuple[int, int]:
 
 def allowed_keys(loc: tuple[Any, ...]) -> tuple[str, list[str]] | None:
     """The record class at ``loc`` (a pydantic location in a spec) and its keys; ``None`` when not known."""
-    from grader.spec.models import Spec
     from grader.record import Record
+    from grader.spec.models import Spec
 
     current: Any = Spec
     for part in loc:
         current = _strip(current)
-        if typing.get_origin(current) in (Union, typing.Union):
+        if typing.get_origin(current) in (Union, types.UnionType):  # Union[A, B] and A | B
             current = _member(current, part)
         elif isinstance(current, type) and issubclass(current, Record):
             if part not in current.model_fields:

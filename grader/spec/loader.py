@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from grader import cache
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
-from grader import cache
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.crossrefs import SpecProblem
 from grader.spec.errorpick import allowed_keys, pick_error
@@ -96,15 +97,15 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
     from grader.record.validation import to_record
 
     try:
-        return to_record(_spec_adapter().validate_python(data))  # type: ignore[no-any-return]
+        return to_record(_spec_adapter().validate_python(data))
     except ValidationError as exc:
         error = pick_error(exc.errors(include_url=False), data)
         loc = tuple(error["loc"])
         if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
             loc += (str((error.get("ctx") or {}).get("discriminator", "")).strip("'"),)
-        problem = (error.get("ctx") or {}).get("error")
-        if isinstance(problem, SpecProblem):  # a cross reference: the validator says where the name is written
-            loc += problem.loc
+        cause = (error.get("ctx") or {}).get("error")
+        if isinstance(cause, SpecProblem):  # a cross reference: the validator says where the name is written
+            loc += cause.loc
         line, where = line_of(lines, data, loc)
         raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
 
@@ -179,7 +180,7 @@ _MESSAGES = {
 }
 
 
-def _explain(error: dict[str, Any], data: Any) -> str:
+def _explain(error: Mapping[str, Any], data: Any) -> str:
     kind = error["type"]
     context = error.get("ctx") or {}
     if kind in _MESSAGES:
@@ -218,11 +219,14 @@ def _all_field_names() -> set[str]:
     """Every key a spec may use, for "did you mean": gathered when a spec first has an unknown key."""
     from grader.checks.cases import ArrayDraw, ExamplesGenerator, RandomGenerator, RandomSpec
     from grader.checks.registry import CHECK_TYPES
+    from grader.record import Record
     from grader.spec import models
 
     names: set[str] = set()
-    for model in (ImplementationExercise, QuizExercise, Assignment, models.EntrySpec, models.KnownWrong,
-                  models.Option, models.ChoiceQuestion, models.NumericQuestion, models.NumericMistake,
-                  models.PublicExample, ArrayDraw, RandomSpec, ExamplesGenerator, RandomGenerator, *CHECK_TYPES):
-        names.update(model.model_fields)
+    records: tuple[type[Record], ...] = (
+        ImplementationExercise, QuizExercise, Assignment, models.EntrySpec, models.KnownWrong, models.Option,
+        models.ChoiceQuestion, models.NumericQuestion, models.NumericMistake, models.PublicExample, ArrayDraw,
+        RandomSpec, ExamplesGenerator, RandomGenerator, *CHECK_TYPES)
+    for record in records:
+        names.update(record.model_fields)
     return names

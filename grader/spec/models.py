@@ -8,7 +8,7 @@ Every model forbids unknown keys, so a typo is an error with a location.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
@@ -89,7 +89,7 @@ class ImplementationExercise(_Strict):
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "ImplementationExercise":
+    def _references_resolve(self) -> ImplementationExercise:
         """Every name the spec's parts give one another resolves (``grader.spec.crossrefs``)."""
         from grader.spec.crossrefs import first_problem
 
@@ -124,7 +124,7 @@ class ChoiceQuestion(_Question):
     options: list[Option] = Field(min_length=2, max_length=26)
 
     @model_validator(mode="after")
-    def _has_correct(self) -> "ChoiceQuestion":
+    def _has_correct(self) -> ChoiceQuestion:
         correct = sum(option.correct for option in self.options)
         if self.type == "single" and correct != 1:
             raise ValueError(f"a single-choice question needs exactly one correct option, not {correct}")
@@ -148,7 +148,7 @@ class NumericQuestion(_Question):
     mistakes: list[NumericMistake] = Field(default_factory=list, description="common wrong numbers and why")
 
 
-Question = Annotated[Union[ChoiceQuestion, NumericQuestion], Field(discriminator="type")]
+Question = Annotated[ChoiceQuestion | NumericQuestion, Field(discriminator="type")]
 
 
 class QuizExercise(_Strict):
@@ -168,7 +168,7 @@ class QuizExercise(_Strict):
     questions: list[Question] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _unique(self) -> "QuizExercise":
+    def _unique(self) -> QuizExercise:
         ids = [q.id for q in self.questions]
         if len(set(ids)) != len(ids):
             raise ValueError("question ids must be unique")
@@ -186,5 +186,5 @@ class Assignment(_Strict):
     exercises: list[str] = Field(min_length=1)
 
 
-Exercise = Union[ImplementationExercise, QuizExercise]
-Spec = Annotated[Union[ImplementationExercise, QuizExercise, Assignment], Field(discriminator="kind")]
+Exercise = ImplementationExercise | QuizExercise
+Spec = Annotated[ImplementationExercise | QuizExercise | Assignment, Field(discriminator="kind")]

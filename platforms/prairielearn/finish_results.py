@@ -43,7 +43,7 @@ def fallback(status, log):
     elif reason:
         why = "The grader could not grade this submission: " + reason + "."
     else:
-        why = "The grader failed before it could grade this submission (status %d)." % status
+        why = f"The grader failed before it could grade this submission (status {status:d})."
     return {"gradable": False, "score": 0.0, "message": why + " " + CONTACT, "format_errors": [why], "tests": []}
 
 
