@@ -217,7 +217,10 @@ def learner_peak_rss() -> float:
         b"\nimport resource\ndef peak():\n    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n")
     rng = np.random.default_rng(0)
     calls = [Call("softmax", {"z": rng.normal(size=(50, 200)) * 1e3}) for _ in range(20)] + [Call("peak", {})]
-    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": source}, "m.py", ["softmax", "peak"]) as process:
+    with (
+        WarmParent.start() as warm_parent,
+        LearnerProcess(warm_parent, {"m.py": source}, "m.py", ["softmax", "peak"]) as process,
+    ):
         process.start()
         encoded = encode_calls(calls)
         outcomes = process.call_many(encoded)

@@ -43,8 +43,15 @@ import click
 
 from grader import __version__
 from grader.cli_authoring import new_command, release_command
-from grader.cli_common import (EXERCISES_HELP, exercise_not_assignment, exercises_option, fail, guard, load_specs,
-                               write_atomically)
+from grader.cli_common import (
+    EXERCISES_HELP,
+    exercise_not_assignment,
+    exercises_option,
+    fail,
+    guard,
+    load_specs,
+    write_atomically,
+)
 from grader.cli_export import export_group
 
 __all__ = ["main", "run"]
@@ -61,8 +68,9 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     has_seccomp = seccomp.available()
     tier = "A" if abi and has_seccomp else "B" if has_seccomp else "C"
     click.echo(f"grader {__version__}")
+    running_as = "root: capabilities are dropped in learner processes" if os.geteuid() == 0 else "a user"
     click.echo(f"sandbox: tier {tier} (landlock_abi {abi}, seccomp {'yes' if has_seccomp else 'no'}, "
-               f"running as {'root: capabilities are dropped in learner processes' if os.geteuid() == 0 else 'a user'})")
+               f"running as {running_as})")
     ctx.exit(0)
 
 
@@ -127,8 +135,8 @@ def schema_command() -> None:
     """Print the JSON Schema of exercise specs, for editors."""
     import json
 
-    from grader.spec.models import Spec
     from grader.record.validation import adapter
+    from grader.spec.models import Spec
 
     click.echo(json.dumps(adapter(Spec).json_schema(), indent=2, sort_keys=True))
 
@@ -144,7 +152,9 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 
     _check_sandbox_layers()
 
-    report = validate_catalog(load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render()))
+    report = validate_catalog(
+        load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render())
+    )
     click.echo(report.summary())
     sys.exit(0 if report.ok else 1)
 
@@ -154,7 +164,8 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 @click.option("--exercise", "exercise_ids", multiple=True, help="Grade this exercise (repeatable).")
 @click.option("--assignment", default=None, help="Grade every exercise of this assignment ('all' for everything).")
 @click.option("--format", "format_name", type=click.Choice(FORMAT_NAMES), default="text", show_default=True)
-@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write the report here instead of stdout.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the report here instead of stdout.")
 @click.option("--min-score", type=click.FloatRange(0, 1), default=None,
               help="Exit 0 when the score reaches this fraction of the maximum.")
 @click.option("--public", "public_only", is_flag=True, help="Run only the public checks (a learner's self-check).")

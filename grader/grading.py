@@ -9,8 +9,8 @@ once. ``grade_submission`` is the one-shot API.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from grader import __version__
 from grader.bindings import scan_names
@@ -90,7 +90,7 @@ class GradingSession:
         if self._own_warm_parent:
             self.warm_parent.close()
 
-    def __enter__(self) -> "GradingSession":
+    def __enter__(self) -> GradingSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -123,7 +123,9 @@ class GradingSession:
             submission.label = label
         return self.grade_loaded(submission, selected, public_only=public_only)
 
-    def grade_loaded(self, submission: Submission, selected: list[Exercise] | None, *, public_only: bool = False) -> Report:
+    def grade_loaded(
+        self, submission: Submission, selected: list[Exercise] | None, *, public_only: bool = False
+    ) -> Report:
         """Grade an already-read submission against ``selected`` (or what it attempts).
 
         Raises ``WeakSandboxError`` (before any learner code runs) when hidden
@@ -145,9 +147,11 @@ class GradingSession:
                     named = listing([repr(excerpt(key)) for key in unknown[:SHOWN]], len(unknown), separator=", ")
                     which = "which is not a quiz here" if len(unknown) == 1 else "which are not quizzes here"
                     problems.append(f"The answers file names {named}, {which}; known quizzes: "
-                                    + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)))
+                                    + ", ".join(e.id for e in self.catalog.exercises.values()
+                                                if isinstance(e, QuizExercise)))
                 if not selected and not problems:
-                    problems.append("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
+                    problems.append("Nothing here attempts an exercise: no entry function is defined "
+                                    "and no quiz is answered. "
                                     "Run 'grader list' to see the exercises and their entry functions.")
             graded: dict[int, ExerciseResult] = {}
             replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
@@ -176,8 +180,11 @@ class GradingSession:
         if public_only or not submission.python:
             return
         candidates = selected if selected is not None else list(self.catalog.exercises.values())
-        if any(isinstance(exercise, ImplementationExercise) and any(check.visibility != "public" for check in exercise.checks)
-               for exercise in candidates):
+        if any(
+            isinstance(exercise, ImplementationExercise)
+            and any(check.visibility != "public" for check in exercise.checks)
+            for exercise in candidates
+        ):
             self.factory.require_strong()
 
     def _grade_implementation(self, exercise: ImplementationExercise, modules: dict[str, SourceModule],
@@ -203,7 +210,9 @@ class GradingSession:
         sources = {module: SourceModule(dict(submission.python), module) for module in submission.python}
         if len(submission.python) == 1 and selected is not None:
             return {"*": next(iter(sources.values()))}
-        scans = {module: scan_names(data.decode("utf-8", "replace"), names) for module, data in submission.python.items()}
+        scans = {
+            module: scan_names(data.decode("utf-8", "replace"), names) for module, data in submission.python.items()
+        }
         located: dict[str, SourceModule] = {}
         unsure: list[str] = []
         for name in names:  # reading the source finds the defining file without starting a process
@@ -216,7 +225,9 @@ class GradingSession:
             located.update(self._probe(submission, sources, unsure))
         return located
 
-    def _probe(self, submission: Submission, sources: dict[str, SourceModule], names: list[str]) -> dict[str, SourceModule]:
+    def _probe(
+        self, submission: Submission, sources: dict[str, SourceModule], names: list[str]
+    ) -> dict[str, SourceModule]:
         """Import each file in a learner process to see which defines the names reading could not place."""
         located: dict[str, SourceModule] = {}
         for module, source in sources.items():

@@ -13,7 +13,14 @@ from typing import Any
 from grader.checks.base import Finding
 from grader.sandbox.outcomes import CallOutcome, StartOutcome, Stop, hit_cpu_limit
 
-__all__ = ["describe_error", "describe_start_failure", "describe_stop", "failure_reason", "outcome_detail", "passed_reason"]
+__all__ = [
+    "describe_error",
+    "describe_start_failure",
+    "describe_stop",
+    "failure_reason",
+    "outcome_detail",
+    "passed_reason",
+]
 
 
 def _sentence(text: str) -> str:
@@ -67,7 +74,9 @@ def describe_error(outcome: CallOutcome, function: str) -> str:
         message = outcome.error.get("message", "")
         if refusal(outcome.error) and outcome.error.get("type") == "MemoryError":
             return f"{function} returned a value too large to hand back: it {refusal(outcome.error)} while copying it"
-        return f"{function} {message}" if message.startswith("returned") else f"{function} returned a value the grader cannot read ({message})"
+        if message.startswith("returned"):
+            return f"{function} {message}"
+        return f"{function} returned a value the grader cannot read ({message})"
     if outcome.status == "protocol":
         return f"{function} {PROTOCOL}" + (f" ({outcome.detail})" if outcome.detail else "")
     detail = outcome_detail(outcome)

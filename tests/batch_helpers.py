@@ -134,8 +134,9 @@ def snapshot(out: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".batch.lock"}
 
 
-def crashing_worker_main(config, connection, warm_parent=None, inherited=None,  # pragma: no cover - runs in a pool process
-                         core=None):
+def crashing_worker_main(  # pragma: no cover - runs in a pool process
+    config, connection, warm_parent=None, inherited=None, core=None
+):
     """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
 
     ``warm_parent``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
@@ -169,8 +170,9 @@ def crashing_worker_main(config, connection, warm_parent=None, inherited=None,  
     worker.close()
 
 
-def affinity_worker_main(config, connection, warm_parent=None, inherited=None,  # pragma: no cover - runs in a pool process
-                         core=None):
+def affinity_worker_main(  # pragma: no cover - runs in a pool process
+    config, connection, warm_parent=None, inherited=None, core=None
+):
     """A pool process that answers each task with the cores it, its warm parent and a learner process may use."""
     import json
     import os
@@ -184,7 +186,8 @@ def affinity_worker_main(config, connection, warm_parent=None, inherited=None,  
         keep_to(0, core)
     if inherited is not None:
         inherited.abandon()
-    warm_parent = warm_parent or WarmParent.start()  # not forked from the batch (it ran threads): a warm parent of its own
+    # Not forked from the batch (it ran threads): a warm parent of its own.
+    warm_parent = warm_parent or WarmParent.start()
     connection.send(("ready", None))
     while connection.recv() is not None:  # each task asks for one probe; what it names does not matter here
         learner = LearnerProcess(warm_parent, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])

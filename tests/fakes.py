@@ -13,17 +13,18 @@ import os
 import threading
 import types
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from grader.sandbox import child
-from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.answers import decode_answer, refused_reply
+from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
 from grader.sandbox.frames import LimitExceeded, MessageParser
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
-from grader.sandbox.protocol import encode_message
 from grader.sandbox.output import OutputCapture
+from grader.sandbox.protocol import encode_message
 from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.scratch import ScratchFolders
 

@@ -186,7 +186,10 @@ def test_grading_processes_keep_to_cores_only_with_one_for_every_core(monkeypatc
 
 
 def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
-    """Blocks up to 4 MiB come from malloc's heap and stay there once freed (``warm_parent_server._keep_freed_memory``)."""
+    """Blocks up to 4 MiB come from malloc's heap and stay there once freed.
+
+    See ``warm_parent_server._keep_freed_memory``.
+    """
     from grader.sandbox.runner import LearnerProcess
 
     source = (b"import resource\nimport numpy as np\n\ndef probe():\n"

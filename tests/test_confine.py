@@ -22,8 +22,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from bystander import Bystander
+
 from grader.sandbox import confine
 from grader.sandbox.confine import seccomp as seccomp_mod
 
@@ -123,7 +123,7 @@ def test_seccomp_program_refuses_descriptor_owners_and_other_processes_by_argume
     for read_only in (False, True):
         program = seccomp_mod.build_program(machine, me, read_only_fs=read_only)
 
-        def verdict(name, *args):
+        def verdict(name, *args, program=program):
             return _run_filter(program, arch, table[name], *args)
 
         for cmd in (8, 10, 15, 1024, (1 << 32) | 8):  # F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE; high bits ignored

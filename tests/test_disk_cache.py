@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,8 +25,11 @@ def _fresh(exercise):  # type: ignore[no-untyped-def]
 def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
     assert a.signatures == b.signatures
     assert a.table.index == b.table.index
-    assert [(c.function, c.return_inputs) for c in a.table.calls] == [(c.function, c.return_inputs) for c in b.table.calls]
-    for x, y in zip(a.table.calls, b.table.calls):
+    def shape(plan: Any) -> list[tuple[Any, Any]]:
+        return [(c.function, c.return_inputs) for c in plan.table.calls]
+
+    assert shape(a) == shape(b)
+    for x, y in zip(a.table.calls, b.table.calls, strict=True):
         assert x.args.keys() == y.args.keys()
         for name in x.args:
             assert np.array_equal(np.asarray(x.args[name]), np.asarray(y.args[name]))
@@ -46,7 +50,7 @@ def test_a_stored_plan_equals_a_fresh_build_and_refers_to_the_live_spec(tmp_path
     again = load_spec_file(copy)  # a new run: a new exercise object, from the same file
     loaded = disk_cache.stored_plan(again, list(again.checks), lambda *_: pytest.fail("the plan was built again"))
     assert loaded.exercise is again
-    assert all(stored.check is live for stored, live in zip(loaded.checks, again.checks))
+    assert all(stored.check is live for stored, live in zip(loaded.checks, again.checks, strict=True))
     _same_plan(loaded, built)
     _same_plan(loaded, _fresh(again))
 
@@ -120,7 +124,8 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp
 
     learner = tmp_path / "answer.py"
     shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "stable-softmax" / "wrong_global_max.py", learner)
-    with GradingSession(warm_parent=session.warm_parent) as earlier:  # a session of its own: nothing remembered in memory
+    # A session of its own: nothing remembered in memory.
+    with GradingSession(warm_parent=session.warm_parent) as earlier:
         first = earlier.grade(learner, exercise_ids=["stable-softmax"])
     spawned: list[int] = []
     original = WarmParent.spawn
@@ -147,7 +152,8 @@ def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_p
         with GradingSession(session.catalog, warm_parent=session.warm_parent) as fresh:
             original = fresh.factory.require_strong
             monkeypatch.setattr(fresh.factory, "require_strong",
-                                lambda: built_before.append(bool(len(fresh.memo.plans))) or original())
+                                lambda built_before=built_before, fresh=fresh, original=original: (
+                                    built_before.append(bool(len(fresh.memo.plans))) or original()))
             report = fresh.grade(learner, exercise_ids=["stable-softmax"], public_only=public_only)
         assert report.exercises[0].checks and all(c.status == "passed" for c in report.exercises[0].checks)
         assert built_before == ([] if public_only else [True])  # public checks need no strong sandbox

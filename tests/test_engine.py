@@ -8,10 +8,12 @@ import pytest
 
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.memory import GradingMemo
-from tests.fakes import InProcessFactory, InProcessProcess
+from tests.fakes import InProcessFactory
 
 ROOT = Path(__file__).resolve().parents[1]
-OVERFLOWS = b"import numpy as np\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n"
+OVERFLOWS = (
+    b"import numpy as np\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n"
+)
 CORRECT = (ROOT / "solutions" / "stable-softmax" / "reference.py").read_bytes()
 
 
@@ -67,7 +69,8 @@ def test_grade_implementation_sends_each_distinct_call_once(exercise) -> None:
     _, factory = _grade(exercise, CORRECT, memo)
     planned = 0
     for check in exercise.checks:
-        for case in [case for name in check.cases for case in memo.cases(exercise, name, dict(exercise.entries["softmax"].args))]:
+        args = dict(exercise.entries["softmax"].args)
+        for case in [case for name in check.cases for case in memo.cases(exercise, name, args)]:
             planned += len(check.plan(case, "softmax"))
     received = sum(process.calls_received for process in factory.opened)
     assert received < planned / 2

@@ -22,12 +22,12 @@ from bystander import Bystander
 from grader import reasons
 from grader.answers import AnswersProblem, load_answers
 from grader.checks.base import Call
-from grader.sandbox.calls import encode_calls
 from grader.errors import UsageError, WeakSandboxError
 from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
-from grader.sandbox.front import Sandbox
 from grader.sandbox import child, selftest
+from grader.sandbox.calls import encode_calls
 from grader.sandbox.confine import abi_version, seccomp_available
+from grader.sandbox.front import Sandbox
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.requests import needs_trusted
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, WarmParent
@@ -38,13 +38,14 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 FULL = pytest.mark.skipif(not abi_version() or not seccomp_available(), reason="needs Landlock and seccomp")
 ALL_DENIED = {name: "denied" for name in selftest.PROBES}
+ALL_LAYERS = Layers()
 MACHINE = {"landlock_abi": 7, "seccomp": True, "root": True, "grader_non_dumpable": True}
 
 
 # -- the self-test's judgement (no processes) --------------------------------
 
 
-def _judged(probes: dict[str, str], layers: Layers = Layers(), machine: dict = MACHINE,
+def _judged(probes: dict[str, str], layers: Layers = ALL_LAYERS, machine: dict = MACHINE,
             reached: tuple[str, ...] = ()) -> selftest.SelfTest:
     return selftest.SelfTest(probes=probes, expected=selftest.expected_denials(machine, layers), reached=reached)
 
@@ -81,7 +82,9 @@ def test_selftest_expectations_follow_the_layers_and_the_machine() -> None:
     landlock_only = selftest.expected_denials(MACHINE, Layers(caps=True, landlock=True, seccomp=False))
     assert landlock_only["read"] and landlock_only["connect"] and landlock_only["signal"]
     assert not landlock_only["fork"] and not landlock_only["udp"]
-    old_kernel = selftest.expected_denials(dict(MACHINE, landlock_abi=3), Layers(caps=True, landlock=True, seccomp=False))
+    old_kernel = selftest.expected_denials(
+        dict(MACHINE, landlock_abi=3), Layers(caps=True, landlock=True, seccomp=False)
+    )
     assert old_kernel["read"] and not old_kernel["connect"] and not old_kernel["signal"]
     nothing = selftest.expected_denials(MACHINE, Layers(False, False, False))
     assert not any(nothing.values())
@@ -273,7 +276,9 @@ def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers
     marker = f"hxd{os.getpid() % 100000}"
     source = (HOSTILE / "setsid_daemon.py").read_text().replace("__MARKER__", marker)
     with WarmParent.start() as warm_parent:
-        process = LearnerProcess(warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+        process = LearnerProcess(
+            warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers
+        )
         assert process.start().status == "ok"
         calls = encode_calls([Call("softmax", {"z": np.array([1.0, 2.0])})] * 3)
         assert [o.status for o in process.call_many(calls)] == ["bad_value"] * 3
@@ -308,7 +313,9 @@ def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
         before = bystander.scheduling()
         for name in ("signal_without_kill", "reschedule_others"):
             source = (HOSTILE / f"{name}.py").read_text().replace("__SUPERVISOR_PID__", str(bystander.pid))
-            process = LearnerProcess(warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers)
+            process = LearnerProcess(
+                warm_parent, {"attack.py": source.encode()}, "attack.py", ["softmax"], Limits(), layers
+            )
             try:
                 started = process.start()
                 assert started.status == "ok", started

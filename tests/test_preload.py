@@ -6,15 +6,14 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call, TrustedFunction
-from grader.sandbox.calls import encode_calls
 from grader.results import report_to_json
 from grader.sandbox import arguments as argument_decoding
 from grader.sandbox import child
 from grader.sandbox.arguments import preload, requested_calls
-from grader.sandbox.calls import CallBatch
+from grader.sandbox.calls import CallBatch, encode_calls
 from grader.sandbox.memory import SandboxMemo
-from grader.sandbox.requests import Request
 from grader.sandbox.protocol import encode_message
+from grader.sandbox.requests import Request
 from grader.sandbox.runner import LearnerProcess
 from grader.sandbox.warm_parent import WarmParent
 

@@ -174,7 +174,7 @@ def test_a_batch_with_the_same_bytes_as_a_recent_one_gets_its_outcomes_again() -
     known = KnownAnswers()
     first, again = _taken_apart(OK_ANSWERS, known), _taken_apart(OK_ANSWERS, known)
     assert [o.status for o in first] == ["ok", "ok"] and first[1].value == (64.2, 1.003)
-    assert all(a is b for a, b in zip(first, again))  # not taken apart a second time
+    assert all(a is b for a, b in zip(first, again, strict=True))  # not taken apart a second time
     assert not first[0].values[0].flags.writeable  # shared, so nobody may change them
 
     other_values = [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))]
@@ -188,7 +188,7 @@ def test_a_batch_with_a_failed_answer_is_always_taken_apart_afresh() -> None:
     known = KnownAnswers()
     first, again = _taken_apart(ANSWERS, known), _taken_apart(ANSWERS, known)
     assert [o.status for o in first] == [o.status for o in again] and "raised" in {o.status for o in first}
-    assert all(a is not b for a, b in zip(first, again))
+    assert all(a is not b for a, b in zip(first, again, strict=True))
 
 
 def test_known_batches_are_bounded_in_bytes_as_well_as_in_number() -> None:

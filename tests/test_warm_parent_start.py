@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call
-from grader.sandbox.calls import encode_calls
 from grader.cli import _command_named
 from grader.sandbox import warm_parent as client
+from grader.sandbox.calls import encode_calls
 from grader.sandbox.runner import LearnerProcess
 from grader.sandbox.warm_parent import WarmParent
 
@@ -64,13 +64,17 @@ def test_numpy_is_found_even_when_the_site_folders_named_do_not_hold_it(monkeypa
     """Numpy installed where only site's own processing finds it: the warm parent runs site after all."""
     monkeypatch.setattr(client, "_site_dirs", lambda: ["/nonexistent"])
     with WarmParent.start() as warm_parent:
-        assert _call(warm_parent, "import numpy as np\ndef f():\n    return np.arange(3.0)\n").value.tolist() == [0, 1, 2]
+        outcome = _call(warm_parent, "import numpy as np\ndef f():\n    return np.arange(3.0)\n")
+        assert outcome.value.tolist() == [0, 1, 2]
 
 
 def test_a_learner_forked_before_numpy_random_was_imported_can_still_draw() -> None:
     """The warm parent imports numpy.random only when idle; a learner forked earlier imports it, confined."""
-    with WarmParent.start() as warm_parent:  # its first spawn arrives while the early self-test runs: before the idle import
-        outcome = _call(warm_parent, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n")
+    # Its first spawn arrives while the early self-test runs: before the idle import.
+    with WarmParent.start() as warm_parent:
+        outcome = _call(
+            warm_parent, "import numpy as np\ndef f():\n    return np.random.default_rng(0).normal(size=3)\n"
+        )
     assert np.array_equal(outcome.value, np.random.default_rng(0).normal(size=3))
 
 
@@ -81,7 +85,8 @@ def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
     import subprocess
     import time
 
-    from grader.sandbox.process_tree import children_map as _children_map, scan_all as _scan_all
+    from grader.sandbox.process_tree import children_map as _children_map
+    from grader.sandbox.process_tree import scan_all as _scan_all
 
     def below(tables, root):  # type: ignore[no-untyped-def]
         found, queue = {}, [root]
@@ -199,7 +204,8 @@ def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypa
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         try:
             extra = [os.open("/dev/null", os.O_RDONLY) for _ in range(6)]
-            keep = descriptors.runs([0, 1, 2, report_w, extra[4]], descriptors.runs([extra[1], extra[2]]))  # (not always adjacent)
+            # Not always adjacent.
+            keep = descriptors.runs([0, 1, 2, report_w, extra[4]], descriptors.runs([extra[1], extra[2]]))
             descriptors.close_inherited(keep)
             left = [fd for fd in range(1024) if _is_open(fd)]
             os.write(report_w, json.dumps([left, sorted({0, 1, 2, report_w, extra[1], extra[2], extra[4]})]).encode())

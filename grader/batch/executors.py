@@ -148,7 +148,8 @@ class LocalPool:
 
     def _start(self, context: Any) -> None:
         twin = None
-        if self.warm_parent is not None and threading.active_count() == 1:  # a fork copies one thread: none may hold a lock
+        # A fork copies one thread: no other thread may hold a lock.
+        if self.warm_parent is not None and threading.active_count() == 1:
             try:
                 twin = self.warm_parent.clone()
                 context = multiprocessing.get_context("fork")

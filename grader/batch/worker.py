@@ -184,7 +184,10 @@ def grade_task(config: WorkerConfig, task: Task) -> Outcome:
 
 
 def start_worker(config: WorkerConfig, warm_parent: Any = None) -> _Worker:
-    """A worker for a long-lived process of the local pool; ``warm_parent``: a warm parent made for it, else it starts one."""
+    """A worker for a long-lived process of the local pool.
+
+    ``warm_parent``: a warm parent made for it, else it starts one.
+    """
     return _Worker(config, warm_parent)
 
 

@@ -28,9 +28,9 @@ import numpy as np
 
 from grader.checks.cases import Case
 from grader.checks.display import format_number
+from grader.record import ConfigDict, Field, Record
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.outcomes import CallOutcome
-from grader.record import ConfigDict, Field, Record
 
 __all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
 

@@ -84,7 +84,7 @@ def _ask_known_wrong(factory: ProcessFactory, path: Path, exercise: Implementati
             answers = process.call_many(calls if batch else calls.only(missing), batch=batch)
         finally:
             process.close()
-        for i, outcome in zip(range(len(calls)) if batch else missing, answers):
+        for i, outcome in zip(range(len(calls)) if batch else missing, answers, strict=True):
             outcomes[i] = outcome
     return outcomes
 
@@ -99,10 +99,10 @@ def _same(a: CallOutcome, b: CallOutcome) -> bool:
     if a.inputs_after and b.inputs_after:  # what was done to the inputs must match exactly, when both report it
         if len(a.inputs_after) != len(b.inputs_after) or not all(
             x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f" and y.dtype.kind == "f")
-            for x, y in zip(a.inputs_after, b.inputs_after)
+            for x, y in zip(a.inputs_after, b.inputs_after, strict=True)
         ):
             return False
-    for x, y in zip(a.values, b.values):
+    for x, y in zip(a.values, b.values, strict=True):
         if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
             return False
         if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":

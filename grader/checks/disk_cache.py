@@ -29,8 +29,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from grader import cache
 from grader.checks.plan import Plan

@@ -132,7 +132,7 @@ def grade_implementation(
             else:
                 calls = plan.encode(needed)
             # Answers come in batches until something goes wrong; then one by one, to know which call it was.
-            for key, outcome in zip(needed, process.call_many(calls, deadline, batch=batch)):
+            for key, outcome in zip(needed, process.call_many(calls, deadline, batch=batch), strict=True):
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
                     timeouts += outcome.status == "timeout" or _out_of_memory(outcome)
@@ -180,7 +180,7 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
     first: tuple[int, Finding] | None = None
     failures = 0
-    for index, (calls, keys) in enumerate(zip(run.planned.calls, run.keys)):
+    for index, (calls, keys) in enumerate(zip(run.planned.calls, run.keys, strict=True)):
         if any(key not in table.outcomes for key in keys):
             continue
         mine = [table.outcomes[key] for key in keys]

@@ -106,7 +106,8 @@ class Findings:
     def __init__(self, cases: int, held: Iterable[bytes] = ()) -> None:
         kept = _KEPT_PER_CASE * max(cases, 1)
         self.seen: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)
-        self.unshown: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)  # values not written
+        # Values not written yet.
+        self.unshown: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)
         self.held: set[bytes] = set(held)
         self.changed = False
 

@@ -73,7 +73,10 @@ class Plan:
         return self.batches.setdefault_with(tuple(keys), lambda: self._encode(keys))
 
     def call_text(self, planned: PlannedCheck, index: int) -> str:
-        """``format_call`` of the first call of case ``index`` of a planned check, written once (arrays print slowly)."""
+        """``format_call`` of the first call of case ``index`` of a planned check.
+
+        Written once, because arrays print slowly.
+        """
         key = (planned.check.id, index)
         text = self.call_texts.get(key)
         if text is None:

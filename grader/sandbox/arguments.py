@@ -8,7 +8,8 @@ the grader. Standard library and numpy only.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

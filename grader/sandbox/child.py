@@ -9,20 +9,21 @@ this module sends back. Standard library and numpy only.
 from __future__ import annotations
 
 import errno
-import json
 import importlib.util
+import json
 import linecache
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
-from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.confine.process import apply_layers
+from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
 
@@ -323,7 +324,8 @@ def classify_refusal(exc: BaseException, last: str | None) -> str | None:
         tb = tb.tb_next
     if any(name.startswith("<frozen importlib") for name in files):
         return "import"
-    if any(part in name for name in files for part in ("/multiprocessing/", "/subprocess.py", "/concurrent/futures/process.py")):
+    spawners = ("/multiprocessing/", "/subprocess.py", "/concurrent/futures/process.py")
+    if any(part in name for name in files for part in spawners):
         return "process"
     if any(name.endswith("/socket.py") for name in files):
         return "network"
@@ -513,7 +515,7 @@ def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
     types = [type(item).__name__[:80] for item in items]
     encoded: list[bytes] = []
     room = ANSWER_BYTES
-    for item, name in zip(items, types):
+    for item, name in zip(items, types, strict=True):
         if not _plain(item):  # an object of the learner's own: never let numpy run its methods
             raise TypeError(f"returned a value that is not an array of numbers ({name})")
         if isinstance(item, np.ndarray) and wire_bytes(item) > room:  # refuse before copying it

@@ -9,7 +9,8 @@ Every member listed is used; nothing is probed for with ``getattr``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.outcomes import CallOutcome, StartOutcome

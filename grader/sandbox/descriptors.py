@@ -8,7 +8,7 @@ grader is readable once a learner process is confined. Standard library only.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["close_inherited", "close_range", "renumber_low", "runs"]
 

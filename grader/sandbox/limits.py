@@ -65,7 +65,7 @@ class Layers:
     seccomp: bool = True
 
     @classmethod
-    def from_environment(cls) -> "Layers":
+    def from_environment(cls) -> Layers:
         """Read ``GRADER_SANDBOX_LAYERS``: ``all`` (default), ``none``, or a comma list."""
         value = os.environ.get("GRADER_SANDBOX_LAYERS", "all").strip().lower()
         if value in ("", "all"):

@@ -25,14 +25,17 @@ from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.outcomes import CallOutcome, Phase, StartOutcome, Stop, hit_cpu_limit
 from grader.sandbox.output import OutputCapture
-from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.pipes import READ_SIZE, Pipes, open_pipes, read_ready
+from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
 from grader.sandbox.requests import Request
 from grader.sandbox.untrusted import clean_error, clean_layers
 from grader.sandbox.warm_parent import WarmParent
 
 __all__ = ["Layers", "LearnerProcess", "Limits", "OutputCapture", "WarmParent"]
+
+
+_NOTHING = memoryview(b"")  # nothing to write; a read-only view, so one shared default is safe
 
 
 class LearnerProcess:
@@ -173,7 +176,7 @@ class LearnerProcess:
         except (IndexError, ValueError):
             return None
 
-    def _ready(self, outgoing: memoryview = memoryview(b"")) -> StartOutcome:
+    def _ready(self, outgoing: memoryview = _NOTHING) -> StartOutcome:
         message, failure = self._receive(self._limits.import_seconds, "import", outgoing)
         if failure is not None:
             if failure.status == "bad_value":  # it sent more than it may: a fact about what it sent
@@ -210,7 +213,10 @@ class LearnerProcess:
                                    f"output: {self.output.excerpt()[:500]!r}")
             header = message[0]
             probes: dict[Any, Any] = header["probes"] if isinstance(header.get("probes"), dict) else {}
-            return {"layers": clean_layers(header.get("layers")), "probes": {str(k): str(v)[:80] for k, v in probes.items()}}
+            return {
+                "layers": clean_layers(header.get("layers")),
+                "probes": {str(k): str(v)[:80] for k, v in probes.items()},
+            }
         finally:
             self.close()
 
@@ -300,7 +306,8 @@ class LearnerProcess:
                 if out_of_memory >= 2:
                     self._end()
                     break
-        outcomes += [CallOutcome(status="not_run", detail="not run after an earlier failure")] * (len(calls) - len(outcomes))
+        not_run = CallOutcome(status="not_run", detail="not run after an earlier failure")
+        outcomes += [not_run] * (len(calls) - len(outcomes))
         return outcomes
 
     def _message_for(self, request: Request) -> bytes:
@@ -356,7 +363,7 @@ class LearnerProcess:
     def _give_back(self, scratch: str) -> None:
         self._warm_parent.scratch.give_back(scratch, self._files)
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -394,7 +401,7 @@ class LearnerProcess:
         return decode_answer(index, header, payload)
 
     def _receive(
-        self, seconds: float, phase: Phase, outgoing: memoryview = memoryview(b"")
+        self, seconds: float, phase: Phase, outgoing: memoryview = _NOTHING
     ) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
         """Wait for one message, writing ``outgoing`` and draining output meanwhile.
 

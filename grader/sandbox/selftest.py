@@ -50,7 +50,8 @@ import signal
 import socket
 import struct
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["PROBES", "Bait", "SelfTest", "expected_denials", "judge", "probe", "run_self_test", "summarise"]
 
@@ -73,7 +74,8 @@ _PROTECTS: list[tuple[str, tuple[str, ...], str, str]] = [
      "and the grader's files", "read hidden checks and answer keys"),
     ("writes", ("write",), "file writes are not blocked: learner code can change or delete the grader user's files",
      "change files"),
-    ("processes", ("fork",), "starting processes is not blocked (leftover processes are still killed after each learner)",
+    ("processes", ("fork",),
+     "starting processes is not blocked (leftover processes are still killed after each learner)",
      "start processes"),
     ("network", ("connect", "udp"), "the network is open to learner code", "use the network"),
     ("signals", ("signal",), "learner code can signal the grader and other processes of the same user",
@@ -317,7 +319,8 @@ class SelfTest:
             return f"the sandbox self-test could not run ({self.error}); {flag}"
         if self.failures:
             return (f"the sandbox self-test failed: a confined learner process was not stopped from "
-                    f"{', '.join(_DOING[name] for name in self.failures)}, although the layers asked for should stop it; "
+                    f"{', '.join(_DOING[name] for name in self.failures)}, "
+                    f"although the layers asked for should stop it; "
                     f"refusing to grade hidden checks here; {flag}")
         why = []
         if not layers.landlock:
@@ -347,7 +350,9 @@ def summarise(test: SelfTest) -> dict[str, str]:
     return {name: test.probes.get(name, "skipped") for name in PROBES}
 
 
-def run_self_test(open_process: Callable[[dict[str, Any]], dict[str, Any]], facts: dict[str, Any], layers: Any) -> SelfTest:
+def run_self_test(
+    open_process: Callable[[dict[str, Any]], dict[str, Any]], facts: dict[str, Any], layers: Any
+) -> SelfTest:
     """Create the canary and the listeners, run the probes in a confined child, judge the outcome.
 
     ``open_process(spec)`` runs a confined self-test process with ``spec`` and

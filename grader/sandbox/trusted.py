@@ -6,7 +6,7 @@ callable ever crosses the process boundary. Each returns a fresh float array.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from grader.sandbox.reading import local_reader
 from grader.sandbox.scratch import SCRATCH_PREFIX, ScratchFolders
@@ -123,7 +124,7 @@ def sweep_stale_scratch() -> int:
     return removed
 
 
-_EARLY: list["WarmParent"] = []
+_EARLY: list[WarmParent] = []
 _NOT_WAITED_FOR: list[subprocess.Popen[bytes]] = []  # warm parents closed with wait=False, until seen gone
 
 
@@ -184,7 +185,8 @@ class WarmParent:
     def _attach(self, control: socket.socket, stderr: Any, process: subprocess.Popen[bytes] | None,
                 early: dict[str, Any] | None) -> None:
         """The client's state: its end of the control socket, the file the warm parent's errors go to,
-        the warm parent's process (``None`` for a clone, which its own parent reaps) and the early self-test asked for."""
+        the warm parent's process (``None`` for a clone, which its own parent reaps) and the early self-test
+        asked for."""
         self._socket, self._stderr, self._process, self._early = control, stderr, process, early
         self.pid: int | None = process.pid if process is not None else None  # a clone's: set by clone()
         self._lock = threading.Lock()
@@ -197,7 +199,7 @@ class WarmParent:
         self.self_tests: dict[Any, Any] = {}  # the start-up self-tests it passed, by layers (``front.Sandbox``)
 
     @classmethod
-    def start(cls) -> "WarmParent":
+    def start(cls) -> WarmParent:
         """Start the warm parent without waiting for it to be ready; it runs the default self-test early.
 
         A warm parent started by :meth:`start_early` in this process, not yet
@@ -231,7 +233,7 @@ class WarmParent:
             assert self._facts is not None
             return dict(self._facts)
 
-    def clone(self) -> "WarmParent":
+    def clone(self) -> WarmParent:
         """A second warm parent, forked from this one, with a client of its own (for another grading process).
 
         A fork costs milliseconds where a new warm parent costs an interpreter
@@ -363,7 +365,7 @@ class WarmParent:
                     self._process.wait()
                 self._stderr.close()
 
-    def __enter__(self) -> "WarmParent":
+    def __enter__(self) -> WarmParent:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -381,7 +383,7 @@ class WarmParent:
         self._socket.settimeout(timeout)
         try:
             data = local_reader().recv(self._socket)
-        except (socket.timeout, OSError) as exc:
+        except (TimeoutError, OSError) as exc:
             from grader.errors import SandboxError
 
             raise SandboxError(f"the sandbox's warm parent did not answer ({exc}); {self._diagnostics()}") from None

@@ -43,7 +43,8 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _MAX_DATAGRAM = 1 << 20
 _MAX_PRELOAD = 64 * 1024 * 1024

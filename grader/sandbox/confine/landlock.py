@@ -17,7 +17,8 @@ import importlib.util
 import os
 import stat
 import sysconfig
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from ._libc import PR_SET_NO_NEW_PRIVS, fail, libc, prctl, syscall, thread_count
 

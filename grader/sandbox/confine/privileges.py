@@ -17,9 +17,19 @@ import resource
 import signal
 import time
 
-from ._libc import (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP,
-                    PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, fail,
-                    libc, prctl, status_fields)
+from ._libc import (
+    PR_CAP_AMBIENT,
+    PR_CAP_AMBIENT_CLEAR_ALL,
+    PR_CAPBSET_DROP,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_DUMPABLE,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_PDEATHSIG,
+    fail,
+    libc,
+    prctl,
+    status_fields,
+)
 from ._libc import thread_count as _thread_count
 
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522

@@ -10,7 +10,8 @@ runs it before numpy is imported.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from grader.sandbox.confine import landlock, privileges, seccomp
 

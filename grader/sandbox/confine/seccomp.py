@@ -261,7 +261,7 @@ def _program(machine: str, read_only_fs: bool) -> tuple[Any, int]:
     hit = _PROGRAMS.get(key)
     if hit is None:
         one, two = (build_program(machine, pid, read_only_fs=read_only_fs) for pid in (1, 2))
-        (where,) = [i for i, (a, b) in enumerate(zip(one, two)) if a != b]
+        (where,) = [i for i, (a, b) in enumerate(zip(one, two, strict=True)) if a != b]
         array = (_SockFilter * len(one))(*(_SockFilter(*i) for i in one))
         hit = _PROGRAMS[key] = (array, where)
     return hit
