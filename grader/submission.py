@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ class Submission:
     notes: list[str] = field(default_factory=list)
 
 
-def read_submission(path: str | Path) -> Submission:
+def read_submission(path: str | os.PathLike[str]) -> Submission:
     """Collect a submission; raise ``SubmissionError`` only when there is nothing to grade at all."""
     given = Path(path)
     submission = Submission(label=str(path))

@@ -55,7 +55,9 @@ def _worker_main(config: WorkerConfig, connection: Connection, warm_parent: Any 
     if core is not None:
         keep_to(0, core)
     if inherited is not None:  # forked from the batch: it grades nothing once the batch is gone
-        die_with_parent(multiprocessing.parent_process().pid)
+        parent = multiprocessing.parent_process()
+        if parent is not None and parent.pid is not None:
+            die_with_parent(parent.pid)
         inherited.abandon()
     try:
         worker = start_worker(config, warm_parent)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, SupportsFloat
 
 import numpy as np
 
@@ -32,10 +32,7 @@ def values_not_shown() -> Iterator[None]:
     finally:
         _state.quiet = before
 
-_OPTIONS = {"precision": 6, "threshold": 12, "edgeitems": 3, "linewidth": 100, "floatmode": "maxprec"}
-
-
-def format_number(value: float) -> str:
+def format_number(value: SupportsFloat) -> str:
     """A float the way a person reads it: ``1e-09``, ``0.5``, ``nan``, ``inf``."""
     return f"{float(value):.6g}"
 
@@ -50,7 +47,7 @@ def format_value(value: Any) -> str:
             return UNSHOWN
         if value.ndim == 0:
             return format_number(value) if value.dtype.kind in "fc" else repr(value.item())
-        with np.printoptions(**_OPTIONS):
+        with np.printoptions(precision=6, threshold=12, edgeitems=3, linewidth=100, floatmode="maxprec"):
             text = np.array2string(value, separator=", ")
         text = " ".join(text.split()).replace("[ ", "[").replace(" ]", "]")
         suffix = "" if value.dtype == np.float64 or value.dtype == np.bool_ else f", dtype={value.dtype}"

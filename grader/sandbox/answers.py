@@ -92,7 +92,7 @@ class WireOutcome(CallOutcome):
             self._arrays = arrays
         return self._arrays
 
-    @property  # type: ignore[override]
+    @property
     def values(self) -> list[Any]:
         return self._decoded()[: self._n_values]
 
@@ -101,7 +101,7 @@ class WireOutcome(CallOutcome):
         if arrays:  # only the dataclass's empty default ever arrives here
             raise AttributeError("the arrays of a received outcome are what the process sent")
 
-    @property  # type: ignore[override]
+    @property
     def inputs_after(self) -> list[Any]:
         return self._decoded()[self._n_values :]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -64,13 +65,13 @@ def requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[d
     fresh copies of a preloaded request's (so nothing one call does to its arguments reaches another)."""
     key = request.get("preloaded")
     if key is None:
-        return [(call, lambda call=call: decode_arguments(call, blobs)) for call in request["calls"]]
+        return [(call, partial(decode_arguments, call, blobs)) for call in request["calls"]]
     held = _PRELOADED.get(key) if isinstance(key, str) else None
     if held is None:  # the grader asks only for what this process said it holds
         def missing() -> Any:
             raise ProtocolError(f"no preloaded request {key!r} here")
         return [({"fn": ""}, missing)] * max(0, min(int(request.get("count", 1)), 1 << 16))
-    return [(call, lambda args=args, kwargs=kwargs: _fresh_arguments(args, kwargs)) for call, args, kwargs in held]
+    return [(call, partial(_fresh_arguments, args, kwargs)) for call, args, kwargs in held]
 
 
 def decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:

@@ -16,9 +16,12 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
@@ -104,7 +107,7 @@ def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
                 modules[name] = module
 
     def filters() -> None:
-        warnings.filters[:] = state["filters"]
+        cast("list[Any]", warnings.filters)[:] = state["filters"]  # a list, though typeshed says Sequence
         warnings._filters_mutated()  # type: ignore[attr-defined]
 
     steps = [lambda: np.seterr(**state["errors"]), filters, lambda: sys.path.__setitem__(slice(None), state["path"]),
@@ -147,7 +150,7 @@ def _seed_numpy(numpy_random: Any) -> None:
 
     try:
         numpy_random.seed(_SEED)  # the legacy global RandomState (np.random.normal and friends)
-        bit_generator = sys.modules.get("numpy.random.bit_generator")
+        bit_generator: Any = sys.modules.get("numpy.random.bit_generator")
         if bit_generator is not None:  # where SeedSequence() without entropy draws its own
             bit_generator.randbits = random.Random(_SEED).getrandbits
     except Exception:  # pragma: no cover - the learner replaced them: their draws, their consequences
@@ -164,7 +167,7 @@ class _SeedNumpyOnImport:
 
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is not None and spec.loader is not None:
-            spec.loader = _SeedingLoader(spec.loader)
+            spec.loader = cast("Loader", _SeedingLoader(spec.loader))  # a Loader by duck typing: it delegates
         return spec
 
 
@@ -396,7 +399,7 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
     every numpy frame and work out each frame's columns, about a millisecond
     per exception in a fresh process, for frames that are then dropped.
     """
-    frames = []
+    frames: list[dict[str, Any]] = []
     while tb is not None and len(frames) < _FRAMES_LIMIT:
         code = tb.tb_frame.f_code
         filename = code.co_filename

@@ -99,7 +99,7 @@ class MessageParser:
     def feed(self, data: bytes) -> list[tuple[dict[str, Any], list[bytes]]]:
         """Add received bytes; return every message now complete, in order."""
         self._buffer += data
-        messages = []
+        messages: list[tuple[dict[str, Any], list[bytes]]] = []
         start = 0
         try:
             while True:

@@ -397,7 +397,7 @@ class LearnerProcess:
     def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
         decoded = header.get(_DECODED)  # a key JSON cannot spell: only _answers_in puts it there
         if decoded is not None and header.get("op") == "result" and header.get("index") == index:
-            return decoded  # type: ignore[no-any-return]
+            return decoded
         return decode_answer(index, header, payload)
 
     def _receive(

@@ -117,7 +117,8 @@ class _Server:
         self.idle_work = [_import_numpy_random]
         while True:
             quiet = _QUIET_BEFORE_IDLE_WORK if self.idle_work else None
-            ready, _, _ = select.select([self.control, self.wake_r], [], [], quiet)
+            watched: list[socket.socket | int] = [self.control, self.wake_r]
+            ready, _, _ = select.select(watched, [], [], quiet)
             if not ready and self.idle_work:
                 self.idle_work.pop()()
                 continue
@@ -317,6 +318,8 @@ class _Server:
                 self._finish(started["pid"], 0.0)
             if report is None:
                 return {"error": "the self-test process did not report"}
+            if bait is None:
+                return {"error": "the self-test had no bait"}
             return bait.outcome(report)
         except Exception as exc:  # noqa: BLE001
             return {"error": f"{exc!r}"}

@@ -46,13 +46,13 @@ def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
             ),
         ))
     steps.append(("landlock_paths_closed",
-                  lambda: landlock.close_ahead(item for items in paths.values() for item in items) or True))
+                  _held(lambda: landlock.close_ahead(item for items in paths.values() for item in items))))
     limits = config.get("limits")
     if limits:
-        steps.append(("rlimits", lambda: privileges.set_limits(**limits) or True))
+        steps.append(("rlimits", _held(lambda: privileges.set_limits(**limits))))
     if wanted.get("seccomp", True):
         # Without Landlock nothing else stops writes: the filter then also denies every way of changing files.
-        steps.append(("seccomp", lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")) or True))
+        steps.append(("seccomp", _held(lambda: seccomp.install_filter(read_only_fs=not held.get("landlock_abi")))))
     for name, step in steps:
         try:
             held[name] = step()
@@ -60,6 +60,16 @@ def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
             held[name] = False
             held.setdefault("errors", {})[name] = f"{exc.__class__.__name__}: {exc}"
     return held
+
+
+def _held(action: Callable[[], None]) -> Callable[[], bool]:
+    """A step for an action that returns nothing: it held when it ran without raising."""
+
+    def step() -> bool:
+        action()
+        return True
+
+    return step
 
 
 def _confine_with(ruleset: list[int]) -> int:
