@@ -95,7 +95,7 @@ def make_class(directory: Path, learners: int) -> list[str]:
     return names
 
 
-BASELINE_TEST = '''
+BASELINE_TEST = """
 import glob, importlib.util, os, sys
 import numpy as np
 import pytest
@@ -174,7 +174,7 @@ def test_witnesses():
     if "order_counterexample" in F:
         z, i, j = F["order_counterexample"](); z = np.asarray(z, float); w = z**2 / (z**2).sum()
         assert z[i] > z[j] and w[i] <= w[j]
-'''  # noqa: E501 -- a pytest file as a learner's course would write it, long lines and all
+"""  # noqa: E501 -- a pytest file as a learner's course would write it, long lines and all
 
 
 def baseline(directory: Path, names: list[str], jobs: int) -> float:
@@ -184,8 +184,14 @@ def baseline(directory: Path, names: list[str], jobs: int) -> float:
 
     def one(name: str) -> None:
         env = dict(os.environ, LEARNER_DIR=str(directory / "class" / name))
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-                       cwd=directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+            cwd=directory,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
 
     started = time.perf_counter()
     with ThreadPoolExecutor(jobs) as pool:
@@ -196,9 +202,11 @@ def baseline(directory: Path, names: list[str], jobs: int) -> float:
 def grader_peak_rss(command: list[str]) -> float:
     """Peak RSS (MiB) of the largest process of one grader run: the grader itself (its warm parent and
     learner processes are smaller). Read from a wrapper's RUSAGE_CHILDREN, which covers the whole tree."""
-    probe = ("import resource, subprocess, sys\n"
-             "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    probe = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     done = subprocess.run([sys.executable, "-c", probe, *GRADER, *command], cwd=ROOT, capture_output=True, text=True)
     return int(done.stdout.strip().splitlines()[-1]) / 1024
 
@@ -214,7 +222,8 @@ def learner_peak_rss() -> float:
     from grader.sandbox.warm_parent import WarmParent
 
     source = (ROOT / "solutions/stable-softmax/reference.py").read_bytes() + (
-        b"\nimport resource\ndef peak():\n    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n")
+        b"\nimport resource\ndef peak():\n    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    )
     rng = np.random.default_rng(0)
     calls = [Call("softmax", {"z": rng.normal(size=(50, 200)) * 1e3}) for _ in range(20)] + [Call("peak", {})]
     with (
@@ -232,8 +241,9 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--batch-runs", type=int, default=3,
-                        help="time each batch this many times (in turns) and report the median [3]")
+    parser.add_argument(
+        "--batch-runs", type=int, default=3, help="time each batch this many times (in turns) and report the median [3]"
+    )
     options = parser.parse_args()
 
     # Bytecode for the grader's own modules, as a regular install leaves it: where PYTHONDONTWRITEBYTECODE is
@@ -244,11 +254,18 @@ def main() -> None:
         names = make_class(work / "class", options.learners)
         correct = work / "class" / names[0]
         single = correct / "stable_softmax.py"
-        floor, one, whole = _medians([[sys.executable, "-c", "import numpy"],
-                                      GRADER + ["grade", str(single), "--exercise", "stable-softmax"],
-                                      GRADER + ["grade", str(correct), "--assignment", "all"]], options.repeat)
-        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; grader bytecode "
-              f"{'compiled first' if compiled.returncode == 0 else 'could not be compiled'}")
+        floor, one, whole = _medians(
+            [
+                [sys.executable, "-c", "import numpy"],
+                GRADER + ["grade", str(single), "--exercise", "stable-softmax"],
+                GRADER + ["grade", str(correct), "--assignment", "all"],
+            ],
+            options.repeat,
+        )
+        print(
+            f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; grader bytecode "
+            f"{'compiled first' if compiled.returncode == 0 else 'could not be compiled'}"
+        )
         print(f"1. floor `python -c 'import numpy'`: {floor:.3f} s")
         print(f"   cold `grader grade` one exercise: {one:.3f} s  = {one / floor:.2f}x the floor (target <= 2x)")
         print(f"2. cold `grader grade --assignment all`: {whole:.3f} s  = {whole / floor:.2f}x the floor")
@@ -263,8 +280,17 @@ def main() -> None:
         for _ in range(max(1, options.batch_runs)):  # in turns, like the cold commands: a drifting machine slows both
             for folder, times in ((work / "class", everyone), (correct_dir, only_correct)):
                 started = time.perf_counter()
-                command = GRADER + ["batch", str(folder), "--assignment", "all", "--out",
-                                    str(work / f"out-{folder.name}"), "--jobs", str(options.jobs), "--force"]
+                command = GRADER + [
+                    "batch",
+                    str(folder),
+                    "--assignment",
+                    "all",
+                    "--out",
+                    str(work / f"out-{folder.name}"),
+                    "--jobs",
+                    str(options.jobs),
+                    "--force",
+                ]
                 done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
                 times.append(time.perf_counter() - started)
                 failed = failed or (done if done.returncode != 0 else None)
@@ -275,16 +301,22 @@ def main() -> None:
         else:
             batch_rate = len(names) / batch_seconds
             runs = f"median of {len(everyone)}, {len(names) / max(everyone):.1f}-{len(names) / min(everyone):.1f}/s"
-            print(f"3. `grader batch --jobs {options.jobs}` on {len(names)} learners (half buggy): "
-                  f"{batch_seconds:.2f} s = {batch_rate:.1f} submissions/s ({runs}) (target >= 20)")
+            print(
+                f"3. `grader batch --jobs {options.jobs}` on {len(names)} learners (half buggy): "
+                f"{batch_seconds:.2f} s = {batch_rate:.1f} submissions/s ({runs}) (target >= 20)"
+            )
             seconds, count = statistics.median(only_correct), len(names[::2])
             runs = f"median of {len(only_correct)}, {count / max(only_correct):.1f}-{count / min(only_correct):.1f}/s"
             print(f"   correct learners only ({count}): {seconds:.2f} s = {count / seconds:.1f} submissions/s ({runs})")
         base = baseline(work, names, options.jobs)
-        print(f"4. pytest per submission, {options.jobs} at a time: {base:.2f} s = {len(names) / base:.1f} "
-              f"submissions/s; grader batch is {base / batch_seconds:.1f}x faster (target >= 20x)")
-        print(f"5. peak RSS: learner process {learner_peak_rss():.0f} MiB (target < 150); grader process "
-              f"{grader_peak_rss(['grade', str(correct), '--assignment', 'all']):.0f} MiB")
+        print(
+            f"4. pytest per submission, {options.jobs} at a time: {base:.2f} s = {len(names) / base:.1f} "
+            f"submissions/s; grader batch is {base / batch_seconds:.1f}x faster (target >= 20x)"
+        )
+        print(
+            f"5. peak RSS: learner process {learner_peak_rss():.0f} MiB (target < 150); grader process "
+            f"{grader_peak_rss(['grade', str(correct), '--assignment', 'all']):.0f} MiB"
+        )
         summary = {"floor": floor, "single": one, "all": whole, "batch_rate": batch_rate, "baseline_seconds": base}
         print("json:", json.dumps({k: round(v, 4) for k, v in summary.items()}))
     finally:

@@ -41,8 +41,9 @@ def load_answers(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise AnswersProblem(f"{name}: cannot be read ({exc.strerror})") from None
     if len(raw) > MAX_BYTES:
-        raise AnswersProblem(f"{name}: the answers file is larger than {MAX_BYTES // 1024} KiB; "
-                             "it needs one short answer per question")
+        raise AnswersProblem(
+            f"{name}: the answers file is larger than {MAX_BYTES // 1024} KiB; it needs one short answer per question"
+        )
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some editors write, is not part of the answers
     except UnicodeDecodeError:

@@ -89,8 +89,11 @@ def _bound_by(line: str) -> set[str]:
         return {_imported(part, dotted=True) for part in rest.split(",", _MAX_ITEMS)} - {""}
     if head == "from":
         _, imports, names = rest.partition(" import ")
-        return {_imported(part, dotted=False) for part in names.strip(" ()\\").split(",", _MAX_ITEMS)} - {""} \
-            if imports else set()
+        return (
+            {_imported(part, dotted=False) for part in names.strip(" ()\\").split(",", _MAX_ITEMS)} - {""}
+            if imports
+            else set()
+        )
     return _assigned(code)
 
 

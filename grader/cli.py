@@ -28,8 +28,11 @@ def _command_named(argv: list[str]) -> str | None:
     return None
 
 
-if ((__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader") and _command_named(sys.argv) == "grade"
-        and not {"--help", "-h"} & set(sys.argv)):  # the program itself, about to grade: boot the warm parent now
+if (
+    (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader")
+    and _command_named(sys.argv) == "grade"
+    and not {"--help", "-h"} & set(sys.argv)
+):  # the program itself, about to grade: boot the warm parent now
     from grader.sandbox.warm_parent import start_early
 
     start_early()
@@ -69,16 +72,29 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     tier = "A" if abi and has_seccomp else "B" if has_seccomp else "C"
     click.echo(f"grader {__version__}")
     running_as = "root: capabilities are dropped in learner processes" if os.geteuid() == 0 else "a user"
-    click.echo(f"sandbox: tier {tier} (landlock_abi {abi}, seccomp {'yes' if has_seccomp else 'no'}, "
-               f"running as {running_as})")
+    click.echo(
+        f"sandbox: tier {tier} (landlock_abi {abi}, seccomp {'yes' if has_seccomp else 'no'}, running as {running_as})"
+    )
     ctx.exit(0)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
-              help="Show the version and the sandbox tier this machine allows.")
-@click.option("--exercises", "exercises_dir", type=click.Path(file_okay=False), envvar="GRADER_EXERCISES",
-              default=None, help=EXERCISES_HELP)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Show the version and the sandbox tier this machine allows.",
+)
+@click.option(
+    "--exercises",
+    "exercises_dir",
+    type=click.Path(file_okay=False),
+    envvar="GRADER_EXERCISES",
+    default=None,
+    help=EXERCISES_HELP,
+)
 @click.pass_context
 def main(ctx: click.Context, exercises_dir: str | None) -> None:
     """Auto-graded softmax exercises: property checks in a sandbox, with a reason for every result."""
@@ -164,20 +180,36 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 @click.option("--exercise", "exercise_ids", multiple=True, help="Grade this exercise (repeatable).")
 @click.option("--assignment", default=None, help="Grade every exercise of this assignment ('all' for everything).")
 @click.option("--format", "format_name", type=click.Choice(FORMAT_NAMES), default="text", show_default=True)
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Write the report here instead of stdout.")
-@click.option("--min-score", type=click.FloatRange(0, 1), default=None,
-              help="Exit 0 when the score reaches this fraction of the maximum.")
+@click.option(
+    "--output", type=click.Path(dir_okay=False), default=None, help="Write the report here instead of stdout."
+)
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Exit 0 when the score reaches this fraction of the maximum.",
+)
 @click.option("--public", "public_only", is_flag=True, help="Run only the public checks (a learner's self-check).")
-@click.option("--allow-weak-sandbox", is_flag=True,
-              help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
-                   "(every result then carries a warning).")
+@click.option(
+    "--allow-weak-sandbox",
+    is_flag=True,
+    help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
+    "(every result then carries a warning).",
+)
 @exercises_option
 @click.pass_context
 @guard
-def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], assignment: str | None,
-                  format_name: str, output: str | None, min_score: float | None, public_only: bool,
-                  allow_weak_sandbox: bool = False) -> None:
+def grade_command(
+    ctx: click.Context,
+    path: str,
+    exercise_ids: tuple[str, ...],
+    assignment: str | None,
+    format_name: str,
+    output: str | None,
+    min_score: float | None,
+    public_only: bool,
+    allow_weak_sandbox: bool = False,
+) -> None:
     """Grade one submission: a .py file, an answers file, or a directory of them."""
     from grader.errors import SubmissionError
 
@@ -192,8 +224,12 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
         from grader.report import render
 
         only = exercise_ids if exercise_ids and not assignment else ()
-        with GradingSession(exercises_dir=ctx.obj["exercises_dir"], warm_parent=warm_parent, only=only,
-                            allow_weak_sandbox=True if allow_weak_sandbox else None) as session:
+        with GradingSession(
+            exercises_dir=ctx.obj["exercises_dir"],
+            warm_parent=warm_parent,
+            only=only,
+            allow_weak_sandbox=True if allow_weak_sandbox else None,
+        ) as session:
             if assignment:
                 exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
             report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
@@ -214,20 +250,39 @@ def grade_command(ctx: click.Context, path: str, exercise_ids: tuple[str, ...], 
 @main.command("batch")
 @click.argument("directory", type=click.Path())
 @click.option("--assignment", required=True, help="Grade every learner for this assignment ('all' for everything).")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for gradebook.csv, results/, feedback/, summary.md and report.html.")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for gradebook.csv, results/, feedback/, summary.md and report.html.",
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
 @click.option("--force", is_flag=True, help="Grade every learner again, even those unchanged since the last run.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Grade on a Dask cluster (tcp://HOST:8786) instead of this machine; needs the 'dask' extra.")
-@click.option("--allow-weak-sandbox", is_flag=True,
-              help="Grade even where the sandbox is below tier A or failed its self-test "
-                   "(every result then carries a warning).")
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Grade on a Dask cluster (tcp://HOST:8786) instead of this machine; needs the 'dask' extra.",
+)
+@click.option(
+    "--allow-weak-sandbox",
+    is_flag=True,
+    help="Grade even where the sandbox is below tier A or failed its self-test (every result then carries a warning).",
+)
 @exercises_option
 @click.pass_context
 @guard
-def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: str, jobs: int | None,
-                  force: bool, scheduler: str | None, allow_weak_sandbox: bool = False) -> None:
+def batch_command(
+    ctx: click.Context,
+    directory: str,
+    assignment: str,
+    out_dir: str,
+    jobs: int | None,
+    force: bool,
+    scheduler: str | None,
+    allow_weak_sandbox: bool = False,
+) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     _check_sandbox_layers()
     from grader.sandbox.warm_parent import WarmParent
@@ -251,22 +306,38 @@ def batch_command(ctx: click.Context, directory: str, assignment: str, out_dir: 
             preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, warm_parent=warm_parent)
 
         try:
-            summary = run_batch(directory, assignment=assignment, out=out_dir, jobs=jobs, force=force,
-                                scheduler=scheduler, allow_weak_sandbox=allow_weak_sandbox, progress=auto_progress(),
-                                exercises_dir=ctx.obj["exercises_dir"], warm_parent=warm_parent, catalog=catalog,
-                                before_grading=preflight)
+            summary = run_batch(
+                directory,
+                assignment=assignment,
+                out=out_dir,
+                jobs=jobs,
+                force=force,
+                scheduler=scheduler,
+                allow_weak_sandbox=allow_weak_sandbox,
+                progress=auto_progress(),
+                exercises_dir=ctx.obj["exercises_dir"],
+                warm_parent=warm_parent,
+                catalog=catalog,
+                before_grading=preflight,
+            )
         except KeyboardInterrupt:
-            click.echo(f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
-                       "Run the same command again to grade the rest.", err=True)
+            click.echo(
+                f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
+                "Run the same command again to grade the rest.",
+                err=True,
+            )
             sys.exit(130)
     try:
         click.echo(summary.text(), nl=False)
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary.grader_errors:
-        fail(f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
-             f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
-             "tries them once more, then keeps the failure until their files change or --force.", 3)
+        fail(
+            f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
+            f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
+            "tries them once more, then keeps the failure until their files change or --force.",
+            3,
+        )
     sys.exit(0)
 
 

@@ -17,8 +17,12 @@ __all__ = ["new_command", "release_command"]
 
 @click.command("new")
 @click.argument("exercise_id")
-@click.option("--kind", type=click.Choice(["implementation", "quiz"]), required=True,
-              help="An implementation exercise (spec, reference stub, known-wrong solution) or a quiz (spec).")
+@click.option(
+    "--kind",
+    type=click.Choice(["implementation", "quiz"]),
+    required=True,
+    help="An implementation exercise (spec, reference stub, known-wrong solution) or a quiz (spec).",
+)
 @exercises_option
 @click.pass_context
 @guard
@@ -45,11 +49,15 @@ def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
 
 
 @click.command("release")
-@click.option("--out", "out_dir", required=True, type=click.Path(),
-              help="Folder to write the handout to (new or empty).")
-@click.option("--assignment", default=None,
-              help="Release only this assignment, after self-testing it ('grader validate'). [default: everything, "
-                   "not self-tested]")
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(), help="Folder to write the handout to (new or empty)."
+)
+@click.option(
+    "--assignment",
+    default=None,
+    help="Release only this assignment, after self-testing it ('grader validate'). [default: everything, "
+    "not self-tested]",
+)
 @click.option("--force", is_flag=True, help="With --assignment: release even if the self-test finds problems.")
 @click.option("--replace", is_flag=True, help="Replace a handout that an earlier 'grader release' wrote there.")
 @exercises_option
@@ -65,5 +73,7 @@ def release_command(ctx: click.Context, out_dir: str, assignment: str | None, fo
     else:
         written = release_assignment(catalog, assignment, out=out_dir, replace=replace, force=force)
     click.echo(f"wrote {len(written)} files to {out_dir}")
-    click.echo(f"learners check their work in that folder with: grader grade FILE --public "
-               f"(or from elsewhere: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public)")
+    click.echo(
+        f"learners check their work in that folder with: grader grade FILE --public "
+        f"(or from elsewhere: grader --exercises {Path(out_dir) / 'public-checks'} grade FILE --public)"
+    )

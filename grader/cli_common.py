@@ -15,8 +15,15 @@ from typing import Any
 
 import click
 
-__all__ = ["EXERCISES_HELP", "exercise_not_assignment", "exercises_option", "fail", "guard", "load_specs",
-           "write_atomically"]
+__all__ = [
+    "EXERCISES_HELP",
+    "exercise_not_assignment",
+    "exercises_option",
+    "fail",
+    "guard",
+    "load_specs",
+    "write_atomically",
+]
 
 EXERCISES_HELP = "Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES]."
 
@@ -40,8 +47,11 @@ def guard(function: Callable[..., Any]) -> Callable[..., Any]:
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception:  # a bug of ours: say so, keep the traceback for the report
-            click.echo("grader: internal error: the grader itself failed; this is not the submission's fault.\n"
-                       "Please report it with the command you ran and the traceback below.", err=True)
+            click.echo(
+                "grader: internal error: the grader itself failed; this is not the submission's fault.\n"
+                "Please report it with the command you ran and the traceback below.",
+                err=True,
+            )
             import traceback
 
             click.echo(traceback.format_exc(), err=True)
@@ -59,8 +69,15 @@ def exercises_option(command: Callable[..., Any]) -> Callable[..., Any]:
         if value is not None:
             ctx.ensure_object(dict)["exercises_dir"] = value
 
-    return click.option("--exercises", type=click.Path(file_okay=False), default=None, expose_value=False,
-                        is_eager=True, callback=remember, help=EXERCISES_HELP)(command)
+    return click.option(
+        "--exercises",
+        type=click.Path(file_okay=False),
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=remember,
+        help=EXERCISES_HELP,
+    )(command)
 
 
 def exercise_not_assignment(catalog: Any, assignment: str, *, hint: str = "") -> None:
@@ -70,8 +87,9 @@ def exercise_not_assignment(catalog: Any, assignment: str, *, hint: str = "") ->
 
     if assignment != ALL and assignment not in catalog.assignments and assignment in catalog.exercises:
         known = ", ".join([*catalog.assignments, ALL])
-        raise UsageError(f"{assignment!r} is an exercise, not an assignment; {hint}--assignment takes an assignment "
-                         f"id: {known}")
+        raise UsageError(
+            f"{assignment!r} is an exercise, not an assignment; {hint}--assignment takes an assignment id: {known}"
+        )
 
 
 def load_specs(ctx: click.Context) -> Any:

@@ -25,23 +25,50 @@ def export_group() -> None:
 def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options both CI templates take; each value is written into the file, to edit later."""
     options = [
-        click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-                     help="The learner repository's root folder (or a folder to copy from)."),
+        click.option(
+            "--out",
+            "out_dir",
+            required=True,
+            type=click.Path(file_okay=False),
+            help="The learner repository's root folder (or a folder to copy from).",
+        ),
         click.option("--assignment", required=True, help="The assignment to grade ('all' for everything)."),
-        click.option("--submission", default=".", show_default=True,
-                     help="What to grade, relative to the repository's root: a file or a folder."),
-        click.option("--specs", default="public-checks", show_default=True,
-                     help="The specs folder in the repository (the handout's public-checks)."),
-        click.option("--min-score", type=click.FloatRange(0, 1), default=1.0, show_default=True,
-                     help="The job fails below this fraction of the points."),
-        click.option("--public/--all-checks", "public_only", default=True, show_default=True,
-                     help="Run only public checks (the repository is the learner's to read), or every check "
-                          "its specs hold."),
-        click.option("--install", default=None, metavar="REQUIREMENT",
-                     help="How the job installs the grader: a pip requirement ('grader==0.1.0', "
-                          "'git+https://...'). [default: this grader's wheel, written to .grader/ in --out]"),
-        click.option("--python", "python_version", default="3.11", show_default=True,
-                     help="The Python version the job uses."),
+        click.option(
+            "--submission",
+            default=".",
+            show_default=True,
+            help="What to grade, relative to the repository's root: a file or a folder.",
+        ),
+        click.option(
+            "--specs",
+            default="public-checks",
+            show_default=True,
+            help="The specs folder in the repository (the handout's public-checks).",
+        ),
+        click.option(
+            "--min-score",
+            type=click.FloatRange(0, 1),
+            default=1.0,
+            show_default=True,
+            help="The job fails below this fraction of the points.",
+        ),
+        click.option(
+            "--public/--all-checks",
+            "public_only",
+            default=True,
+            show_default=True,
+            help="Run only public checks (the repository is the learner's to read), or every check its specs hold.",
+        ),
+        click.option(
+            "--install",
+            default=None,
+            metavar="REQUIREMENT",
+            help="How the job installs the grader: a pip requirement ('grader==0.1.0', "
+            "'git+https://...'). [default: this grader's wheel, written to .grader/ in --out]",
+        ),
+        click.option(
+            "--python", "python_version", default="3.11", show_default=True, help="The Python version the job uses."
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -72,13 +99,31 @@ def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: 
 @exercises_option
 @click.pass_context
 @guard
-def export_github_actions(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str,
-                          specs: str, min_score: float, public_only: bool, python_version: str) -> None:
+def export_github_actions(
+    ctx: click.Context,
+    out_dir: str,
+    install: str | None,
+    assignment: str,
+    submission: str,
+    specs: str,
+    min_score: float,
+    public_only: bool,
+    python_version: str,
+) -> None:
     """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
     from grader.export.github_actions import write_github_actions
 
-    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
-                        min_score=min_score, public_only=public_only, python=python_version)
+    recipe = _ci_recipe(
+        ctx,
+        out_dir,
+        install,
+        assignment=assignment,
+        submission=submission,
+        specs=specs,
+        min_score=min_score,
+        public_only=public_only,
+        python=python_version,
+    )
     click.echo(f"wrote {write_github_actions(Path(out_dir), recipe)}")
 
 
@@ -87,23 +132,49 @@ def export_github_actions(ctx: click.Context, out_dir: str, install: str | None,
 @exercises_option
 @click.pass_context
 @guard
-def export_gitlab_ci(ctx: click.Context, out_dir: str, install: str | None, assignment: str, submission: str,
-                     specs: str, min_score: float, public_only: bool, python_version: str) -> None:
+def export_gitlab_ci(
+    ctx: click.Context,
+    out_dir: str,
+    install: str | None,
+    assignment: str,
+    submission: str,
+    specs: str,
+    min_score: float,
+    public_only: bool,
+    python_version: str,
+) -> None:
     """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
     from grader.export.gitlab_ci import write_gitlab_ci
 
-    recipe = _ci_recipe(ctx, out_dir, install, assignment=assignment, submission=submission, specs=specs,
-                        min_score=min_score, public_only=public_only, python=python_version)
+    recipe = _ci_recipe(
+        ctx,
+        out_dir,
+        install,
+        assignment=assignment,
+        submission=submission,
+        specs=specs,
+        min_score=min_score,
+        public_only=public_only,
+        python=python_version,
+    )
     click.echo(f"wrote {write_gitlab_ci(Path(out_dir), recipe)}")
 
 
 @export_group.command("gradescope")
 @click.option("--assignment", required=True, help="The assignment the autograder grades ('all' for everything).")
-@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
-              help="The zip to write (upload it as the autograder).")
-@click.option("--allow-weak-sandbox", is_flag=True,
-              help="Written into run_autograder: grade hidden checks even where the sandbox is below tier A "
-                   "(Gradescope's kernel may lack Landlock); without it such a machine grades nothing.")
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The zip to write (upload it as the autograder).",
+)
+@click.option(
+    "--allow-weak-sandbox",
+    is_flag=True,
+    help="Written into run_autograder: grade hidden checks even where the sandbox is below tier A "
+    "(Gradescope's kernel may lack Landlock); without it such a machine grades nothing.",
+)
 @exercises_option
 @click.pass_context
 @guard
@@ -117,5 +188,7 @@ def export_gradescope(ctx: click.Context, assignment: str, out_file: str, allow_
     catalog = load_specs(ctx)
     exercise_not_assignment(catalog, assignment)
     write_atomically(Path(out_file), gradescope_bundle(catalog, assignment, allow_weak_sandbox=allow_weak_sandbox))
-    click.echo(f"wrote {out_file}: the autograder for {assignment}, with its hidden checks and solutions; "
-               "keep it with the instructors")
+    click.echo(
+        f"wrote {out_file}: the autograder for {assignment}, with its hidden checks and solutions; "
+        "keep it with the instructors"
+    )

@@ -24,8 +24,16 @@ from grader.spec.crossrefs import parameters
 __all__ = ["ExampleMistake", "ExampleValue", "NotAValue", "compare_result", "read_example"]
 
 _ARRAY_MAKERS = {"np.array", "np.asarray", "numpy.array", "numpy.asarray", "array"}
-_NAMED = {"np.inf": math.inf, "np.nan": math.nan, "inf": math.inf, "nan": math.nan, "np.pi": math.pi,
-          "True": True, "False": False, "None": None}
+_NAMED = {
+    "np.inf": math.inf,
+    "np.nan": math.nan,
+    "inf": math.inf,
+    "nan": math.nan,
+    "np.pi": math.pi,
+    "True": True,
+    "False": False,
+    "None": None,
+}
 # numpy prints a value it shows exactly at its default precision with a bare point ("0.", "1.").
 _NUMPY_PRECISION = 1e-8
 # A printed number is the true one rounded to its last digit: within half a unit, and a hair more for the
@@ -118,8 +126,10 @@ def _compare_one(expected: Any, units: Any, got: np.ndarray) -> str | None:
     if np.all(same | near):
         return None
     index = int(np.argmin(same | near))
-    return (f"gives {np.array2string(np.asarray(got), precision=10)}; entry {index} is {float(value[index])!r} "
-            f"where the result shows {float(want[index])!r}")
+    return (
+        f"gives {np.array2string(np.asarray(got), precision=10)}; entry {index} is {float(value[index])!r} "
+        f"where the result shows {float(want[index])!r}"
+    )
 
 
 def _argument(node: ast.expr, kind: str) -> Any:
@@ -149,11 +159,15 @@ def _value(node: ast.expr, text: str, *, units: bool) -> Any:
                 raise NotAValue(f"{_dotted(node.func)}() is given {keyword.arg}=")
         inner = _value(node.args[0], text, units=units)
         return inner if units else np.asarray(inner, dtype=_dtype(node))
-    if (isinstance(node, ast.Call) and _dotted(node.func) in ("np.float64", "np.float32", "float", "np.int64", "int")
-            and len(node.args) == 1):
+    if (
+        isinstance(node, ast.Call)
+        and _dotted(node.func) in ("np.float64", "np.float32", "float", "np.int64", "int")
+        and len(node.args) == 1
+    ):
         return _value(node.args[0], text, units=units)
-    raise NotAValue(f"{(ast.get_source_segment(text, node) if text else None) or ast.unparse(node)!r:.42} "
-                    "is not a plain value")
+    raise NotAValue(
+        f"{(ast.get_source_segment(text, node) if text else None) or ast.unparse(node)!r:.42} is not a plain value"
+    )
 
 
 def _dtype(node: ast.Call) -> Any:

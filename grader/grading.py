@@ -31,8 +31,9 @@ from grader.submission import Submission, read_submission
 __all__ = ["GradingSession", "grade_submission", "preflight_sandbox", "weak_sandbox_allowed"]
 
 
-def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers | None = None,
-                      warm_parent: WarmParent | None = None) -> SandboxInfo:
+def preflight_sandbox(
+    *, allow_weak_sandbox: bool | None = None, layers: Layers | None = None, warm_parent: WarmParent | None = None
+) -> SandboxInfo:
     """Run the start-up self-test in a warm parent of its own; refuse a weak sandbox unless allowed.
 
     For commands that hand grading to other processes (``grader batch``):
@@ -43,8 +44,12 @@ def preflight_sandbox(*, allow_weak_sandbox: bool | None = None, layers: Layers 
     own = warm_parent is None
     warm_parent = warm_parent or WarmParent.start()
     try:
-        sandbox = Sandbox(warm_parent, Limits(), layers or Layers.from_environment(),
-                          allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
+        sandbox = Sandbox(
+            warm_parent,
+            Limits(),
+            layers or Layers.from_environment(),
+            allow_weak=weak_sandbox_allowed(allow_weak_sandbox),
+        )
         sandbox.require_strong()
         return sandbox.info()
     finally:
@@ -82,8 +87,12 @@ class GradingSession:
         self._own_warm_parent = warm_parent is None
         self.warm_parent = warm_parent or WarmParent.start()
         self.catalog = catalog or load_catalog(exercises_dir, only=only)
-        self.factory = Sandbox(self.warm_parent, limits or Limits(), layers or Layers.from_environment(),
-                               allow_weak=weak_sandbox_allowed(allow_weak_sandbox))
+        self.factory = Sandbox(
+            self.warm_parent,
+            limits or Limits(),
+            layers or Layers.from_environment(),
+            allow_weak=weak_sandbox_allowed(allow_weak_sandbox),
+        )
         self.memo = memo if memo is not None else GradingMemo()
 
     def close(self) -> None:
@@ -146,13 +155,16 @@ class GradingSession:
                 if unknown:
                     named = listing([repr(excerpt(key)) for key in unknown[:SHOWN]], len(unknown), separator=", ")
                     which = "which is not a quiz here" if len(unknown) == 1 else "which are not quizzes here"
-                    problems.append(f"The answers file names {named}, {which}; known quizzes: "
-                                    + ", ".join(e.id for e in self.catalog.exercises.values()
-                                                if isinstance(e, QuizExercise)))
+                    problems.append(
+                        f"The answers file names {named}, {which}; known quizzes: "
+                        + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise))
+                    )
                 if not selected and not problems:
-                    problems.append("Nothing here attempts an exercise: no entry function is defined "
-                                    "and no quiz is answered. "
-                                    "Run 'grader list' to see the exercises and their entry functions.")
+                    problems.append(
+                        "Nothing here attempts an exercise: no entry function is defined "
+                        "and no quiz is answered. "
+                        "Run 'grader list' to see the exercises and their entry functions."
+                    )
             graded: dict[int, ExerciseResult] = {}
             replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
             # Exercises that hand the learner process the grader's own functions go last: that process then
@@ -169,9 +181,14 @@ class GradingSession:
             self.factory.release()  # the exercises shared one process; it ends with the submission
         hidden = sum(r.hidden_not_run for r in results)
         return Report(
-            grader_version=__version__, submission=submission.label,
-            score=float(sum(r.score for r in results)), max_score=float(sum(r.max_score for r in results)),
-            exercises=results, public_only=public_only, hidden_not_run=hidden, problems=bounded_notes(problems),
+            grader_version=__version__,
+            submission=submission.label,
+            score=float(sum(r.score for r in results)),
+            max_score=float(sum(r.max_score for r in results)),
+            exercises=results,
+            public_only=public_only,
+            hidden_not_run=hidden,
+            problems=bounded_notes(problems),
             sandbox=self.factory.info(),
         )
 
@@ -187,23 +204,46 @@ class GradingSession:
         ):
             self.factory.require_strong()
 
-    def _grade_implementation(self, exercise: ImplementationExercise, modules: dict[str, SourceModule],
-                              public_only: bool, replies: ReplyBudget) -> ExerciseResult:
+    def _grade_implementation(
+        self,
+        exercise: ImplementationExercise,
+        modules: dict[str, SourceModule],
+        public_only: bool,
+        replies: ReplyBudget,
+    ) -> ExerciseResult:
         source = next((modules[e] for e in exercise.entries if e in modules), None)
         if source is None:
             source = modules.get("*")
         if source is None:
             names = ", ".join(f"{name}()" for name in exercise.entries)
             reason = f"Not attempted: no file of the submission defines {names}."
-            return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status="missing",
-                                  score=0.0, max_score=exercise.max_score, reason=reason, checks=[])
-        return grade_implementation(exercise, source, self.factory, public_only=public_only,
-                                    root=self.catalog.root, memo=self.memo, replies=replies)
+            return ExerciseResult(
+                id=exercise.id,
+                title=exercise.title,
+                kind=exercise.kind,
+                status="missing",
+                score=0.0,
+                max_score=exercise.max_score,
+                reason=reason,
+                checks=[],
+            )
+        return grade_implementation(
+            exercise,
+            source,
+            self.factory,
+            public_only=public_only,
+            root=self.catalog.root,
+            memo=self.memo,
+            replies=replies,
+        )
 
     def _locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
-        implementations = [e for e in (selected if selected is not None else self.catalog.exercises.values())
-                           if isinstance(e, ImplementationExercise)]
+        implementations = [
+            e
+            for e in (selected if selected is not None else self.catalog.exercises.values())
+            if isinstance(e, ImplementationExercise)
+        ]
         if not submission.python or not implementations:
             return {}
         names = sorted({name for e in implementations for name in e.entries})
@@ -262,7 +302,8 @@ class GradingSession:
 def _hands_over_functions(exercise: Exercise) -> bool:
     """Whether some entry of ``exercise`` takes a function (the grader's own, built in the learner process)."""
     return isinstance(exercise, ImplementationExercise) and any(
-        kind == "callable" for entry in exercise.entries.values() for kind in entry.args.values())
+        kind == "callable" for entry in exercise.entries.values() for kind in entry.args.values()
+    )
 
 
 def grade_submission(
@@ -288,6 +329,13 @@ def grade_submission(
         raise UsageError(f"{path}: no such file or directory")
     exercises = list(exercises)
     only = exercises if exercises and not assignment else ()
-    with GradingSession(catalog, exercises_dir=exercises_dir, warm_parent=warm_parent, limits=limits, layers=layers,
-                        only=only, allow_weak_sandbox=allow_weak_sandbox) as session:
+    with GradingSession(
+        catalog,
+        exercises_dir=exercises_dir,
+        warm_parent=warm_parent,
+        limits=limits,
+        layers=layers,
+        only=only,
+        allow_weak_sandbox=allow_weak_sandbox,
+    ) as session:
         return session.grade(path, exercise_ids=exercises, assignment=assignment, public_only=public_only)

@@ -36,14 +36,14 @@ def describe_exercise(exercise: Exercise) -> str:
             points = f"{check.points:g} point{'' if check.points == 1 else 's'}"
             lines.append(f"  {check.id}: {check.describe(exercise.entry_of(check))} ({points})")
         if hidden:
-            lines.append(f"  ... and {hidden} hidden check{'s' if hidden != 1 else ''} "
-                         "that run when your work is graded.")
+            lines.append(
+                f"  ... and {hidden} hidden check{'s' if hidden != 1 else ''} that run when your work is graded."
+            )
     else:
         lines.append(f"Answer in a YAML or JSON file under the key '{exercise.id}':")
         for question in exercise.questions:
             points = f"{question.points:g} point{'s' if question.points != 1 else ''}"
-            lines += ["", f"{question.id} ({question.type}, {points}):",
-                      f"  {question.prompt.strip()}"]
+            lines += ["", f"{question.id} ({question.type}, {points}):", f"  {question.prompt.strip()}"]
             if isinstance(question, ChoiceQuestion):
                 for letter, option in zip(letters(len(question.options)), question.options, strict=True):
                     lines.append(f"    {letter}. {option.text}")

@@ -34,8 +34,9 @@ class BoundedMemo(Generic[K, V]):
     entry heavier than ``max_weight`` on its own is not kept at all.
     """
 
-    def __init__(self, max_entries: int, *, max_weight: int | None = None,
-                 weigh: Callable[[V], int] | None = None) -> None:
+    def __init__(
+        self, max_entries: int, *, max_weight: int | None = None, weigh: Callable[[V], int] | None = None
+    ) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be at least 1, not {max_entries!r}")
         if (max_weight is None) != (weigh is None):
@@ -115,6 +116,7 @@ class BoundedMemo(Generic[K, V]):
 
     def _evict(self) -> None:
         while len(self._entries) > self._max_entries or (
-                self._max_weight is not None and self._weight > self._max_weight):
+            self._max_weight is not None and self._weight > self._max_weight
+        ):
             key, _ = self._entries.popitem(last=False)
             self._weight -= self._weights.pop(key, 0)

@@ -21,8 +21,16 @@ from typing import Any
 
 from grader.excerpts import SHOWN, excerpt, listing
 
-__all__ = ["MAX_CODE_BYTES", "MAX_NOTEBOOK_BYTES", "MAX_NOTEBOOK_VALUES", "NOTEBOOK_SUFFIX", "NotebookProblem",
-           "convert_notebook", "is_ipython_line", "notebook_to_python"]
+__all__ = [
+    "MAX_CODE_BYTES",
+    "MAX_NOTEBOOK_BYTES",
+    "MAX_NOTEBOOK_VALUES",
+    "NOTEBOOK_SUFFIX",
+    "NotebookProblem",
+    "convert_notebook",
+    "is_ipython_line",
+    "notebook_to_python",
+]
 
 NOTEBOOK_SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 16 << 20  # outputs (plots) make notebooks large; their code is small
@@ -55,21 +63,25 @@ def convert_notebook(raw: bytes, filename: str) -> tuple[bytes, list[str]]:
         raise NotebookProblem(f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB and was not graded; {_CLEAR}.")
     # Every JSON value but the first follows a comma or opens a list or object: counting those bounds the values.
     if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_NOTEBOOK_VALUES:
-        raise NotebookProblem(f"{name} holds more than {MAX_NOTEBOOK_VALUES:,} JSON values (counted by its commas "
-                              f"and brackets), more than a notebook's code needs, and was not graded; {_CLEAR}.")
+        raise NotebookProblem(
+            f"{name} holds more than {MAX_NOTEBOOK_VALUES:,} JSON values (counted by its commas "
+            f"and brackets), more than a notebook's code needs, and was not graded; {_CLEAR}."
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise NotebookProblem(f"{name} is not UTF-8 text, so it is not a notebook Jupyter saved; "
-                              "it was not graded.") from None
+        raise NotebookProblem(
+            f"{name} is not UTF-8 text, so it is not a notebook Jupyter saved; it was not graded."
+        ) from None
     except RecursionError:
         raise NotebookProblem(f"{name} is nested too deeply to be a notebook; it was not graded.") from None
     except ValueError as exc:
         raise NotebookProblem(f"{name} is not valid notebook JSON ({excerpt(str(exc))}); it was not graded.") from None
     cells = _code_cells(data)
     if cells is None:
-        raise NotebookProblem(f"{name} does not have the shape of a Jupyter notebook (no list of cells); "
-                              "it was not graded.")
+        raise NotebookProblem(
+            f"{name} does not have the shape of a Jupyter notebook (no list of cells); it was not graded."
+        )
     return _Conversion(name).run(cells)
 
 
@@ -86,7 +98,7 @@ def is_ipython_line(line: str) -> bool:
         return True
     equals = line.find("=")
     if equals > 0 and _TARGETS.fullmatch(line, 0, equals):
-        value = line[equals + 1:].lstrip()
+        value = line[equals + 1 :].lstrip()
         if value[:1] in ("%", "!") and value[1:2] != "=":
             return True
     return line.rstrip().endswith("?") and not any(mark in line for mark in "#'\"")
@@ -115,11 +127,15 @@ class _Conversion:
         counted = f"{len(self.parts)} code cell{'s' if len(self.parts) != 1 else ''}"
         notes = [f"{self.name}: graded as one Python file made of its {counted}, in order."]
         if self.removed_count:
-            notes.append(f"{self.name}: IPython magics and shell commands do not run in the grader and were removed: "
-                         f"{listing(self.removed, self.removed_count)}.")
+            notes.append(
+                f"{self.name}: IPython magics and shell commands do not run in the grader and were removed: "
+                f"{listing(self.removed, self.removed_count)}."
+            )
         if self.not_text_count:
-            notes.append(f"{self.name}: code cells whose source is not text were left out: "
-                         f"{listing(self.not_text, self.not_text_count, separator=', ')}.")
+            notes.append(
+                f"{self.name}: code cells whose source is not text were left out: "
+                f"{listing(self.not_text, self.not_text_count, separator=', ')}."
+            )
         return b"\n".join(self.parts), notes
 
     def _add(self, number: int, source: str) -> None:
@@ -143,9 +159,11 @@ class _Conversion:
         try:
             part = (f"# cell {number}\n" + "\n".join(lines) + "\n").encode("utf-8")
         except UnicodeEncodeError:
-            raise NotebookProblem(f"{self.name}: cell {number} holds text that is not valid Unicode (an unpaired "
-                                  "surrogate such as \\ud800), so it is not a notebook Jupyter saved; "
-                                  "it was not graded.") from None
+            raise NotebookProblem(
+                f"{self.name}: cell {number} holds text that is not valid Unicode (an unpaired "
+                "surrogate such as \\ud800), so it is not a notebook Jupyter saved; "
+                "it was not graded."
+            ) from None
         self.size += len(part) + 1
         if self.size > MAX_CODE_BYTES:
             self._too_large()
@@ -157,8 +175,10 @@ class _Conversion:
             self.removed.append(f"cell {number}: {excerpt(line)}{what}")
 
     def _too_large(self) -> None:
-        raise NotebookProblem(f"{self.name}: its code cells come to more than {MAX_CODE_BYTES >> 20} MiB of Python, "
-                              "the most the grader reads from a .py file; it was not graded.")
+        raise NotebookProblem(
+            f"{self.name}: its code cells come to more than {MAX_CODE_BYTES >> 20} MiB of Python, "
+            "the most the grader reads from a .py file; it was not graded."
+        )
 
 
 def _code_cells(data: Any) -> list[tuple[int, str | None]] | None:

@@ -161,8 +161,11 @@ def refusal(error: dict[str, Any]) -> str | None:
     return REFUSALS.get(kind) if isinstance(kind, str) else None
 
 
-SIZE_SCOPES = {"answer": "in one answer", "exercise": "in the answers of one exercise",
-               "submission": "in the answers of one submission"}
+SIZE_SCOPES = {
+    "answer": "in one answer",
+    "exercise": "in the answers of one exercise",
+    "submission": "in the answers of one submission",
+}
 
 
 def size_limit(error: dict[str, Any]) -> str | None:

@@ -54,9 +54,16 @@ __all__ = ["MARKER", "assignment_catalog", "public_spec", "release_assignment", 
 MARKER = HANDOUT_MARKER
 CHECKS_DIR = HANDOUT_SPECS
 CHECK_COMMAND = "grader grade {file} --public"
-_KINDS = {"float_array": "a NumPy array of floats", "int_array": "a NumPy array of integers",
-          "bool_array": "a NumPy array of booleans", "float": "a float", "int": "an int", "bool": "a bool",
-          "callable": "a function", "any": "any value"}
+_KINDS = {
+    "float_array": "a NumPy array of floats",
+    "int_array": "a NumPy array of integers",
+    "bool_array": "a NumPy array of booleans",
+    "float": "a float",
+    "int": "an int",
+    "bool": "a bool",
+    "callable": "a function",
+    "any": "any value",
+}
 
 
 def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: bool = False) -> list[str]:
@@ -70,8 +77,11 @@ def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: b
     previous = target.exists() and any(target.iterdir()) if target.is_dir() else target.exists()
     if previous and not (replace and (target / MARKER).is_file()):
         why = "is not empty" if target.is_dir() else "is a file"
-        hint = "; pass --replace to replace a previous handout" if (target / MARKER).is_file() else \
-            "; choose a new or empty folder"
+        hint = (
+            "; pass --replace to replace a previous handout"
+            if (target / MARKER).is_file()
+            else "; choose a new or empty folder"
+        )
         raise UsageError(f"{target}: {why}{hint}")
     files = handout_files(catalog)
     leaks = find_leaks(catalog, files)
@@ -97,8 +107,15 @@ def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: b
     return sorted(files)
 
 
-def release_assignment(catalog: Catalog, assignment: str, *, out: str | os.PathLike[str], replace: bool = False,
-                       force: bool = False, session: Any = None) -> list[str]:
+def release_assignment(
+    catalog: Catalog,
+    assignment: str,
+    *,
+    out: str | os.PathLike[str],
+    replace: bool = False,
+    force: bool = False,
+    session: Any = None,
+) -> list[str]:
     """Self-test the exercises of ``assignment``, then write their handout to ``out``; return the files written.
 
     A validation problem stops the release (a ``SpecError`` naming the
@@ -110,16 +127,21 @@ def release_assignment(catalog: Catalog, assignment: str, *, out: str | os.PathL
         problems = validation_problems(chosen, session=session)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise SpecError(f"assignment {assignment!r} fails validation: {problems[0]}{more}; run 'grader validate' "
-                            "for every line, fix it, or pass --force to release anyway")
+            raise SpecError(
+                f"assignment {assignment!r} fails validation: {problems[0]}{more}; run 'grader validate' "
+                "for every line, fix it, or pass --force to release anyway"
+            )
     return release_handout(chosen, out=out, replace=replace)
 
 
 def assignment_catalog(catalog: Catalog, assignment: str) -> Catalog:
     """The part of ``catalog`` an assignment's handout shows: its exercises, and the assignment itself."""
     exercises = catalog.assignment(assignment)
-    chosen = Catalog(root=catalog.root, exercises={e.id: e for e in exercises},
-                     sources={e.id: catalog.sources[e.id] for e in exercises if e.id in catalog.sources})
+    chosen = Catalog(
+        root=catalog.root,
+        exercises={e.id: e for e in exercises},
+        sources={e.id: catalog.sources[e.id] for e in exercises if e.id in catalog.sources},
+    )
     if assignment in catalog.assignments:
         chosen.assignments[assignment] = catalog.assignments[assignment]
         chosen.sources[assignment] = catalog.sources[assignment]
@@ -138,8 +160,10 @@ def validation_problems(catalog: Catalog, *, session: Any = None) -> list[str]:
 
 def handout_files(catalog: Catalog) -> dict[str, str]:
     """Every file of the handout: relative path to text."""
-    files: dict[str, str] = {MARKER: "A learner handout written by 'grader release'. Safe to share.\n",
-                             "README.md": _index(catalog)}
+    files: dict[str, str] = {
+        MARKER: "A learner handout written by 'grader release'. Safe to share.\n",
+        "README.md": _index(catalog),
+    }
     quizzes = [e for e in catalog.exercises.values() if isinstance(e, QuizExercise)]
     if quizzes:
         files["answers.yaml"] = answers_template(quizzes)
@@ -175,12 +199,16 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
     if exercise.lesson:
         spec["lesson"] = exercise.lesson
     spec["prompt"] = exercise.prompt
-    spec["entries"] = {name: entry.model_dump(mode="python", exclude_defaults=True)
-                       for name, entry in exercise.entries.items()}
+    spec["entries"] = {
+        name: entry.model_dump(mode="python", exclude_defaults=True) for name, entry in exercise.entries.items()
+    }
     if exercise.examples:
         spec["examples"] = [example.model_dump(mode="python", exclude_defaults=True) for example in exercise.examples]
-    cases = {name: [g.model_dump(mode="python", exclude_defaults=True) for g in generators]
-             for name, generators in exercise.cases.items() if name in used}
+    cases = {
+        name: [g.model_dump(mode="python", exclude_defaults=True) for g in generators]
+        for name, generators in exercise.cases.items()
+        if name in used
+    }
     if cases:
         spec["cases"] = cases
     spec["checks"] = [_written(check.model_dump(mode="python", exclude_defaults=True)) for check in public]
@@ -193,10 +221,18 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
 
 def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
     """``EXERCISE.py``: each entry's signature and docstring, raising ``NotImplementedError``."""
-    lines = ['"""' + _docstring_text(f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
-                                     f"Check your work, from the handout folder:\n"
-                                     f"    {CHECK_COMMAND.format(file=f'{exercise.id}.py')}"),
-             '"""', "", "import numpy as np", ""]
+    lines = [
+        '"""'
+        + _docstring_text(
+            f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
+            f"Check your work, from the handout folder:\n"
+            f"    {CHECK_COMMAND.format(file=f'{exercise.id}.py')}"
+        ),
+        '"""',
+        "",
+        "import numpy as np",
+        "",
+    ]
     for name, entry in exercise.entries.items():
         _check_signature(catalog, exercise, name, entry.signature)
         doc = [f"Return {entry.returns}."]
@@ -216,11 +252,14 @@ def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
 
 def answers_template(quizzes: list[QuizExercise]) -> str:
     """``answers.yaml``: every quiz and question id with an empty answer, options listed in comments."""
-    lines = ["# Your answers to the quizzes. Write each answer after its colon, then hand in this file.",
-             "#   single choice:   one option letter, like  A",
-             "#   multiple choice: a list of option letters, like  [A, C]",
-             "#   numeric:         a number",
-             "# Quizzes are graded when you hand in your work; the public checks cannot grade them.", ""]
+    lines = [
+        "# Your answers to the quizzes. Write each answer after its colon, then hand in this file.",
+        "#   single choice:   one option letter, like  A",
+        "#   multiple choice: a list of option letters, like  [A, C]",
+        "#   numeric:         a number",
+        "# Quizzes are graded when you hand in your work; the public checks cannot grade them.",
+        "",
+    ]
     for quiz in quizzes:
         lines.append(f"{quiz.id}:")
         for question in quiz.questions:
@@ -228,9 +267,11 @@ def answers_template(quizzes: list[QuizExercise]) -> str:
             if isinstance(question, ChoiceQuestion):
                 kind = "one letter" if question.type == "single" else "a list of letters"
                 lines.append(f"  # ({question.type} choice, {_points(question.points)}: {kind})")
-                lines += [f"  #   {letter}. {line}" for letter, option in zip(letters(len(question.options)),
-                                                                            question.options, strict=True)
-                          for line in [" ".join(option.text.split())]]
+                lines += [
+                    f"  #   {letter}. {line}"
+                    for letter, option in zip(letters(len(question.options)), question.options, strict=True)
+                    for line in [" ".join(option.text.split())]
+                ]
             else:
                 lines.append(f"  # (numeric, {_points(question.points)}: a number)")
             lines += [f"  {question.id}:", ""]
@@ -241,34 +282,58 @@ def _index(catalog: Catalog) -> str:
     lines = ["# Handout", "", "| Exercise | Kind | Points | Page | Your file |", "| --- | --- | --- | --- | --- |"]
     for exercise in catalog.exercises.values():
         mine = f"`{exercise.id}.py`" if isinstance(exercise, ImplementationExercise) else "`answers.yaml`"
-        lines.append(f"| {exercise.id} | {exercise.kind} | {exercise.max_score:g} | "
-                     f"[{exercise.id}.md]({exercise.id}.md) | {mine} |")
+        lines.append(
+            f"| {exercise.id} | {exercise.kind} | {exercise.max_score:g} | "
+            f"[{exercise.id}.md]({exercise.id}.md) | {mine} |"
+        )
     if catalog.assignments:
         lines += ["", "Assignments:", ""]
         lines += [f"- {a.id} ({a.title}): {', '.join(a.exercises)}" for a in catalog.assignments.values()]
-    lines += ["", "## Checking your work", "",
-              "Write your code in the stub files, then run the public checks from this folder:", "",
-              "```sh", CHECK_COMMAND.format(file="EXERCISE.py"), "```", "",
-              "Hidden checks run only when your work is graded; each page says how many there are.",
-              "Quiz answers go in `answers.yaml`; they are graded when you hand in.", ""]
+    lines += [
+        "",
+        "## Checking your work",
+        "",
+        "Write your code in the stub files, then run the public checks from this folder:",
+        "",
+        "```sh",
+        CHECK_COMMAND.format(file="EXERCISE.py"),
+        "```",
+        "",
+        "Hidden checks run only when your work is graded; each page says how many there are.",
+        "Quiz answers go in `answers.yaml`; they are graded when you hand in.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def _page(exercise: Exercise) -> str:
     kind = {"implementation": "Implementation exercise", "witness": "Witness exercise", "quiz": "Quiz"}[exercise.kind]
-    lines = [f"# {exercise.id}: {exercise.title}", "", f"{kind}, {_points(exercise.max_score)}."
-             + (f" Lesson: {exercise.lesson}." if exercise.lesson else ""), ""]
+    lines = [
+        f"# {exercise.id}: {exercise.title}",
+        "",
+        f"{kind}, {_points(exercise.max_score)}." + (f" Lesson: {exercise.lesson}." if exercise.lesson else ""),
+        "",
+    ]
     if exercise.prompt.strip():
         lines += [exercise.prompt.strip(), ""]
     if isinstance(exercise, QuizExercise):
         lines += [f"Answer in `answers.yaml`, under `{exercise.id}:`.", ""]
         for question in exercise.questions:
-            lines += [f"## {question.id}", "", f"{question.type.capitalize()}"
-                      + (" choice" if question.type != "numeric" else "") + f", {_points(question.points)}.", "",
-                      question.prompt.strip(), ""]
+            lines += [
+                f"## {question.id}",
+                "",
+                f"{question.type.capitalize()}"
+                + (" choice" if question.type != "numeric" else "")
+                + f", {_points(question.points)}.",
+                "",
+                question.prompt.strip(),
+                "",
+            ]
             if isinstance(question, ChoiceQuestion):
-                lines += [f"- {letter}. {option.text.strip()}"
-                          for letter, option in zip(letters(len(question.options)), question.options, strict=True)]
+                lines += [
+                    f"- {letter}. {option.text.strip()}"
+                    for letter, option in zip(letters(len(question.options)), question.options, strict=True)
+                ]
                 lines.append("")
         return "\n".join(lines).rstrip("\n") + "\n"
     lines += ["## What to write", "", f"In `{exercise.id}.py`:", "", "```python"]
@@ -290,8 +355,9 @@ def _page(exercise: Exercise) -> str:
     if public:
         command = CHECK_COMMAND.format(file=f"{exercise.id}.py")
         lines += [f"Run these from the handout folder with `{command}`:", ""]
-        lines += [f"- `{check.id}` ({_points(check.points)}): {check.describe(exercise.entry_of(check))}"
-                  for check in public]
+        lines += [
+            f"- `{check.id}` ({_points(check.points)}): {check.describe(exercise.entry_of(check))}" for check in public
+        ]
         lines.append("")
     else:
         lines += ["No check of this exercise can be run before you hand in.", ""]
@@ -316,8 +382,10 @@ def _check_signature(catalog: Catalog, exercise: ImplementationExercise, name: s
     except SyntaxError:
         defined = None
     if defined != name:
-        raise SpecError(f"entries.{name}.signature: {signature!r} is not a Python signature of {name}(...)",
-                        path=str(catalog.sources.get(exercise.id, exercise.id)))
+        raise SpecError(
+            f"entries.{name}.signature: {signature!r} is not a Python signature of {name}(...)",
+            path=str(catalog.sources.get(exercise.id, exercise.id)),
+        )
 
 
 class _Dumper(yaml.SafeDumper):
@@ -342,9 +410,11 @@ _Dumper.add_representer(tuple, lambda dumper, data: _represent_list(dumper, list
 
 def _dump(spec: dict[str, Any], title: str) -> str:
     body = yaml.dump(spec, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    return (f"# {title}, for checking your work before you hand it in:\n"
-            f"#   {CHECK_COMMAND.format(file='FILE')}   (from the handout folder)\n"
-            "# Hidden checks run only when your work is graded.\n" + body)
+    return (
+        f"# {title}, for checking your work before you hand it in:\n"
+        f"#   {CHECK_COMMAND.format(file='FILE')}   (from the handout folder)\n"
+        "# Hidden checks run only when your work is graded.\n" + body
+    )
 
 
 def _check_public_specs(directory: Path) -> None:
@@ -354,5 +424,6 @@ def _check_public_specs(directory: Path) -> None:
     try:
         load_catalog(directory)
     except SpecError as error:
-        raise GraderError(f"the handout's public checks do not load ({error}); "
-                          "this is a bug in grader release") from None
+        raise GraderError(
+            f"the handout's public checks do not load ({error}); this is a bug in grader release"
+        ) from None

@@ -16,8 +16,7 @@ import json
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
-__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_to_json",
-           "to_data"]
+__all__ = ["CheckResult", "ExerciseResult", "Report", "SandboxInfo", "report_from_json", "report_to_json", "to_data"]
 
 CheckStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 ExerciseStatus = Literal["passed", "failed", "error", "missing"]
@@ -135,9 +134,11 @@ class Report:
 
     @property
     def all_passed(self) -> bool:
-        return bool(self.exercises) and all(
-            check.status == "passed" for exercise in self.exercises for check in exercise.checks
-        ) and all(exercise.status == "passed" for exercise in self.exercises)
+        return (
+            bool(self.exercises)
+            and all(check.status == "passed" for exercise in self.exercises for check in exercise.checks)
+            and all(exercise.status == "passed" for exercise in self.exercises)
+        )
 
 
 def to_data(record: Any, *, exclude_none: bool = False) -> dict[str, Any]:
@@ -174,8 +175,9 @@ def _as_data(value: Any, drop_none: bool) -> Any:
 
 # The result classes' field names in declaration order, looked up for every record written;
 # other dataclasses (none in a report) are asked each time.
-_FIELD_NAMES = {record: tuple(f.name for f in fields(record))
-                for record in (CheckResult, ExerciseResult, SandboxInfo, Report)}
+_FIELD_NAMES = {
+    record: tuple(f.name for f in fields(record)) for record in (CheckResult, ExerciseResult, SandboxInfo, Report)
+}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 

@@ -57,8 +57,14 @@ class LongInteger:
 
 
 # What a value with an explicit or implied tag must be, for the sentence that says it is not.
-_TAG_MEANS = {"int": "an integer", "float": "a number", "bool": "true or false", "timestamp": "a date",
-              "binary": "base64 data", "null": "null"}
+_TAG_MEANS = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "timestamp": "a date",
+    "binary": "base64 data",
+    "null": "null",
+}
 
 
 _FLOAT = re.compile(
@@ -83,8 +89,9 @@ def _loader_class() -> Any:
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
-                raise YamlProblem("YAML aliases (*name) are not allowed; write the value out",
-                                  event.start_mark.line + 1)
+                raise YamlProblem(
+                    "YAML aliases (*name) are not allowed; write the value out", event.start_mark.line + 1
+                )
             # Composing is most of the cost of reading: stop at the cap, not after the whole document.
             self._nodes += 1
             if self.max_nodes is not None and self._nodes > self.max_nodes:
@@ -93,15 +100,17 @@ def _loader_class() -> Any:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep",
-                                      self.peek_event().start_mark.line + 1)
+                    raise YamlProblem(
+                        f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark.line + 1
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
 
     _Loader.add_constructor("tag:yaml.org,2002:int", _Building.construct_bounded_int)
-    _Loader.yaml_implicit_resolvers = {key: list(value)
-                                       for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    _Loader.yaml_implicit_resolvers = {
+        key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
     for _resolvers in _Loader.yaml_implicit_resolvers.values():
         _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != "tag:yaml.org,2002:float"]
     _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
@@ -151,8 +160,11 @@ class _Building(_LoaderBase):
         """Whether ``node`` is plain text that merely looks like its type (``2001-13-45``, ``._``): kept as text."""
         import yaml
 
-        return (isinstance(node, yaml.ScalarNode) and not node.style  # plain: None from PyYAML, "" from libyaml
-                and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag)
+        return (
+            isinstance(node, yaml.ScalarNode)
+            and not node.style  # plain: None from PyYAML, "" from libyaml
+            and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+        )
 
     def construct_bounded_int(self, node: Any) -> Any:
         """An ``int``, or a ``LongInteger`` for one written too long to build (Python refuses or takes long)."""
@@ -191,8 +203,9 @@ def warm() -> None:
     _fast_loader_class()
 
 
-def load_yaml(text: str, max_bytes: int = 1 << 20,
-              max_nodes: int | None = None) -> tuple[Any, dict[tuple[Any, ...], int]]:
+def load_yaml(
+    text: str, max_bytes: int = 1 << 20, max_nodes: int | None = None
+) -> tuple[Any, dict[tuple[Any, ...], int]]:
     """Parse one YAML document; return the data and a map from each value's path to its line.
 
     ``max_nodes`` caps the values (keys, scalars, lists and mappings) a
@@ -302,8 +315,10 @@ def _refuse_duplicate_keys(node: Any) -> None:
             continue
         where = (key.tag, key.value)
         if where in first:
-            raise YamlProblem(f"the key {key.value!r} is written twice in one mapping (first on line {first[where]}); "
-                              "keep one", key.start_mark.line + 1)
+            raise YamlProblem(
+                f"the key {key.value!r} is written twice in one mapping (first on line {first[where]}); keep one",
+                key.start_mark.line + 1,
+            )
         first[where] = key.start_mark.line + 1
 
 

@@ -31,12 +31,18 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str, *, taken: set
     if kind not in KINDS:
         raise UsageError(f"--kind must be one of: {', '.join(KINDS)}")
     if not _ID.match(exercise_id):
-        raise UsageError(f"{exercise_id!r} is not an exercise id: use lower-case words joined by hyphens, "
-                         "like 'stable-sigmoid'")
-    if kind == "implementation" and not (exercise_id[0].isalpha() and exercise_id.replace("-", "_").isidentifier()
-                                         and not keyword.iskeyword(exercise_id.replace("-", "_"))):
-        raise UsageError(f"{exercise_id!r} cannot name the function {exercise_id.replace('-', '_')}(): "
-                         "start the id with a letter and avoid Python keywords")
+        raise UsageError(
+            f"{exercise_id!r} is not an exercise id: use lower-case words joined by hyphens, like 'stable-sigmoid'"
+        )
+    if kind == "implementation" and not (
+        exercise_id[0].isalpha()
+        and exercise_id.replace("-", "_").isidentifier()
+        and not keyword.iskeyword(exercise_id.replace("-", "_"))
+    ):
+        raise UsageError(
+            f"{exercise_id!r} cannot name the function {exercise_id.replace('-', '_')}(): "
+            "start the id with a letter and avoid Python keywords"
+        )
     if exercise_id in taken:
         raise UsageError(f"the id {exercise_id!r} is already used by a spec in {exercises_dir}; choose another")
     root = exercises_dir.parent  # spec paths are relative to it; shown as given
@@ -49,9 +55,11 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str, *, taken: set
         files = {spec: quiz_spec(exercise_id)}
     else:
         function = exercise_id.replace("-", "_")
-        files = {spec: implementation_spec(exercise_id, function, f"solutions/{exercise_id}"),
-                 solutions / "reference.py": reference_stub(exercise_id, function),
-                 solutions / "wrong_mutates_input.py": known_wrong_stub(exercise_id, function)}
+        files = {
+            spec: implementation_spec(exercise_id, function, f"solutions/{exercise_id}"),
+            solutions / "reference.py": reference_stub(exercise_id, function),
+            solutions / "wrong_mutates_input.py": known_wrong_stub(exercise_id, function),
+        }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("x", encoding="utf-8") as handle:  # "x": never overwrite, even a file made just now

@@ -57,17 +57,22 @@ def read_submission(path: str | os.PathLike[str]) -> Submission:
     if links:  # a link could point at the specs or any file the grader can read
         named = listing([excerpt(link.name) for link in links[:SHOWN]], len(links), separator=", ")
         submission.notes.append(
-            f"{named} is a symbolic link and was not read; hand in the file itself." if len(links) == 1
-            else f"{named} are symbolic links and were not read; hand in the files themselves.")
+            f"{named} is a symbolic link and was not read; hand in the file itself."
+            if len(links) == 1
+            else f"{named} are symbolic links and were not read; hand in the files themselves."
+        )
     if not entries:
-        raise SubmissionError(f"{path}: nothing to grade: no .py file, no notebook (.ipynb) "
-                              "and no answers file (.yaml, .yml, .json) in it")
+        raise SubmissionError(
+            f"{path}: nothing to grade: no .py file, no notebook (.ipynb) "
+            "and no answers file (.yaml, .yml, .json) in it"
+        )
     names = {entry.name for entry in entries[:MAX_FILES]}
     for entry in entries[:MAX_FILES]:
         _add(submission, entry, names)
     if len(entries) > MAX_FILES:
-        submission.notes.append(f"Only the first {MAX_FILES} files were read "
-                                f"({len(entries) - MAX_FILES:,} more were not).")
+        submission.notes.append(
+            f"Only the first {MAX_FILES} files were read ({len(entries) - MAX_FILES:,} more were not)."
+        )
     return submission
 
 
@@ -106,8 +111,10 @@ def _add_python(submission: Submission, path: Path, source: bytes, name: str | N
         submission.notes.append(f"{shown} is larger than {MAX_PY_BYTES // 1024} KiB and was not graded.")
         return False
     if sum(map(len, submission.python.values())) + len(source) > MAX_SUBMISSION_PY_BYTES:
-        submission.notes.append(f"{shown} was not graded: with it, the submission's Python would come to more than "
-                                f"{MAX_SUBMISSION_PY_BYTES >> 20} MiB.")
+        submission.notes.append(
+            f"{shown} was not graded: with it, the submission's Python would come to more than "
+            f"{MAX_SUBMISSION_PY_BYTES >> 20} MiB."
+        )
         return False
     submission.python[name or path.name] = source
     return True

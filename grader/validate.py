@@ -93,16 +93,21 @@ def validate_catalog(
     is called with each verdict as soon as it is known, for progress output.
     """
     if session is not None and session.catalog.root != catalog.root:
-        raise UsageError(f"the grading session serves the exercises under {session.catalog.root}, "
-                         f"not {catalog.root}; open one with GradingSession(catalog)")
+        raise UsageError(
+            f"the grading session serves the exercises under {session.catalog.root}, "
+            f"not {catalog.root}; open one with GradingSession(catalog)"
+        )
     chosen = [catalog.exercise(i) for i in exercise_ids] or list(catalog.exercises.values())
     own = session is None
     grading = session or GradingSession(catalog, allow_weak_sandbox=True)  # trusted solutions only
     report = ValidationReport()
     try:
         for exercise in chosen:
-            verdicts = (_implementation(catalog, exercise, grading) if isinstance(exercise, ImplementationExercise)
-                        else iter(_quiz(exercise)))
+            verdicts = (
+                _implementation(catalog, exercise, grading)
+                if isinstance(exercise, ImplementationExercise)
+                else iter(_quiz(exercise))
+            )
             for line in verdicts:
                 if on_line is not None:
                     on_line(line)
@@ -113,8 +118,9 @@ def validate_catalog(
     return report
 
 
-def _grade(catalog: Catalog, exercise: ImplementationExercise, relative: str,
-           session: GradingSession) -> ExerciseResult:
+def _grade(
+    catalog: Catalog, exercise: ImplementationExercise, relative: str, session: GradingSession
+) -> ExerciseResult:
     """Grade one solution file on every check, in the session's sandbox, as ``grade --exercise`` would.
 
     Without diagnosis (matching the output against known-wrong solutions):
@@ -126,59 +132,88 @@ def _grade(catalog: Catalog, exercise: ImplementationExercise, relative: str,
     if len(submission.python) != 1:
         return session.grade_loaded(submission, [exercise]).exercises[0]
     (module,) = submission.python
-    return grade_implementation(exercise, SourceModule(dict(submission.python), module), session.factory, root=None,
-                                memo=session.memo)
+    return grade_implementation(
+        exercise, SourceModule(dict(submission.python), module), session.factory, root=None, memo=session.memo
+    )
 
 
-def _implementation(catalog: Catalog, exercise: ImplementationExercise,
-                    session: GradingSession) -> Iterator[ValidationLine]:
+def _implementation(
+    catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
+) -> Iterator[ValidationLine]:
     """The verdicts on one exercise, each as soon as its solution is graded."""
     reference = exercise.reference_solution
     if reference is None:
-        yield ValidationLine(exercise.id, "reference", "problem",
-                             "the spec names no reference_solution, so nothing shows its checks can be passed")
+        yield ValidationLine(
+            exercise.id,
+            "reference",
+            "problem",
+            "the spec names no reference_solution, so nothing shows its checks can be passed",
+        )
     else:
         stub = stubbed_entries(catalog.resolve(reference), exercise)
         if stub:
-            yield ValidationLine(exercise.id, f"reference {reference}", "problem",
-                                 f"is still a stub ({stub} only raises NotImplementedError): write the reference "
-                                 "implementation there, then validate again")
+            yield ValidationLine(
+                exercise.id,
+                f"reference {reference}",
+                "problem",
+                f"is still a stub ({stub} only raises NotImplementedError): write the reference "
+                "implementation there, then validate again",
+            )
         else:
             graded = _grade(catalog, exercise, reference, session)
             yield from _reference(exercise, reference, graded)
             if graded.status != "missing" and graded.checks:
-                yield from check_examples(exercise, lambda copy: _grade(catalog, copy, reference, session),
-                                          source=catalog.sources.get(exercise.id))
+                yield from check_examples(
+                    exercise,
+                    lambda copy: _grade(catalog, copy, reference, session),
+                    source=catalog.sources.get(exercise.id),
+                )
     for wrong in exercise.known_wrong:
         stub = stubbed_entries(catalog.resolve(wrong.path), exercise)
         if stub:
-            yield ValidationLine(exercise.id, f"known-wrong {wrong.id} ({wrong.path})", "problem",
-                                 f"is still a stub ({stub} only raises NotImplementedError): write the mistake "
-                                 "it stands for, then validate again")
+            yield ValidationLine(
+                exercise.id,
+                f"known-wrong {wrong.id} ({wrong.path})",
+                "problem",
+                f"is still a stub ({stub} only raises NotImplementedError): write the mistake "
+                "it stands for, then validate again",
+            )
             continue
         yield from _known_wrong(exercise, wrong, _grade(catalog, exercise, wrong.path, session))
     named = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
     unproven = [check.id for check in exercise.checks if check.id not in named]
     if unproven:
-        yield ValidationLine(exercise.id, "checks", "note",
-                             "no known-wrong solution is required to fail " + ", ".join(unproven))
+        yield ValidationLine(
+            exercise.id, "checks", "note", "no known-wrong solution is required to fail " + ", ".join(unproven)
+        )
 
 
 def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResult) -> list[ValidationLine]:
     subject = f"reference {path}"
     if result.status == "missing":
         names = ", ".join(f"{name}()" for name in exercise.entries)
-        return [ValidationLine(exercise.id, subject, "problem",
-                               f"does not define {names}: a reference solution defines every entry of the spec")]
+        return [
+            ValidationLine(
+                exercise.id,
+                subject,
+                "problem",
+                f"does not define {names}: a reference solution defines every entry of the spec",
+            )
+        ]
     if not result.checks:
         return [ValidationLine(exercise.id, subject, "problem", f"cannot be graded: {to_author(result.reason)}")]
     failing = [check for check in result.checks if check.status != "passed"]
     if not failing:
         return [ValidationLine(exercise.id, subject, "ok", f"passes all {len(result.checks)} checks")]
     if len(failing) > 1 and len({check.reason for check in failing}) == 1:
-        return [ValidationLine(exercise.id, subject, "problem",
-                               f"fails all {len(failing)} of {len(result.checks)} checks: "
-                               f"{to_author(failing[0].reason)}")]
+        return [
+            ValidationLine(
+                exercise.id,
+                subject,
+                "problem",
+                f"fails all {len(failing)} of {len(result.checks)} checks: {to_author(failing[0].reason)}",
+            )
+        ]
     return [ValidationLine(exercise.id, subject, "problem", _failure(check)) for check in failing]
 
 
@@ -194,8 +229,13 @@ def _failure(check: CheckResult) -> str:
 
 def to_author(reason: str) -> str:
     """A reason written for a learner, reworded for the author of the solution it is about."""
-    return (reason.replace("Not attempted: your file", "the file").replace("your file", "the file")
-            .replace("Your file", "The file").replace("your code", "the code").replace("Your code", "The code"))
+    return (
+        reason.replace("Not attempted: your file", "the file")
+        .replace("your file", "the file")
+        .replace("Your file", "The file")
+        .replace("your code", "the code")
+        .replace("Your code", "The code")
+    )
 
 
 def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: ExerciseResult) -> list[ValidationLine]:
@@ -203,15 +243,28 @@ def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: Ex
     if result.status == "missing":
         return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {to_author(result.reason)}")]
     if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
-        return [ValidationLine(exercise.id, subject, "problem", "every check fails for one reason, so it shows "
-                               f"nothing about its must_fail checks: {to_author(result.checks[0].reason)}")]
+        return [
+            ValidationLine(
+                exercise.id,
+                subject,
+                "problem",
+                "every check fails for one reason, so it shows "
+                f"nothing about its must_fail checks: {to_author(result.checks[0].reason)}",
+            )
+        ]
     statuses = {check.id: check for check in result.checks}
     escaped = [statuses[check_id] for check_id in wrong.must_fail if statuses[check_id].status not in CAUGHT]
     if not escaped:
         return [ValidationLine(exercise.id, subject, "ok", "is caught by " + ", ".join(wrong.must_fail))]
-    return [ValidationLine(exercise.id, subject, "problem",
-                           f"{check.id} lets it through ({check.status}), though must_fail names it: {check.reason}")
-            for check in escaped]
+    return [
+        ValidationLine(
+            exercise.id,
+            subject,
+            "problem",
+            f"{check.id} lets it through ({check.status}), though must_fail names it: {check.reason}",
+        )
+        for check in escaped
+    ]
 
 
 def _quiz(quiz: QuizExercise) -> list[ValidationLine]:
@@ -227,8 +280,11 @@ def _quiz(quiz: QuizExercise) -> list[ValidationLine]:
         options = letters(len(question.options))
         right = [letter for letter, option in zip(options, question.options, strict=True) if option.correct]
         key[question.id] = right[0] if question.type == "single" else right
-        wrong += [(question.id, letter if question.type == "single" else right + [letter])
-                  for letter, option in zip(options, question.options, strict=True) if not option.correct]
+        wrong += [
+            (question.id, letter if question.type == "single" else right + [letter])
+            for letter, option in zip(options, question.options, strict=True)
+            if not option.correct
+        ]
         if question.type == "multiple" and len(right) > 1:  # leaving out a correct option is wrong too
             wrong += [(question.id, [other for other in right if other != letter]) for letter in right]
     problems = []

@@ -42,8 +42,12 @@ class ExampleResult(Check):
         return hash((type(self), self.id))
 
 
-def check_examples(exercise: ImplementationExercise, grade: Callable[[ImplementationExercise], ExerciseResult],
-                   *, source: Path | None = None) -> Iterator[Any]:
+def check_examples(
+    exercise: ImplementationExercise,
+    grade: Callable[[ImplementationExercise], ExerciseResult],
+    *,
+    source: Path | None = None,
+) -> Iterator[Any]:
     """Verdicts on the exercise's public examples: each checked one agrees with the reference, or not.
 
     ``source``: the spec file, so that a wrong example is named with the line of its ``result:``.
@@ -58,19 +62,31 @@ def check_examples(exercise: ImplementationExercise, grade: Callable[[Implementa
         except ExampleMistake as why:
             line = line_in(source, ("examples", number, "call")) if source is not None else None
             where = f" at {source}:{line}" if line else ""
-            yield ValidationLine(exercise.id, "examples", "problem",
-                                 f"example {number + 1}{where} ({example.call}) cannot work: {why}")
+            yield ValidationLine(
+                exercise.id, "examples", "problem", f"example {number + 1}{where} ({example.call}) cannot work: {why}"
+            )
         except NotAValue as why:
-            yield ValidationLine(exercise.id, "examples", "note",
-                                 f"example {number + 1} ({example.call}) is not checked: {why}")
+            yield ValidationLine(
+                exercise.id, "examples", "note", f"example {number + 1} ({example.call}) is not checked: {why}"
+            )
     if not read:
         return
-    cases = {f"example-{n}": [ExamplesGenerator.construct_trusted({"examples": [value.args]})]
-             for n, value in read.items()}
-    checks = [ExampleResult.construct_trusted({"id": f"example-{n + 1}", "property": "example-result",
-                                               "entry": value.entry, "cases": [f"example-{n}"],
-                                               "visibility": "public", "example": value})
-              for n, value in read.items()]
+    cases = {
+        f"example-{n}": [ExamplesGenerator.construct_trusted({"examples": [value.args]})] for n, value in read.items()
+    }
+    checks = [
+        ExampleResult.construct_trusted(
+            {
+                "id": f"example-{n + 1}",
+                "property": "example-result",
+                "entry": value.entry,
+                "cases": [f"example-{n}"],
+                "visibility": "public",
+                "example": value,
+            }
+        )
+        for n, value in read.items()
+    ]
     copy = exercise.model_copy(update={"cases": cases, "checks": checks, "known_wrong": [], "gate": None})
     result = grade(copy)  # type: ignore[arg-type]
     wrong = []
@@ -79,14 +95,25 @@ def check_examples(exercise: ImplementationExercise, grade: Callable[[Implementa
             said = check.got if check.status == "failed" and check.got else f"fails: {to_author(check.reason)}"
             line = line_in(source, ("examples", number, "result")) if source is not None else None
             where = f" at {source}:{line}" if line else ""
-            wrong.append(ValidationLine(exercise.id, "examples", "problem",
-                                        f"example {number + 1}{where} ({exercise.examples[number].call}): the "
-                                        f"reference {said}; correct the example's result (or the reference)"))
+            wrong.append(
+                ValidationLine(
+                    exercise.id,
+                    "examples",
+                    "problem",
+                    f"example {number + 1}{where} ({exercise.examples[number].call}): the "
+                    f"reference {said}; correct the example's result (or the reference)",
+                )
+            )
     if not result.checks:
         wrong.append(ValidationLine(exercise.id, "examples", "problem", f"cannot be run: {to_author(result.reason)}"))
-    yield from wrong or [ValidationLine(exercise.id, "examples", "ok",
-                                        f"the reference gives the result of {len(read)} example"
-                                        f"{'s' if len(read) != 1 else ''}")]
+    yield from wrong or [
+        ValidationLine(
+            exercise.id,
+            "examples",
+            "ok",
+            f"the reference gives the result of {len(read)} example{'s' if len(read) != 1 else ''}",
+        )
+    ]
 
 
 def stubbed_entries(path: Path, exercise: ImplementationExercise) -> str | None:
@@ -97,8 +124,11 @@ def stubbed_entries(path: Path, exercise: ImplementationExercise) -> str | None:
         return None
     defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     stubs = [name for name in exercise.entries if name in defined and _only_raises(defined[name])]
-    return ", ".join(f"{name}()" for name in stubs) if stubs and len(stubs) == len(
-        [name for name in exercise.entries if name in defined]) else None
+    return (
+        ", ".join(f"{name}()" for name in stubs)
+        if stubs and len(stubs) == len([name for name in exercise.entries if name in defined])
+        else None
+    )
 
 
 def _only_raises(function: ast.FunctionDef) -> bool:

@@ -82,19 +82,31 @@ def make_exercises(base: Path) -> Path:
     shutil.copy(ROOT / "exercises" / "why-softmax-quiz.yaml", exercises / "why-softmax-quiz.yaml")
     (exercises / f"{ASSIGNMENT}.yaml").write_text(
         f"id: {ASSIGNMENT}\nkind: assignment\ntitle: Batch test class\n"
-        "exercises:\n  - why-softmax-quiz\n  - stable-softmax\n", encoding="utf-8")
+        "exercises:\n  - why-softmax-quiz\n  - stable-softmax\n",
+        encoding="utf-8",
+    )
     shutil.copytree(ROOT / "solutions" / "stable-softmax", base / "solutions" / "stable-softmax")
     return exercises
 
 
 def notebook(*cells: tuple[str, str]) -> str:
     """A minimal nbformat-4 notebook with the given ``(cell_type, source)`` cells."""
-    return json.dumps({
-        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
-        "cells": [{"cell_type": kind, "metadata": {}, "source": source.splitlines(keepends=True),
-                   **({"outputs": [], "execution_count": None} if kind == "code" else {})}
-                  for kind, source in cells],
-    })
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [
+                {
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": source.splitlines(keepends=True),
+                    **({"outputs": [], "execution_count": None} if kind == "code" else {}),
+                }
+                for kind, source in cells
+            ],
+        }
+    )
 
 
 # learner name -> what it stands for; the folder/file made for it is in make_class
@@ -120,18 +132,23 @@ def make_class(folder: Path) -> Path:
     (folder / "empty").mkdir()
     (folder / "latin.py").write_bytes('NAME = "caf\u00e9"\ndef softmax(z, axis=-1):\n    return z\n'.encode("latin-1"))
     (folder / "syntax.py").write_text("def softmax(z axis=-1):\n    return z\n")
-    (folder / "nb.ipynb").write_text(notebook(
-        ("markdown", "# My softmax"),
-        ("code", "%matplotlib inline\n!pip install numpy\n" + CORRECT),
-        ("code", "softmax([1.0, 2.0])?\nprint_me = 1"),
-    ))
+    (folder / "nb.ipynb").write_text(
+        notebook(
+            ("markdown", "# My softmax"),
+            ("code", "%matplotlib inline\n!pip install numpy\n" + CORRECT),
+            ("code", "softmax([1.0, 2.0])?\nprint_me = 1"),
+        )
+    )
     return folder
 
 
 def snapshot(out: Path) -> dict[str, bytes]:
     """Every output file (relative path to bytes), without the lock file."""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != ".batch.lock"}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != ".batch.lock"
+    }
 
 
 def crashing_worker_main(  # pragma: no cover - runs in a pool process
@@ -193,9 +210,13 @@ def affinity_worker_main(  # pragma: no cover - runs in a pool process
         learner = LearnerProcess(warm_parent, {"probe.py": b"def probe():\n    return 1.0\n"}, "probe.py", ["probe"])
         try:
             learner.start()
-            found = {"pid": os.getpid(), "core": core, "worker": sorted(os.sched_getaffinity(0)),
-                     "warm_parent": sorted(os.sched_getaffinity(warm_parent.pid)),
-                     "learner": sorted(os.sched_getaffinity(learner._pid))}
+            found = {
+                "pid": os.getpid(),
+                "core": core,
+                "worker": sorted(os.sched_getaffinity(0)),
+                "warm_parent": sorted(os.sched_getaffinity(warm_parent.pid)),
+                "learner": sorted(os.sched_getaffinity(learner._pid)),
+            }
         finally:
             learner.close()
         connection.send(("done", Outcome(result_json=json.dumps(found))))

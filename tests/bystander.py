@@ -38,8 +38,9 @@ class Bystander:
     """A running bystander: ``pid``, :meth:`scheduling`, and :meth:`close`, which says what reached it."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-I", "-c", _CODE], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, cwd="/")
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/"
+        )
         assert self.process.stdout is not None and self.process.stdout.readline() == b"ready\n"
         self.pid = self.process.pid
 
@@ -47,10 +48,15 @@ class Bystander:
         """Its CPU affinity, nice value, scheduling policy and I/O priority."""
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
-        ioprio = libc.syscall(ctypes.c_long(_IOPRIO_GET[platform.machine()]), ctypes.c_long(_IOPRIO_WHO_PROCESS),
-                              ctypes.c_long(self.pid))
-        return {"affinity": sorted(os.sched_getaffinity(self.pid)), "nice": os.getpriority(os.PRIO_PROCESS, self.pid),
-                "policy": os.sched_getscheduler(self.pid), "ioprio": ioprio}
+        ioprio = libc.syscall(
+            ctypes.c_long(_IOPRIO_GET[platform.machine()]), ctypes.c_long(_IOPRIO_WHO_PROCESS), ctypes.c_long(self.pid)
+        )
+        return {
+            "affinity": sorted(os.sched_getaffinity(self.pid)),
+            "nice": os.getpriority(os.PRIO_PROCESS, self.pid),
+            "policy": os.sched_getscheduler(self.pid),
+            "ioprio": ioprio,
+        }
 
     def close(self) -> tuple[list[str], int]:
         """End it; the signals it noted and its exit status (negative: killed by that signal)."""

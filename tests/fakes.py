@@ -64,9 +64,9 @@ class InProcessProcess:
             self.calls_received += 1
             with warnings.catch_warnings():  # a learner process has no pytest warning filters
                 warnings.simplefilter("ignore")
-                header, payload = child.run_call(self.module, index, call,
-                                                 lambda call=call: decode_arguments(call, calls.blobs),
-                                                 "/nonexistent")
+                header, payload = child.run_call(
+                    self.module, index, call, lambda call=call: decode_arguments(call, calls.blobs), "/nonexistent"
+                )
             if self._metered:
                 try:
                     MessageParser(allowance=self.replies).feed(child.encode_answer(header, payload))

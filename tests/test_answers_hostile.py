@@ -29,25 +29,112 @@ QUESTIONS = {
     "why-softmax-quiz": ["divide-by-sum-fails", "argmax-fails", "square-fails", "exp-first", "argmax-gradient"],
     "softmax-bridge-quiz": ["most-probability", "temperature-up", "why-sqrt-dk", "largest-weight", "where-softmax"],
 }
-GENERATED = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+GENERATED = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # -- what a YAML document can hold ---------------------------------------------
 
 YAML_SCALARS = [
-    "0.839", "0.83898", "A", "c", "'B'", "A, B", "1" * 310, "-" + "9" * 400, "1" * 5000, "0x" + "f" * 1500,
-    "0b101", "0o17", "017", "1_000", "190:20:30", ":".join(["1"] * 700), "1e-400", "1e400", "-0.0", "5e-324",
-    ".nan", ".NaN", ".inf", "-.inf", "+.inf", "._", ".5", "1.", "yes", "No", "on", "OFF", "true", "~", "null", "",
-    "2001-12-14", "2001-13-45", "2001-12-14t21:59:43.10-05:00", "2001-02-30 25:61:61", "!!binary aGVsbG8=",
-    "!!binary '!!!'", "!!python/tuple [1]", "!!python/object/apply:os.system ['true']", "!!python/name:os.system",
-    "!!int x", "!!int ''", "!!int " + "7" * 2000, "!!float x", "!!float ''", "!!bool maybe", "!!timestamp maybe",
-    "!!null x", "!!str 5", "!!set {A, B}", "!!omap [{a: 1}, {b: 2}]", "!!pairs [[a, 1]]", "!!omap [1]", "!foo bar",
-    "!<tag:x,2000:y> z", "'it''s'", '"\\ud800\\x1b[31m"', '"\\U0001F600 \\u202e"', "é", "'\t'", "*a", "&a 1",
-    "&b [A, *b]", "[" * 70 + "]" * 70, "{a: " * 70 + "1" + "}" * 70, "|\n  two\n  lines", ">-\n  folded", "? x",
-    "'" + "x" * 3000 + "'", "[" + ", ".join(["C"] * 400) + "]", "[A, [B], {C: D}, 3, null]",
+    "0.839",
+    "0.83898",
+    "A",
+    "c",
+    "'B'",
+    "A, B",
+    "1" * 310,
+    "-" + "9" * 400,
+    "1" * 5000,
+    "0x" + "f" * 1500,
+    "0b101",
+    "0o17",
+    "017",
+    "1_000",
+    "190:20:30",
+    ":".join(["1"] * 700),
+    "1e-400",
+    "1e400",
+    "-0.0",
+    "5e-324",
+    ".nan",
+    ".NaN",
+    ".inf",
+    "-.inf",
+    "+.inf",
+    "._",
+    ".5",
+    "1.",
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "true",
+    "~",
+    "null",
+    "",
+    "2001-12-14",
+    "2001-13-45",
+    "2001-12-14t21:59:43.10-05:00",
+    "2001-02-30 25:61:61",
+    "!!binary aGVsbG8=",
+    "!!binary '!!!'",
+    "!!python/tuple [1]",
+    "!!python/object/apply:os.system ['true']",
+    "!!python/name:os.system",
+    "!!int x",
+    "!!int ''",
+    "!!int " + "7" * 2000,
+    "!!float x",
+    "!!float ''",
+    "!!bool maybe",
+    "!!timestamp maybe",
+    "!!null x",
+    "!!str 5",
+    "!!set {A, B}",
+    "!!omap [{a: 1}, {b: 2}]",
+    "!!pairs [[a, 1]]",
+    "!!omap [1]",
+    "!foo bar",
+    "!<tag:x,2000:y> z",
+    "'it''s'",
+    '"\\ud800\\x1b[31m"',
+    '"\\U0001F600 \\u202e"',
+    "é",
+    "'\t'",
+    "*a",
+    "&a 1",
+    "&b [A, *b]",
+    "[" * 70 + "]" * 70,
+    "{a: " * 70 + "1" + "}" * 70,
+    "|\n  two\n  lines",
+    ">-\n  folded",
+    "? x",
+    "'" + "x" * 3000 + "'",
+    "[" + ", ".join(["C"] * 400) + "]",
+    "[A, [B], {C: D}, 3, null]",
 ]
-YAML_KEYS = ["<<", "1", "null", ".nan", "2001-01-01", "yes", "'A'", "? [a, b]", "[a]", "{a: 1}", "!!python/tuple [1]",
-             "&k key", "*k", "'\\ud800'", "\ufeffkey", "x" * 1100]
+YAML_KEYS = [
+    "<<",
+    "1",
+    "null",
+    ".nan",
+    "2001-01-01",
+    "yes",
+    "'A'",
+    "? [a, b]",
+    "[a]",
+    "{a: 1}",
+    "!!python/tuple [1]",
+    "&k key",
+    "*k",
+    "'\\ud800'",
+    "\ufeffkey",
+    "x" * 1100,
+]
 KEYS = st.sampled_from(YAML_KEYS + [q for questions in QUESTIONS.values() for q in questions])
 PREFIXES = st.sampled_from([""] * 8 + ["&a ", "!!set ", "!!omap ", "!!map ", "!!seq ", "!!python/dict ", "!x "])
 
@@ -55,12 +142,22 @@ PREFIXES = st.sampled_from([""] * 8 + ["&a ", "!!set ", "!!omap ", "!!map ", "!!
 def _yaml_trees() -> st.SearchStrategy[Any]:
     """A tree of leaves (YAML text) and ``(kind, items, flow, prefix)`` collections."""
     words = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=8)
-    leaves = st.sampled_from(YAML_SCALARS) | st.integers(-(10**400), 10**400).map(str) | st.floats().map(repr) \
-        | words | words.map(json.dumps) | st.text(max_size=4)
-    return st.recursive(leaves, lambda children: st.one_of(
-        st.tuples(st.just("seq"), st.lists(children, max_size=4), st.booleans(), PREFIXES),
-        st.tuples(st.just("map"), st.lists(st.tuples(KEYS, children), max_size=4), st.booleans(), PREFIXES),
-    ), max_leaves=12)
+    leaves = (
+        st.sampled_from(YAML_SCALARS)
+        | st.integers(-(10**400), 10**400).map(str)
+        | st.floats().map(repr)
+        | words
+        | words.map(json.dumps)
+        | st.text(max_size=4)
+    )
+    return st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.tuples(st.just("seq"), st.lists(children, max_size=4), st.booleans(), PREFIXES),
+            st.tuples(st.just("map"), st.lists(st.tuples(KEYS, children), max_size=4), st.booleans(), PREFIXES),
+        ),
+        max_leaves=12,
+    )
 
 
 def _render(tree: Any, indent: int, flow: bool) -> str:
@@ -89,9 +186,26 @@ def yaml_documents(draw: st.DrawFn) -> bytes:
     """An answers file: mostly quiz ids over question ids, sometimes anything, sometimes broken or wrapped."""
     if draw(st.booleans()):
         quizzes = draw(st.lists(st.sampled_from(list(QUESTIONS)), min_size=1, max_size=2, unique=True))
-        tree = ("map", [(quiz, ("map", [(question, draw(_yaml_trees())) for question in
-                                        draw(st.lists(st.sampled_from(QUESTIONS[quiz]), max_size=5))], False, ""))
-                        for quiz in quizzes], False, "")
+        tree = (
+            "map",
+            [
+                (
+                    quiz,
+                    (
+                        "map",
+                        [
+                            (question, draw(_yaml_trees()))
+                            for question in draw(st.lists(st.sampled_from(QUESTIONS[quiz]), max_size=5))
+                        ],
+                        False,
+                        "",
+                    ),
+                )
+                for quiz in quizzes
+            ],
+            False,
+            "",
+        )
     else:
         tree = draw(_yaml_trees())
     text = _render(tree, 0, False)
@@ -103,18 +217,30 @@ def yaml_documents(draw: st.DrawFn) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-JSON_LEAVES = (st.none() | st.booleans() | st.integers(-(10**6000), 10**6000) | st.floats()
-               | st.text(max_size=8) | st.sampled_from(["A", "b", "A, B", "0.839", "NaN"]))
+JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6000), 10**6000)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.sampled_from(["A", "b", "A, B", "0.839", "NaN"])
+)
 
 
 @st.composite
 def json_documents(draw: st.DrawFn) -> bytes:
     """JSON with quiz ids over question ids (or any value), some numbers Python's json refuses by default."""
-    values = st.recursive(JSON_LEAVES, lambda children: st.lists(children, max_size=4)
-                          | st.dictionaries(st.text(max_size=6), children, max_size=4), max_leaves=10)
+    values = st.recursive(
+        JSON_LEAVES,
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+        max_leaves=10,
+    )
     answers = st.dictionaries(st.sampled_from(QUESTIONS["softmax-bridge-quiz"] + QUESTIONS["why-softmax-quiz"]), values)
-    data = draw(st.dictionaries(st.sampled_from(list(QUESTIONS)) | st.text(max_size=4), answers | values, max_size=3)
-                | st.dictionaries(st.sampled_from(list(QUESTIONS)), answers, min_size=1) | values)
+    data = draw(
+        st.dictionaries(st.sampled_from(list(QUESTIONS)) | st.text(max_size=4), answers | values, max_size=3)
+        | st.dictionaries(st.sampled_from(list(QUESTIONS)), answers, min_size=1)
+        | values
+    )
     text = _dumps(data)
     if draw(st.integers(0, 3)) == 0:
         at = draw(st.integers(0, len(text)))
@@ -221,10 +347,14 @@ NUMERIC_ANSWERS = [  # (suffix, the answer as written, what the reason says)
 ]
 
 
-@pytest.mark.parametrize(("suffix", "written", "expected"), NUMERIC_ANSWERS,
-                         ids=[f"{suffix[1:]}-{written[:12]}" for suffix, written, _ in NUMERIC_ANSWERS])
+@pytest.mark.parametrize(
+    ("suffix", "written", "expected"),
+    NUMERIC_ANSWERS,
+    ids=[f"{suffix[1:]}-{written[:12]}" for suffix, written, _ in NUMERIC_ANSWERS],
+)
 def test_numeric_answer_of_any_form_is_graded_saying_what_was_written(
-        session, tmp_path: Path, suffix: str, written: str, expected: str) -> None:
+    session, tmp_path: Path, suffix: str, written: str, expected: str
+) -> None:
     if suffix == ".json":
         text = f'{{"softmax-bridge-quiz": {{"largest-weight": {written}}}}}'
     else:
@@ -234,8 +364,10 @@ def test_numeric_answer_of_any_form_is_graded_saying_what_was_written(
 
 def test_choice_answer_of_many_wrong_letters_is_shortened(session, tmp_path: Path) -> None:
     path = tmp_path / "answers.yaml"
-    path.write_text("softmax-bridge-quiz:\n  where-softmax: [" + ", ".join(["Z"] * 900) + "]\n"
-                    "  most-probability: '" + "x" * 5000 + "'\n")
+    path.write_text(
+        "softmax-bridge-quiz:\n  where-softmax: [" + ", ".join(["Z"] * 900) + "]\n"
+        "  most-probability: '" + "x" * 5000 + "'\n"
+    )
     (quiz,) = session.grade(path, exercise_ids=["softmax-bridge-quiz"]).exercises
     reasons = {check.id: check.reason for check in quiz.checks}
     assert reasons["where-softmax"].startswith("Z, Z, Z (and 897 more) are not options")
@@ -243,20 +375,41 @@ def test_choice_answer_of_many_wrong_letters_is_shortened(session, tmp_path: Pat
     assert len(reasons["most-probability"]) < 200
 
 
-@pytest.mark.parametrize(("name", "text", "expected"), [
-    ("a.yaml", "q:\n  x: !!int x\n", "a.yaml: 'x' is not an integer (line 2)"),
-    ("a.yaml", "q:\n  x: !!bool maybe\n", "a.yaml: 'maybe' is not true or false (line 2)"),
-    ("a.yaml", "q:\n  x: !!python/object/apply:os.system ['true']\n", "could not determine a constructor"),
-    ("a.yaml", "q: A\n---\nr: B\n", "a.yaml: not valid YAML: expected a single document in the stream, but found "
-                                    "another document (line 2)"),
-    ("a.yaml", "q: &a [A]\nr: *a\n", "a.yaml: YAML aliases (*name) are not allowed; write the value out (line 2)"),
-    ("a.yaml", "q:\n  x: [" + ", ".join(["A"] * MAX_VALUES) + "]\n", f"holds more than {MAX_VALUES} values (line 2)"),
-    ("a.yaml", "q:\n  x: " + "[" * 65 + "]" * 65 + "\n", "nested more than 64 levels deep (line 2)"),
-    ("a.json", '{"q":\n [' + ", ".join(["1"] * MAX_VALUES) + "]}", f"holds more than {MAX_VALUES} values (line 2)"),
-    ("a.json", '{"q":\n\n' + "[" * 65 + "]" * 65 + "}", "a.json: nested more than 64 levels deep (line 3)"),
-    ("a.json", '{"q": 1,\n"r": }', "a.json: not valid JSON: Expecting value (line 2)"),
-], ids=["bad-int", "bad-bool", "python-tag", "two-documents", "alias", "many-yaml", "deep-yaml", "many-json",
-        "deep-json", "bad-json"])
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("a.yaml", "q:\n  x: !!int x\n", "a.yaml: 'x' is not an integer (line 2)"),
+        ("a.yaml", "q:\n  x: !!bool maybe\n", "a.yaml: 'maybe' is not true or false (line 2)"),
+        ("a.yaml", "q:\n  x: !!python/object/apply:os.system ['true']\n", "could not determine a constructor"),
+        (
+            "a.yaml",
+            "q: A\n---\nr: B\n",
+            "a.yaml: not valid YAML: expected a single document in the stream, but found another document (line 2)",
+        ),
+        ("a.yaml", "q: &a [A]\nr: *a\n", "a.yaml: YAML aliases (*name) are not allowed; write the value out (line 2)"),
+        (
+            "a.yaml",
+            "q:\n  x: [" + ", ".join(["A"] * MAX_VALUES) + "]\n",
+            f"holds more than {MAX_VALUES} values (line 2)",
+        ),
+        ("a.yaml", "q:\n  x: " + "[" * 65 + "]" * 65 + "\n", "nested more than 64 levels deep (line 2)"),
+        ("a.json", '{"q":\n [' + ", ".join(["1"] * MAX_VALUES) + "]}", f"holds more than {MAX_VALUES} values (line 2)"),
+        ("a.json", '{"q":\n\n' + "[" * 65 + "]" * 65 + "}", "a.json: nested more than 64 levels deep (line 3)"),
+        ("a.json", '{"q": 1,\n"r": }', "a.json: not valid JSON: Expecting value (line 2)"),
+    ],
+    ids=[
+        "bad-int",
+        "bad-bool",
+        "python-tag",
+        "two-documents",
+        "alias",
+        "many-yaml",
+        "deep-yaml",
+        "many-json",
+        "deep-json",
+        "bad-json",
+    ],
+)
 def test_refused_answers_file_names_file_and_line(tmp_path: Path, name: str, text: str, expected: str) -> None:
     path = tmp_path / name
     path.write_text(text)
@@ -297,8 +450,9 @@ def test_pathological_answers_file_is_refused_or_read_well_under_a_second(tmp_pa
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "grader.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 YAML_WEIGHT = "softmax-bridge-quiz:\n  largest-weight: {}\n"
@@ -306,16 +460,24 @@ JSON_WEIGHT = '{{"softmax-bridge-quiz": {{"largest-weight": {}}}}}'
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "text", "expected"), [
-    ("answers.yaml", YAML_WEIGHT.format("1" * 310), "(310 digits) is far too large"),
-    ("answers.json", JSON_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
-    ("answers.yaml", YAML_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
-    ("answers.yaml", YAML_WEIGHT.format("!!float x"), "answers.yaml: 'x' is not a number (line 2)"),
-    ("answers.yaml", YAML_WEIGHT.format(0.5) + "# x\n" * (MAX_BYTES // 4),
-     f"answers.yaml: the answers file is larger than {MAX_BYTES // 1024} KiB"),
-], ids=["310-digits-yaml", "5000-digits-json", "5000-digits-yaml", "refused-with-line", "too-large"])
-def test_grade_command_grades_a_hostile_answers_file_and_exits_1(tmp_path: Path, name: str, text: str,
-                                                                       expected: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("answers.yaml", YAML_WEIGHT.format("1" * 310), "(310 digits) is far too large"),
+        ("answers.json", JSON_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
+        ("answers.yaml", YAML_WEIGHT.format("1" * 5000), "(5000 digits) is far too large"),
+        ("answers.yaml", YAML_WEIGHT.format("!!float x"), "answers.yaml: 'x' is not a number (line 2)"),
+        (
+            "answers.yaml",
+            YAML_WEIGHT.format(0.5) + "# x\n" * (MAX_BYTES // 4),
+            f"answers.yaml: the answers file is larger than {MAX_BYTES // 1024} KiB",
+        ),
+    ],
+    ids=["310-digits-yaml", "5000-digits-json", "5000-digits-yaml", "refused-with-line", "too-large"],
+)
+def test_grade_command_grades_a_hostile_answers_file_and_exits_1(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
     path = tmp_path / name
     path.write_text(text)
     done = _cli("grade", str(path), "--exercise", "softmax-bridge-quiz", "--format", "json")
@@ -341,10 +503,13 @@ def test_batch_grades_hostile_answers_files_as_each_learners_work(tmp_path: Path
     done = _cli("batch", str(learners), "--assignment", "softmax-bridge", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    results = {name: json.loads((out / "results" / f"{name}.json").read_text())
-               for name in ("ann", "bob", "cid", "dan")}
-    quiz = {name: next(e for e in result["exercises"] if e["id"] == "softmax-bridge-quiz")
-            for name, result in results.items()}
+    results = {
+        name: json.loads((out / "results" / f"{name}.json").read_text()) for name in ("ann", "bob", "cid", "dan")
+    }
+    quiz = {
+        name: next(e for e in result["exercises"] if e["id"] == "softmax-bridge-quiz")
+        for name, result in results.items()
+    }
     assert quiz["dan"]["score"] == 1 and quiz["ann"]["score"] == quiz["bob"]["score"] == quiz["cid"]["score"] == 0
     assert quiz["cid"]["status"] == "error" and "cid.yaml: 'x' is not an integer (line 3)" in quiz["cid"]["reason"]
     again = _cli("batch", str(learners), "--assignment", "softmax-bridge", "--out", str(out))

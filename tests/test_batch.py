@@ -68,8 +68,15 @@ def test_batch_grades_every_learner_once(first_run) -> None:
     rows = _gradebook(out)
     assert [row["learner"] for row in rows] == sorted(LEARNERS)
     assert summary.graded == len(LEARNERS) and summary.reused == 0 and not summary.grader_errors
-    assert list(rows[0]) == ["learner", "score", "max_score", "why-softmax-quiz", "stable-softmax",
-                             "why-softmax-quiz:status", "stable-softmax:status"]
+    assert list(rows[0]) == [
+        "learner",
+        "score",
+        "max_score",
+        "why-softmax-quiz",
+        "stable-softmax",
+        "why-softmax-quiz:status",
+        "stable-softmax:status",
+    ]
     results = sorted(p.name for p in (out / "results").glob("*.json"))
     assert len(results) == len({name.casefold() for name in results}) == len(LEARNERS)
     assert len(list((out / "feedback").glob("*.md"))) == len(LEARNERS)
@@ -92,11 +99,12 @@ def test_batch_scores_each_kind_of_learner(first_run) -> None:
     assert 0 < float(scores["Ann"]["score"]) < 17 and 0 < float(scores["é"]["score"]) < 12
     assert scores["Ann"]["score"] != scores["ann"]["score"]
     notebook = _result(out, "nb")
-    assert any("%matplotlib inline" in problem and "!pip install numpy" in problem
-               for problem in notebook["problems"])
+    assert any("%matplotlib inline" in problem and "!pip install numpy" in problem for problem in notebook["problems"])
     assert "nothing to grade" in " ".join(_result(out, "empty")["problems"])
-    reasons = {learner: next(e for e in _result(out, learner)["exercises"] if e["id"] == "stable-softmax")["reason"]
-               for learner in ("a b", "latin", "loop", "syntax")}
+    reasons = {
+        learner: next(e for e in _result(out, learner)["exercises"] if e["id"] == "stable-softmax")["reason"]
+        for learner in ("a b", "latin", "loop", "syntax")
+    }
     assert "SystemExit" in reasons["a b"]
     assert "SyntaxError" in reasons["latin"] and "SyntaxError" in reasons["syntax"]
     loop = next(e for e in _result(out, "loop")["exercises"] if e["id"] == "stable-softmax")
@@ -107,9 +115,23 @@ def test_batch_result_is_what_grade_gives(first_run, world) -> None:
     out, _ = first_run
     for entry, learner in (("nb.ipynb", "nb"), ("Ann", "Ann"), ("x.y.yaml", "x.y")):
         completed = subprocess.run(
-            [sys.executable, "-m", "grader.cli", "--exercises", str(world["exercises"]), "grade", entry,
-             "--assignment", ASSIGNMENT, "--format", "json"],
-            cwd=world["class"], capture_output=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "grader.cli",
+                "--exercises",
+                str(world["exercises"]),
+                "grade",
+                entry,
+                "--assignment",
+                ASSIGNMENT,
+                "--format",
+                "json",
+            ],
+            cwd=world["class"],
+            capture_output=True,
+            check=False,
+        )
         assert completed.returncode in (0, 1), completed.stderr
         assert completed.stdout == (out / "results" / f"{file_stem(learner)}.json").read_bytes(), learner
 
@@ -138,8 +160,9 @@ def test_batch_regrades_only_what_changed(first_run, world, tmp_path) -> None:
 def test_batch_force_regrades_everything_identically(first_run, world, tmp_path) -> None:
     out = tmp_path / "out"
     shutil.copytree(first_run[0], out)
-    summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, jobs=2, force=True,
-                        exercises_dir=world["exercises"])
+    summary = run_batch(
+        world["class"], assignment=ASSIGNMENT, out=out, jobs=2, force=True, exercises_dir=world["exercises"]
+    )
     assert summary.graded == len(LEARNERS)
     assert snapshot(out) == snapshot(first_run[0])
 
@@ -157,8 +180,9 @@ class _StopAfter:
                 raise KeyboardInterrupt
 
 
-def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is_written(world, tmp_path,
-                                                                                       monkeypatch) -> None:
+def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is_written(
+    world, tmp_path, monkeypatch
+) -> None:
     """``grader batch`` passes its sandbox preflight as ``before_grading``: a refusal leaves no trace."""
     import grader.batch.run as batch_run
 
@@ -173,16 +197,27 @@ def test_the_preflight_runs_after_the_learners_are_hashed_and_before_anything_is
 
     out = tmp_path / "out"
     with pytest.raises(SandboxError):
-        run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
-                  before_grading=refuse, executor=lambda config: pytest.fail("nothing may be graded"))
+        run_batch(
+            world["class"],
+            assignment=ASSIGNMENT,
+            out=out,
+            exercises_dir=world["exercises"],
+            before_grading=refuse,
+            executor=lambda config: pytest.fail("nothing may be graded"),
+        )
     assert seen == [len(LEARNERS)] and not out.exists()
 
 
 def test_batch_interrupted_then_resumed_matches_uninterrupted(first_run, world, tmp_path) -> None:
     out = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
-        run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
-                  executor=lambda config: _StopAfter(LocalPool(config, 2), 4))
+        run_batch(
+            world["class"],
+            assignment=ASSIGNMENT,
+            out=out,
+            exercises_dir=world["exercises"],
+            executor=lambda config: _StopAfter(LocalPool(config, 2), 4),
+        )
     assert len(list((out / "results").glob("*.key"))) == 4
     assert not (out / "gradebook.csv").exists()
     summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, jobs=2, exercises_dir=world["exercises"])
@@ -192,8 +227,21 @@ def test_batch_interrupted_then_resumed_matches_uninterrupted(first_run, world, 
 
 def test_batch_killed_process_then_resumed_matches_uninterrupted(first_run, world, tmp_path) -> None:
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "grader.cli", "--exercises", str(world["exercises"]), "batch",
-               str(world["class"]), "--assignment", ASSIGNMENT, "--out", str(out), "--jobs", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "grader.cli",
+        "--exercises",
+        str(world["exercises"]),
+        "batch",
+        str(world["class"]),
+        "--assignment",
+        ASSIGNMENT,
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((out / "results").glob("*.key"))) < 3:
@@ -228,8 +276,14 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
         return LocalPool(config, 2, watchdog=3, worker_main=crashing_worker_main, warm_parent=warm_parent)
 
     try:
-        summary = run_batch(world["class"], assignment=ASSIGNMENT, out=out, exercises_dir=world["exercises"],
-                            executor=pool, progress=PlainProgress(Lines(), interval=0))
+        summary = run_batch(
+            world["class"],
+            assignment=ASSIGNMENT,
+            out=out,
+            exercises_dir=world["exercises"],
+            executor=pool,
+            progress=PlainProgress(Lines(), interval=0),
+        )
     finally:
         if warm_parent is not None:
             warm_parent.close()
@@ -254,8 +308,9 @@ def test_batch_cli_exit_codes_and_summary(world, tmp_path) -> None:
     (folder / "two.yaml").write_text("why-softmax-quiz: {divide-by-sum-fails: B}\n")
     runner = CliRunner()
     base = ["--exercises", str(world["exercises"]), "batch"]
-    result = runner.invoke(main, [*base, str(folder), "--assignment", ASSIGNMENT, "--out", str(tmp_path / "o"),
-                                  "--jobs", "2"])
+    result = runner.invoke(
+        main, [*base, str(folder), "--assignment", ASSIGNMENT, "--out", str(tmp_path / "o"), "--jobs", "2"]
+    )
     assert result.exit_code == 0, result.output
     assert "2 learners: 2 graded now, 0 unchanged since the last run." in result.output
     assert "graded 2/2, 2 below full marks" in result.output
@@ -276,8 +331,9 @@ def test_batch_output_folder_inside_class_folder_is_not_a_learner(world, tmp_pat
     folder.mkdir()
     (folder / "one.py").write_text(CORRECT)
     for _ in range(2):
-        summary = run_batch(folder, assignment=ASSIGNMENT, out=folder / "graded", jobs=1,
-                            exercises_dir=world["exercises"])
+        summary = run_batch(
+            folder, assignment=ASSIGNMENT, out=folder / "graded", jobs=1, exercises_dir=world["exercises"]
+        )
         assert summary.learners == 1
     assert os.listdir(folder / "graded" / "feedback") == ["one.md"]
 

@@ -18,14 +18,23 @@ from grader.batch import run_batch
 
 pytestmark = pytest.mark.slow
 
-BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
-                if shutil.which(name)), None)
+BROWSER = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert BROWSER is not None
-    command = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", *args]
+    command = [
+        BROWSER,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 

@@ -79,8 +79,12 @@ def test_spec_digest_changes_with_any_spec_or_solution(tmp_path: Path) -> None:
 
 
 def test_result_key_depends_on_each_part() -> None:
-    keys = {result_key("l", "s", "a"), result_key("l2", "s", "a"), result_key("l", "s2", "a"),
-            result_key("l", "s", "a2")}
+    keys = {
+        result_key("l", "s", "a"),
+        result_key("l2", "s", "a"),
+        result_key("l", "s2", "a"),
+        result_key("l", "s", "a2"),
+    }
     assert len(keys) == 4
 
 

@@ -109,12 +109,23 @@ def test_batch_keeps_a_grader_fault_after_one_retry(exercises, tmp_path) -> None
     assert read_key(out / "results" / "ann.key").failures == 0
 
 
-def test_batch_cli_exits_3_for_a_run_that_met_a_grader_fault_and_0_once_it_is_kept(exercises, tmp_path,
-                                                                                   monkeypatch) -> None:
+def test_batch_cli_exits_3_for_a_run_that_met_a_grader_fault_and_0_once_it_is_kept(
+    exercises, tmp_path, monkeypatch
+) -> None:
     monkeypatch.setattr("grader.batch.run.LocalPool", functools.partial(LocalPool, worker_main=raising_worker_main))
     folder = _class(tmp_path / "class")
-    command = ["--exercises", str(exercises), "batch", str(folder), "--assignment", ASSIGNMENT,
-               "--out", str(tmp_path / "out"), "--jobs", "1"]
+    command = [
+        "--exercises",
+        str(exercises),
+        "batch",
+        str(folder),
+        "--assignment",
+        ASSIGNMENT,
+        "--out",
+        str(tmp_path / "out"),
+        "--jobs",
+        "1",
+    ]
     runner = CliRunner()
     for attempt in ("first", "retry"):
         result = runner.invoke(main, command)
@@ -143,8 +154,9 @@ class _InProcess:
             self.worker.close()
 
 
-def test_batch_learner_folder_the_grader_may_not_list_is_graded_not_a_grader_error(exercises, tmp_path,
-                                                                                 monkeypatch) -> None:
+def test_batch_learner_folder_the_grader_may_not_list_is_graded_not_a_grader_error(
+    exercises, tmp_path, monkeypatch
+) -> None:
     import grader.submission
 
     folder = _class(tmp_path / "class")

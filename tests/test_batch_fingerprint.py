@@ -51,11 +51,13 @@ def test_fingerprint_follows_the_files_grading_reads_and_only_those(tmp_path: Pa
     (folder / "sub").mkdir()
     (folder / "sub" / "helper.py").write_text("X = 1\n")  # grading reads only the folder's own files
     assert fingerprint_learner(folder).digest == first
-    for change in [lambda: (folder / "softmax.py").write_text("x = 2\n"),
-                   lambda: (folder / "answers.yaml").write_text("q: B\n"),
-                   lambda: (folder / "nb.ipynb").write_text("{}"),
-                   lambda: (folder / "nb.ipynb").rename(folder / "nb2.ipynb"),
-                   lambda: (folder / "answers.yaml").unlink()]:
+    for change in [
+        lambda: (folder / "softmax.py").write_text("x = 2\n"),
+        lambda: (folder / "answers.yaml").write_text("q: B\n"),
+        lambda: (folder / "nb.ipynb").write_text("{}"),
+        lambda: (folder / "nb.ipynb").rename(folder / "nb2.ipynb"),
+        lambda: (folder / "answers.yaml").unlink(),
+    ]:
         before = fingerprint_learner(folder).digest
         change()
         assert fingerprint_learner(folder).digest != before

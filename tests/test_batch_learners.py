@@ -22,8 +22,19 @@ def test_file_stem_keeps_plain_names(name: str, stem: str) -> None:
 @pytest.mark.parametrize(
     "name",
     ["Ann", "a b", "é", "Éloïse Durand", "..", ".hidden", "con", "a/b", "x" * 200, "日本語", "-ann-"],
-    ids=["upper", "space", "accent", "full-name", "dots", "leading-dot", "windows-reserved", "slash", "long",
-         "no-ascii", "edge-hyphens"],
+    ids=[
+        "upper",
+        "space",
+        "accent",
+        "full-name",
+        "dots",
+        "leading-dot",
+        "windows-reserved",
+        "slash",
+        "long",
+        "no-ascii",
+        "edge-hyphens",
+    ],
 )
 def test_file_stem_hashes_names_that_are_not_plain(name: str) -> None:
     stem = file_stem(name)
@@ -48,7 +59,10 @@ def test_discover_learners_names_entries_and_skips_litter(tmp_path: Path) -> Non
     (tmp_path / "out").mkdir()
     learners, notes = discover_learners(tmp_path, exclude=tmp_path / "out")
     assert [(one.name, one.entry) for one in learners] == [
-        ("Ann", "Ann"), ("ann", "ann.py"), ("notes.v2", "notes.v2.ipynb")]
+        ("Ann", "Ann"),
+        ("ann", "ann.py"),
+        ("notes.v2", "notes.v2.ipynb"),
+    ]
     assert len(notes) == 2 and all("skipped" in note for note in notes)
 
 

@@ -16,8 +16,10 @@ from grader.batch.worker import Outcome
 from grader.errors import UsageError
 from tests.batch_helpers import ASSIGNMENT, make_class, make_exercises
 
-HOLD = ("import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
-        "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n")
+HOLD = (
+    "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
+    "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
+)
 
 
 class _Refusing:
@@ -88,8 +90,9 @@ def test_a_killed_runs_lock_file_does_not_block_the_next_run(tmp_path: Path) -> 
     assert not (tmp_path / ".batch.lock").exists()
 
 
-def test_a_lock_file_removed_between_open_and_lock_is_opened_again(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lock_file_removed_between_open_and_lock_is_opened_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_open, opened = os.open, []
 
     def open_as_the_other_run_ends(path, flags, mode=0o777):

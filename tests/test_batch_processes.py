@@ -111,8 +111,21 @@ def test_nothing_of_a_killed_batch_outlives_it(tmp_path: Path) -> None:
     folder = make_class(tmp_path / "class")
     for index in range(12):  # enough learners that grading is still under way when the batch is killed
         (folder / f"extra{index:02d}.py").write_text(CORRECT + f"# learner {index}\n", encoding="utf-8")
-    command = [sys.executable, "-m", "grader.cli", "--exercises", str(exercises), "batch", str(folder),
-               "--assignment", ASSIGNMENT, "--out", str(tmp_path / "out"), "--jobs", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "grader.cli",
+        "--exercises",
+        str(exercises),
+        "batch",
+        str(folder),
+        "--assignment",
+        ASSIGNMENT,
+        "--out",
+        str(tmp_path / "out"),
+        "--jobs",
+        "2",
+    ]
     batch = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # The warm parent, its two clones and two grading processes; learner processes come and go.
@@ -129,8 +142,10 @@ def test_second_batch_on_one_output_folder_is_refused(tmp_path: Path) -> None:
     folder = make_class(tmp_path / "class")
     out = tmp_path / "out"
     out.mkdir()
-    hold = ("import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
-            "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n")
+    hold = (
+        "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
+        "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
+    )
     with subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True) as holder:
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -192,10 +207,12 @@ def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
     """
     from grader.sandbox.runner import LearnerProcess
 
-    source = (b"import resource\nimport numpy as np\n\ndef probe():\n"
-              b"    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
-              b"    np.ones(1 << 18).sum()\n"  # 2 MiB, written, then freed
-              b"    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults)\n")
+    source = (
+        b"import resource\nimport numpy as np\n\ndef probe():\n"
+        b"    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+        b"    np.ones(1 << 18).sum()\n"  # 2 MiB, written, then freed
+        b"    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults)\n"
+    )
     with WarmParent.start() as warm_parent:
         process = LearnerProcess(warm_parent, {"probe.py": source}, "probe.py", ["probe"])
         try:

@@ -37,9 +37,11 @@ def test_plain_progress_mentions_reused_and_grader_errors() -> None:
     progress.update("a", below_full=True, grader_error=True)
     progress.update("b", below_full=False, grader_error=False)
     progress.finish()
-    assert stream.getvalue().splitlines() == ["5 learners, 3 unchanged since the last run; grading 2",
-                                              "graded 1/2, 1 below full marks, 1 grader error",
-                                              "graded 2/2, 1 below full marks, 1 grader error"]
+    assert stream.getvalue().splitlines() == [
+        "5 learners, 3 unchanged since the last run; grading 2",
+        "graded 1/2, 1 below full marks, 1 grader error",
+        "graded 2/2, 1 below full marks, 1 grader error",
+    ]
 
 
 def test_time_left_ignores_the_start_up_before_the_first_learner_finished() -> None:

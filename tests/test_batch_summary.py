@@ -22,35 +22,81 @@ CHECKS = [("quiz", "q1"), ("impl", "finite"), ("impl", "sums")]
 
 
 def _check(check_id: str, passed: bool, reason: str = "", diagnosis: str | None = None) -> CheckResult:
-    return CheckResult(id=check_id, status="passed" if passed else "failed", score=1.0 if passed else 0.0,
-                       max_score=1.0, visibility="public", reason=reason or f"{check_id} held.", diagnosis=diagnosis)
+    return CheckResult(
+        id=check_id,
+        status="passed" if passed else "failed",
+        score=1.0 if passed else 0.0,
+        max_score=1.0,
+        visibility="public",
+        reason=reason or f"{check_id} held.",
+        diagnosis=diagnosis,
+    )
 
 
-def _report(name: str, quiz: bool | None, finite: bool, sums: bool, *, finite_reason: str = "",
-            diagnosis: str | None = None) -> Report:
+def _report(
+    name: str, quiz: bool | None, finite: bool, sums: bool, *, finite_reason: str = "", diagnosis: str | None = None
+) -> Report:
     exercises = []
     if quiz is None:
-        exercises.append(ExerciseResult(id="quiz", status="missing", score=0.0, max_score=1.0, reason="No answers.",
-                                        checks=[CheckResult(id="q1", status="skipped", score=0.0, max_score=1.0,
-                                                            visibility="public", reason="No answers.")]))
+        exercises.append(
+            ExerciseResult(
+                id="quiz",
+                status="missing",
+                score=0.0,
+                max_score=1.0,
+                reason="No answers.",
+                checks=[
+                    CheckResult(
+                        id="q1", status="skipped", score=0.0, max_score=1.0, visibility="public", reason="No answers."
+                    )
+                ],
+            )
+        )
     else:
-        exercises.append(ExerciseResult(id="quiz", status="passed" if quiz else "failed", score=float(quiz),
-                                        max_score=1.0, reason="r", checks=[_check("q1", quiz, "Not quite: B.")]))
+        exercises.append(
+            ExerciseResult(
+                id="quiz",
+                status="passed" if quiz else "failed",
+                score=float(quiz),
+                max_score=1.0,
+                reason="r",
+                checks=[_check("q1", quiz, "Not quite: B.")],
+            )
+        )
     checks = [_check("finite", finite, finite_reason, diagnosis), _check("sums", sums, "Sums are off.")]
     score = float(finite + sums)
-    exercises.append(ExerciseResult(id="impl", status="passed" if score == 2 else "failed", score=score,
-                                    max_score=2.0, reason="r", checks=checks))
-    return Report(grader_version="0", submission=name, score=score + float(bool(quiz)), max_score=3.0,
-                  exercises=exercises)
+    exercises.append(
+        ExerciseResult(
+            id="impl",
+            status="passed" if score == 2 else "failed",
+            score=score,
+            max_score=2.0,
+            reason="r",
+            checks=checks,
+        )
+    )
+    return Report(
+        grader_version="0", submission=name, score=score + float(bool(quiz)), max_score=3.0, exercises=exercises
+    )
 
 
 def _class() -> dict[str, Report]:
     return {
         "a": _report("a", True, True, True),
-        "b": _report("b", False, False, True,
-                     finite_reason="softmax is finite, but not for softmax(z=array([1000., 1001.])). Expected x."),
-        "c": _report("c", None, False, True,
-                     finite_reason="softmax is finite, but not for softmax(z=array([800., -3.5e+02])). Expected y."),
+        "b": _report(
+            "b",
+            False,
+            False,
+            True,
+            finite_reason="softmax is finite, but not for softmax(z=array([1000., 1001.])). Expected x.",
+        ),
+        "c": _report(
+            "c",
+            None,
+            False,
+            True,
+            finite_reason="softmax is finite, but not for softmax(z=array([800., -3.5e+02])). Expected y.",
+        ),
         "d": _report("d", True, False, False, finite_reason="Other.", diagnosis="no max shift"),
     }
 
@@ -66,7 +112,10 @@ def test_class_stats_ranks_checks_among_learners_who_attempted_the_exercise() ->
     stats = class_stats(_class(), CHECKS, 3.0)
     assert stats.learners == 4 and stats.mean == 1.5 and stats.median == 1.0
     assert [(s.exercise, s.check, s.not_passed, s.judged) for s in stats.checks] == [
-        ("impl", "finite", 3, 4), ("quiz", "q1", 1, 3), ("impl", "sums", 1, 4)]
+        ("impl", "finite", 3, 4),
+        ("quiz", "q1", 1, 3),
+        ("impl", "sums", 1, 4),
+    ]
     finite = stats.checks[0]
     assert finite.reason.startswith("softmax is finite, but not for softmax(z=array([1000., 1001.]))")
     assert finite.reason_count == 2
@@ -89,40 +138,91 @@ def test_class_stats_share_leaves_out_learners_who_did_not_attempt() -> None:
 
 def _hung(name: str, checks: int) -> Report:
     """A learner whose function never answers: every check times out (two ran, the rest were not run)."""
-    results = [CheckResult(id=f"c{i}", status="timeout", score=0.0, max_score=1.0, visibility="public",
-                           reason=(f"c{i} holds, but not for f(z=array([1.])). Expected an answer within the time "
-                                   "limit; got no answer within 2 s (wall-clock limit).") if i < 2 else
-                           f"c{i}: not run, because f already ran out of time 2 times.",
-                           input="f(z=array([1.]))" if i < 2 else None, got="no answer within 2 s" if i < 2 else None)
-               for i in range(checks)]
-    exercise = ExerciseResult(id="long", kind="implementation", status="error", score=0.0, max_score=float(checks),
-                              reason="0 of 40 checks passed. What stopped it: no answer within 2 s.", checks=results)
+    results = [
+        CheckResult(
+            id=f"c{i}",
+            status="timeout",
+            score=0.0,
+            max_score=1.0,
+            visibility="public",
+            reason=(
+                f"c{i} holds, but not for f(z=array([1.])). Expected an answer within the time "
+                "limit; got no answer within 2 s (wall-clock limit)."
+            )
+            if i < 2
+            else f"c{i}: not run, because f already ran out of time 2 times.",
+            input="f(z=array([1.]))" if i < 2 else None,
+            got="no answer within 2 s" if i < 2 else None,
+        )
+        for i in range(checks)
+    ]
+    exercise = ExerciseResult(
+        id="long",
+        kind="implementation",
+        status="error",
+        score=0.0,
+        max_score=float(checks),
+        reason="0 of 40 checks passed. What stopped it: no answer within 2 s.",
+        checks=results,
+    )
     return Report(grader_version="0", submission=name, score=0.0, max_score=float(checks), exercises=[exercise])
 
 
 def _long(name: str, failing: set[int], checks: int, reason: str = "Wrong values.") -> Report:
-    results = [CheckResult(id=f"c{i}", status="failed" if i in failing else "passed",
-                           score=0.0 if i in failing else 1.0,
-                           max_score=1.0, visibility="public", reason=reason if i in failing else "Held.",
-                           input="f(z=array([1.]))", got="x") for i in range(checks)]
-    exercise = ExerciseResult(id="long", kind="implementation", status="failed" if failing else "passed",
-                              score=float(checks - len(failing)), max_score=float(checks), reason="r.", checks=results)
-    return Report(grader_version="0", submission=name, score=exercise.score, max_score=float(checks),
-                  exercises=[exercise])
+    results = [
+        CheckResult(
+            id=f"c{i}",
+            status="failed" if i in failing else "passed",
+            score=0.0 if i in failing else 1.0,
+            max_score=1.0,
+            visibility="public",
+            reason=reason if i in failing else "Held.",
+            input="f(z=array([1.]))",
+            got="x",
+        )
+        for i in range(checks)
+    ]
+    exercise = ExerciseResult(
+        id="long",
+        kind="implementation",
+        status="failed" if failing else "passed",
+        score=float(checks - len(failing)),
+        max_score=float(checks),
+        reason="r.",
+        checks=results,
+    )
+    return Report(
+        grader_version="0", submission=name, score=exercise.score, max_score=float(checks), exercises=[exercise]
+    )
 
 
 def _unimportable(name: str, why: str, checks: int) -> Report:
-    results = [CheckResult(id=f"c{i}", status="error", score=0.0, max_score=1.0, visibility="public",
-                           reason=f"Not run: {why}.") for i in range(checks)]
-    exercise = ExerciseResult(id="long", kind="implementation", status="error", score=0.0, max_score=float(checks),
-                              reason=f"{why[0].upper()}{why[1:]}; none of its checks could run.", checks=results)
+    results = [
+        CheckResult(
+            id=f"c{i}", status="error", score=0.0, max_score=1.0, visibility="public", reason=f"Not run: {why}."
+        )
+        for i in range(checks)
+    ]
+    exercise = ExerciseResult(
+        id="long",
+        kind="implementation",
+        status="error",
+        score=0.0,
+        max_score=float(checks),
+        reason=f"{why[0].upper()}{why[1:]}; none of its checks could run.",
+        checks=results,
+    )
     return Report(grader_version="0", submission=name, score=0.0, max_score=float(checks), exercises=[exercise])
 
 
 def test_one_hung_learner_is_listed_once_not_under_every_check() -> None:
     checks = [("long", f"c{i}") for i in range(40)]
-    reports = {"hung": _hung("hung", 40), "a": _long("a", {0}, 40, "Sums are off."),
-               "b": _long("b", {0, 1}, 40, "Sums are off by 2."), "c": _long("c", set(), 40)}
+    reports = {
+        "hung": _hung("hung", 40),
+        "a": _long("a", {0}, 40, "Sums are off."),
+        "b": _long("b", {0, 1}, 40, "Sums are off by 2."),
+        "c": _long("c", set(), 40),
+    }
     stats = class_stats(reports, checks, 40.0)
     (exercise,) = stats.exercises
     assert exercise.statuses["timeout"] == 1 and exercise.stopped == 1 and exercise.stopped_by == {"timeout": 1}
@@ -138,9 +238,12 @@ def test_one_hung_learner_is_listed_once_not_under_every_check() -> None:
 def test_import_failures_are_counted_once_per_exercise_by_learner() -> None:
     checks = [("long", f"c{i}") for i in range(11)]
     syntax = "your file has a SyntaxError at line 3 (invalid syntax): def f(:"
-    reports = {"s1": _unimportable("s1", syntax, 11), "s2": _unimportable("s2", syntax.replace("3", "7"), 11),
-               "i": _unimportable("i", "importing your file raised ModuleNotFoundError: scipy", 11),
-               "ok": _long("ok", {4}, 11)}
+    reports = {
+        "s1": _unimportable("s1", syntax, 11),
+        "s2": _unimportable("s2", syntax.replace("3", "7"), 11),
+        "i": _unimportable("i", "importing your file raised ModuleNotFoundError: scipy", 11),
+        "ok": _long("ok", {4}, 11),
+    }
     stats = class_stats(reports, checks, 11.0)
     (exercise,) = stats.exercises
     assert exercise.stopped_by == {"syntax-error": 2, "import-error": 1}
@@ -152,8 +255,10 @@ def test_import_failures_are_counted_once_per_exercise_by_learner() -> None:
 
 
 def test_most_common_reason_counts_learners_and_prefers_a_shared_reason() -> None:
-    reports = {name: _report(name, True, False, True, finite_reason=reason) for name, reason in
-               [("a", "Aaa first."), ("b", "Zzz shared."), ("c", "Zzz shared."), ("d", "Bbb.")]}
+    reports = {
+        name: _report(name, True, False, True, finite_reason=reason)
+        for name, reason in [("a", "Aaa first."), ("b", "Zzz shared."), ("c", "Zzz shared."), ("d", "Bbb.")]
+    }
     reports["e"] = _report("e", True, False, True, finite_reason="Ccc.", diagnosis="no max shift")
     reports["f"] = _report("f", True, False, True, finite_reason="Ddd.", diagnosis="no max shift")
     finite = next(s for s in class_stats(reports, CHECKS, 3.0).checks if s.check == "finite")
@@ -223,13 +328,15 @@ def test_report_html_has_both_charts_and_nothing_external() -> None:
 
 def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
     reports = _class()
-    rows = [GradebookRow(name, report) for name, report in [("é, \"x\"", reports["a"]), ("Ann", reports["b"]),
-                                                            ("ann", reports["c"])]]
+    rows = [
+        GradebookRow(name, report)
+        for name, report in [('é, "x"', reports["a"]), ("Ann", reports["b"]), ("ann", reports["c"])]
+    ]
     rows.append(GradebookRow("zed", reports["d"], grader_error=True))
     text = format_gradebook(rows, ["quiz", "impl"])
     parsed = list(csv.reader(io.StringIO(text)))
     assert parsed[0] == ["learner", "score", "max_score", "quiz", "impl", "quiz:status", "impl:status"]
-    assert [row[0] for row in parsed[1:]] == ["Ann", "ann", "zed", "é, \"x\""]
+    assert [row[0] for row in parsed[1:]] == ["Ann", "ann", "zed", 'é, "x"']
     assert parsed[1] == ["Ann", "1", "3", "0", "1", "failed", "failed"]
     assert parsed[2] == ["ann", "1", "3", "0", "1", "missing", "failed"]
     assert parsed[3] == ["zed", "", "3", "", "", "", ""]
@@ -240,7 +347,7 @@ def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
 def test_gradebook_never_hands_a_spreadsheet_a_formula() -> None:
     """A learner folder named like a formula is written so that opening the gradebook cannot run it."""
     reports = _class()
-    names = ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)", "ann-marie", "o'neil"]
+    names = ['=HYPERLINK("http://x","y")', "+1+2", "-2+3", "@SUM(A1)", "ann-marie", "o'neil"]
     text = format_gradebook([GradebookRow(name, reports["a"]) for name in [*names, "\tcmd"]], ["quiz", "impl"])
     cells = [row[0] for row in csv.reader(io.StringIO(text))][1:]
     assert sorted(cells) == sorted(["'" + name for name in names[:4]] + names[4:] + ["\\x09cmd"])
@@ -289,9 +396,17 @@ def test_summary_and_report_html_show_the_same_counts() -> None:
     broken = _report("s", True, False, False)
     why = "Your file has a SyntaxError at line 2 (invalid syntax); none of its checks could run"
     broken.exercises[1] = ExerciseResult(
-        id="impl", kind="implementation", status="error", score=0.0, max_score=2.0, reason=why + ".",
-        checks=[CheckResult(id=c, status="error", score=0.0, max_score=1.0, visibility="public", reason="Not run.")
-                for c in ("finite", "sums")])
+        id="impl",
+        kind="implementation",
+        status="error",
+        score=0.0,
+        max_score=2.0,
+        reason=why + ".",
+        checks=[
+            CheckResult(id=c, status="error", score=0.0, max_score=1.0, visibility="public", reason="Not run.")
+            for c in ("finite", "sums")
+        ],
+    )
     reports["s"] = broken
     stats = class_stats(reports, CHECKS, 3.0)
     markdown = format_summary_markdown(stats, title="T")
@@ -309,8 +424,14 @@ def test_unreadable_answers_file_is_counted_once_for_the_quiz() -> None:
     report = _report("u", True, True, True)
     why = "Your answers could not be read: a.yaml: not valid YAML (line 2)"
     report.exercises[0] = ExerciseResult(
-        id="quiz", kind="quiz", status="error", score=0.0, max_score=1.0, reason=why,
-        checks=[CheckResult(id="q1", status="error", score=0.0, max_score=1.0, visibility="public", reason=why)])
+        id="quiz",
+        kind="quiz",
+        status="error",
+        score=0.0,
+        max_score=1.0,
+        reason=why,
+        checks=[CheckResult(id="q1", status="error", score=0.0, max_score=1.0, visibility="public", reason=why)],
+    )
     stats = class_stats({"u": report, "w": _report("w", False, True, True)}, CHECKS, 3.0)
     quiz = stats.exercises[0]
     assert quiz.statuses["error"] == 1 and quiz.stopped_by == {"error": 1} and quiz.reason == why

@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = (ROOT / "solutions/stable-softmax/reference.py").read_text()
 
 # Right everywhere except on one rare input shape (a single 2x2 array among 137 calls), where it misbehaves.
-MISBEHAVES_ON_2x2 = REFERENCE.replace("def softmax(", "def _softmax(") + """
+MISBEHAVES_ON_2x2 = (
+    REFERENCE.replace("def softmax(", "def _softmax(")
+    + """
 import os
 
 def softmax(z, axis=-1):
@@ -21,6 +23,7 @@ def softmax(z, axis=-1):
         {action}
     return _softmax(z, axis)
 """
+)
 
 
 def _grade(tmp_path: Path, action: str, session: GradingSession):  # type: ignore[no-untyped-def]
@@ -37,10 +40,13 @@ def quick_session(catalog, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("action", "status", "words"), [
-    ("while True: pass", "timeout", "no answer within 0.5 s"),
-    ("os._exit(7)", "error", "exited with status 7"),
-])
+@pytest.mark.parametrize(
+    ("action", "status", "words"),
+    [
+        ("while True: pass", "timeout", "no answer within 0.5 s"),
+        ("os._exit(7)", "error", "exited with status 7"),
+    ],
+)
 def test_the_failing_call_is_named_exactly(tmp_path: Path, quick_session, action, status, words) -> None:
     exercise = _grade(tmp_path, action, quick_session)
     failed = [check for check in exercise.checks if check.status != "passed"]

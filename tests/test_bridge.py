@@ -65,9 +65,7 @@ def test_mean_over_batch_tiles_the_batch_and_explains_a_sum() -> None:
     check = MeanOverBatch(id="b", property="mean-over-batch", repeats=3)
     case = Case(args={"logits": np.zeros((2, 3)), "targets": np.array([0, 1])})
     calls = check.plan(case, "f")
-    assert (
-        calls[1].args["logits"].shape == (6, 3) and calls[1].args["targets"].tolist() == [0, 1] * 3
-    )
+    assert calls[1].args["logits"].shape == (6, 3) and calls[1].args["targets"].tolist() == [0, 1] * 3
     assert check.judge(case, [_ok(1.1), _ok(1.1)]) is None
     finding = check.judge(case, [_ok(1.1), _ok(3.3)])
     assert finding is not None and "summed" in finding.note

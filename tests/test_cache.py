@@ -14,7 +14,6 @@ from grader.spec.loader import load_spec_file
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
 
 
-
 def test_load_spec_file_from_cache_equals_a_fresh_load(tmp_path: Path, cache_dir: Path) -> None:
     copy = tmp_path / "stable-softmax.yaml"
     shutil.copy(SPEC, copy)

@@ -70,8 +70,9 @@ def test_matches_jacobian_names_the_slip_it_sees(make, words) -> None:
 def test_matches_jacobian_names_a_transpose_of_a_non_symmetric_map() -> None:
     square = TrustedFunction("linear", (np.array([[2.0, 1.0], [-1.0, 3.0]]),))
     check = MatchesJacobian(id="j", property="matches-jacobian")
-    finding = check.judge(Case({"f": square, "z": np.array([0.5, 0.25])}),
-                          _returned(np.array([[2.0, -1.0], [1.0, 3.0]])))
+    finding = check.judge(
+        Case({"f": square, "z": np.array([0.5, 0.25])}), _returned(np.array([[2.0, -1.0], [1.0, 3.0]]))
+    )
     assert finding is not None and "transpose" in finding.note
 
 

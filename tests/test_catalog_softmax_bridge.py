@@ -43,18 +43,12 @@ def _spec(exercise_id: str) -> dict[str, Any]:
 
 
 def _known_wrong() -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (exercise_id, wrong)
-        for exercise_id in IMPLEMENTATIONS
-        for wrong in _spec(exercise_id)["known_wrong"]
-    ]
+    return [(exercise_id, wrong) for exercise_id in IMPLEMENTATIONS for wrong in _spec(exercise_id)["known_wrong"]]
 
 
 def _alternatives() -> list[tuple[str, Path]]:
     return [
-        (exercise_id, path)
-        for exercise_id in IMPLEMENTATIONS
-        for path in sorted((CORRECT / exercise_id).glob("*.py"))
+        (exercise_id, path) for exercise_id in IMPLEMENTATIONS for path in sorted((CORRECT / exercise_id).glob("*.py"))
     ]
 
 
@@ -88,9 +82,7 @@ def test_bridge_reference_gets_full_marks(grading: GradingSession, exercise_id: 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("exercise_id", "wrong"), _known_wrong(), ids=[f"{e}-{w['id']}" for e, w in _known_wrong()]
-)
+@pytest.mark.parametrize(("exercise_id", "wrong"), _known_wrong(), ids=[f"{e}-{w['id']}" for e, w in _known_wrong()])
 def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
     grading: GradingSession, exercise_id: str, wrong: dict[str, Any]
 ) -> None:
@@ -98,9 +90,7 @@ def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
     checks = {check.id: check for check in result.checks}
     for check_id in wrong["must_fail"]:
         check = checks[check_id]
-        assert check.status in ("failed", "error"), (
-            f"{check_id} did not catch {wrong['id']}: {check.reason}"
-        )
+        assert check.status in ("failed", "error"), f"{check_id} did not catch {wrong['id']}: {check.reason}"
         if (exercise_id, wrong["id"]) not in NONDETERMINISTIC:
             assert check.diagnosis == wrong["misconception"], f"{check_id}: {check.reason}"
             assert wrong["misconception"] in check.reason
@@ -108,9 +98,7 @@ def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("exercise_id", "path"), _alternatives(), ids=[f"{e}-{p.stem}" for e, p in _alternatives()]
-)
+@pytest.mark.parametrize(("exercise_id", "path"), _alternatives(), ids=[f"{e}-{p.stem}" for e, p in _alternatives()])
 def test_bridge_alternative_correct_solution_gets_full_marks(
     grading: GradingSession, exercise_id: str, path: Path
 ) -> None:
@@ -157,9 +145,7 @@ def _expected_reasons(question: dict[str, Any], given: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("path", _quiz_fixtures(), ids=[p.stem for p in _quiz_fixtures()])
-def test_bridge_quiz_wrong_answer_loses_exactly_that_question(
-    grading: GradingSession, path: Path
-) -> None:
+def test_bridge_quiz_wrong_answer_loses_exactly_that_question(grading: GradingSession, path: Path) -> None:
     question_id = path.stem.split("--")[0]
     given = yaml.safe_load(path.read_text(encoding="utf-8"))[QUIZ][question_id]
     question = next(q for q in _spec(QUIZ)["questions"] if q["id"] == question_id)
@@ -184,15 +170,11 @@ def test_bridge_quiz_fixtures_cover_every_wrong_option() -> None:
         if question["type"] == "numeric":
             values = {float(v) for v in covered[question["id"]]}
             for mistake in question["mistakes"]:
-                assert any(abs(v - mistake["value"]) <= mistake["tolerance"] for v in values), (
-                    mistake["value"]
-                )
+                assert any(abs(v - mistake["value"]) <= mistake["tolerance"] for v in values), mistake["value"]
         else:
             letters = "ABCDEFGHIJ"[: len(question["options"])]
             wrong = {
-                letter
-                for letter, option in zip(letters, question["options"], strict=True)
-                if not option.get("correct")
+                letter for letter, option in zip(letters, question["options"], strict=True) if not option.get("correct")
             }
             assert wrong <= covered[question["id"]], question["id"]
 

@@ -35,9 +35,11 @@ def _exercise(exercise_id: str) -> ImplementationExercise:
 
 
 WRONG = [(exercise_id, wrong) for exercise_id in EXERCISES for wrong in _exercise(exercise_id).known_wrong]
-CORRECT = sorted((ROOT / "tests" / "fixtures" / "correct" / exercise_id / path.name, exercise_id)
-                 for exercise_id in EXERCISES
-                 for path in (ROOT / "tests" / "fixtures" / "correct" / exercise_id).glob("*.py"))
+CORRECT = sorted(
+    (ROOT / "tests" / "fixtures" / "correct" / exercise_id / path.name, exercise_id)
+    for exercise_id in EXERCISES
+    for path in (ROOT / "tests" / "fixtures" / "correct" / exercise_id).glob("*.py")
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +56,12 @@ def _grade(grading: GradingSession, path: Path | str, exercise_id: str):
 
 def test_catalog_why_softmax_assignment_lists_the_lesson_in_order() -> None:
     assert CATALOG.assignments["why-softmax"].exercises == [
-        "why-softmax-quiz", "divide-by-sum-breaks", "square-breaks-order",
-        "argmax-zero-gradient", "stable-softmax", "softmax-jacobian",
+        "why-softmax-quiz",
+        "divide-by-sum-breaks",
+        "square-breaks-order",
+        "argmax-zero-gradient",
+        "stable-softmax",
+        "softmax-jacobian",
     ]
 
 
@@ -80,16 +86,15 @@ def test_catalog_why_softmax_reference_gets_full_marks(grading: GradingSession, 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "exercise_id, wrong", WRONG, ids=[f"{exercise_id}/{wrong.id}" for exercise_id, wrong in WRONG]
-)
+@pytest.mark.parametrize("exercise_id, wrong", WRONG, ids=[f"{exercise_id}/{wrong.id}" for exercise_id, wrong in WRONG])
 def test_catalog_why_softmax_known_wrong_fails_its_checks(grading: GradingSession, exercise_id: str, wrong) -> None:
     result = _grade(grading, wrong.path, exercise_id)
     statuses = {check.id: check.status for check in result.checks}
     assert {check_id for check_id in wrong.must_fail if statuses[check_id] == "passed"} == set()
     assert result.score < result.max_score
-    named = [check.id for check in result.checks
-             if check.id in wrong.must_fail and check.diagnosis == wrong.misconception]
+    named = [
+        check.id for check in result.checks if check.id in wrong.must_fail and check.diagnosis == wrong.misconception
+    ]
     if f"{exercise_id}/{wrong.id}" in UNDIAGNOSABLE:
         assert named == []
     else:

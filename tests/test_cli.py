@@ -16,10 +16,17 @@ REFERENCE = "solutions/stable-softmax/reference.py"
 GLOBAL_MAX = "solutions/stable-softmax/wrong_global_max.py"
 
 
-def run(*args: str, cwd: Path = ROOT, timeout: float = 60,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=None if env is None else {**os.environ, **env})
+def run(
+    *args: str, cwd: Path = ROOT, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 @pytest.mark.slow
@@ -47,8 +54,9 @@ def test_grade_min_score_sets_the_exit_status(minimum: str, status: int) -> None
 @pytest.mark.slow
 def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Path) -> None:
     first = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json")
-    second = run("grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json",
-                 "--output", str(tmp_path / "out.json"))
+    second = run(
+        "grade", GLOBAL_MAX, "--exercise", "stable-softmax", "--format", "json", "--output", str(tmp_path / "out.json")
+    )
     assert second.stdout == ""
     assert first.stdout == (tmp_path / "out.json").read_text()
     report = json.loads(first.stdout)
@@ -63,11 +71,13 @@ def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Pat
 
 @pytest.mark.parametrize(
     ("args", "expected"),
-    [(["grade", "nowhere.py"], "nowhere.py: no such file or directory"),
-     (["grade", "README.md"], "cannot grade a .md file"),
-     (["grade", REFERENCE, "--exercise", "stable-sofmax"], "did you mean 'stable-softmax'"),
-     (["grade", REFERENCE, "--assignment", "nope"], "unknown assignment 'nope'"),
-     (["show", "nope"], "unknown exercise 'nope'")],
+    [
+        (["grade", "nowhere.py"], "nowhere.py: no such file or directory"),
+        (["grade", "README.md"], "cannot grade a .md file"),
+        (["grade", REFERENCE, "--exercise", "stable-sofmax"], "did you mean 'stable-softmax'"),
+        (["grade", REFERENCE, "--assignment", "nope"], "unknown assignment 'nope'"),
+        (["show", "nope"], "unknown exercise 'nope'"),
+    ],
     ids=["missing-file", "wrong-kind", "unknown-exercise", "unknown-assignment", "show-unknown"],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str], expected: str) -> None:
@@ -84,8 +94,10 @@ def test_grade_empty_directory_exits_2(tmp_path: Path) -> None:
 
 
 def test_invalid_spec_exits_2_naming_file_and_line(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text("id: bad\nkind: quiz\ntitle: t\nquestions:\n  - id: q\n    type: single\n"
-                                       "    prompt: p\n    points: -1\n    options: []\n")
+    (tmp_path / "bad.yaml").write_text(
+        "id: bad\nkind: quiz\ntitle: t\nquestions:\n  - id: q\n    type: single\n"
+        "    prompt: p\n    points: -1\n    options: []\n"
+    )
     done = run("--exercises", str(tmp_path), "list")
     assert done.returncode == 2
     assert f"{tmp_path / 'bad.yaml'}:8: questions[0].points: must be greater than 0" in done.stderr
@@ -104,8 +116,10 @@ def test_list_from_the_cache_is_the_same_and_follows_every_change(tmp_path: Path
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
     first = run("list", cwd=tmp_path)
-    probe = ("import sys\nfrom grader.cli import main\nmain(['list'], standalone_mode=False)\n"
-             "print(sorted(m for m in ('numpy', 'pydantic') if m in sys.modules))\n")
+    probe = (
+        "import sys\nfrom grader.cli import main\nmain(['list'], standalone_mode=False)\n"
+        "print(sorted(m for m in ('numpy', 'pydantic') if m in sys.modules))\n"
+    )
     second = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert first.returncode == 0 and second.returncode == 0, second.stderr
     assert second.stdout == first.stdout + "[]\n"  # the very same rows, and neither module was imported
@@ -144,10 +158,15 @@ def test_version_names_the_sandbox_tier() -> None:
     assert done.returncode == 0 and "grader 0.1.0" in done.stdout and "sandbox: tier" in done.stdout
 
 
-@pytest.mark.parametrize("command", [["grade", REFERENCE, "--exercise", "stable-softmax"],
-                                     ["batch", "solutions", "--assignment", "why-softmax", "--out", "unused"],
-                                     ["validate", "--exercise", "stable-softmax"]],
-                         ids=["grade", "batch", "validate"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["grade", REFERENCE, "--exercise", "stable-softmax"],
+        ["batch", "solutions", "--assignment", "why-softmax", "--out", "unused"],
+        ["validate", "--exercise", "stable-softmax"],
+    ],
+    ids=["grade", "batch", "validate"],
+)
 def test_unknown_sandbox_layers_are_a_usage_error(command: list[str], tmp_path: Path) -> None:
     if command[0] == "batch":
         command = [*command[:-1], str(tmp_path / "out")]
@@ -159,9 +178,15 @@ def test_unknown_sandbox_layers_are_a_usage_error(command: list[str], tmp_path: 
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("args", [["list", "--exercises", "{dir}"], ["show", "stable-softmax", "--exercises", "{dir}"],
-                                  ["--exercises", "{dir}", "list"]],
-                         ids=["list-after", "show-after", "before"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--exercises", "{dir}"],
+        ["show", "stable-softmax", "--exercises", "{dir}"],
+        ["--exercises", "{dir}", "list"],
+    ],
+    ids=["list-after", "show-after", "before"],
+)
 def test_exercises_option_works_before_and_after_the_command(args: list[str], tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(ROOT / "exercises", specs / "exercises")
@@ -173,19 +198,34 @@ def test_exercises_option_works_before_and_after_the_command(args: list[str], tm
 
 @pytest.mark.slow
 def test_grade_takes_exercises_after_the_path(tmp_path: Path) -> None:
-    done = run("grade", str(ROOT / REFERENCE), "--exercise", "stable-softmax", "--exercises", str(ROOT / "exercises"),
-               cwd=tmp_path)
+    done = run(
+        "grade",
+        str(ROOT / REFERENCE),
+        "--exercise",
+        "stable-softmax",
+        "--exercises",
+        str(ROOT / "exercises"),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "Total: 14/14" in done.stdout
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("command", "expected"), [
-    (["batch", "solutions", "--assignment", "stable-softmax", "--out", "unused"],
-     "'stable-softmax' is an exercise, not an assignment; batch grades whole assignments"),
-    (["grade", REFERENCE, "--assignment", "stable-softmax"],
-     "'stable-softmax' is an exercise, not an assignment; grade it with --exercise stable-softmax"),
-], ids=["batch", "grade"])
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            ["batch", "solutions", "--assignment", "stable-softmax", "--out", "unused"],
+            "'stable-softmax' is an exercise, not an assignment; batch grades whole assignments",
+        ),
+        (
+            ["grade", REFERENCE, "--assignment", "stable-softmax"],
+            "'stable-softmax' is an exercise, not an assignment; grade it with --exercise stable-softmax",
+        ),
+    ],
+    ids=["batch", "grade"],
+)
 def test_an_exercise_given_as_assignment_is_named_as_such(command: list[str], expected: str) -> None:
     done = run(*command)
     assert done.returncode == 2
@@ -215,9 +255,25 @@ def test_output_files_get_the_usual_mode(tmp_path: Path) -> None:
 def test_grade_output_file_is_readable_by_others_under_umask_022(tmp_path: Path) -> None:
     target = tmp_path / "report.json"
     program = "import os; os.umask(0o022); from grader.cli import main; main()"
-    done = subprocess.run([sys.executable, "-c", program, "grade", REFERENCE, "--exercise", "stable-softmax",
-                           "--format", "json", "--output", str(target)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            program,
+            "grade",
+            REFERENCE,
+            "--exercise",
+            "stable-softmax",
+            "--format",
+            "json",
+            "--output",
+            str(target),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert target.stat().st_mode & 0o777 == 0o644
 

@@ -50,16 +50,16 @@ CHILD_ENV = {
 
 ABI = confine.abi_version()
 needs_landlock = pytest.mark.skipif(ABI == 0, reason="Landlock is not available on this kernel")
-needs_seccomp = pytest.mark.skipif(not confine.seccomp_available(),
-                                   reason="seccomp filters are not available here")
+needs_seccomp = pytest.mark.skipif(not confine.seccomp_available(), reason="seccomp filters are not available here")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs to run as root (uid 0)")
 
 
 def run_child(code: str, timeout: float = 20) -> dict:
     """Run ``code`` in ``python -I``; return the JSON dict it printed last."""
     source = PRELUDE + textwrap.dedent(code) + "\nprint(json.dumps(results))\n"
-    proc = subprocess.run([sys.executable, "-I", "-c", source], capture_output=True,
-                          text=True, timeout=timeout, env=CHILD_ENV, cwd="/")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", source], capture_output=True, text=True, timeout=timeout, env=CHILD_ENV, cwd="/"
+    )
     assert proc.returncode == 0, f"child exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -298,8 +298,7 @@ def test_install_filter_blocks_processes_sockets_and_foreign_signals(tmp_path):
     """)
     # The filter does not turn the speculative store bypass mitigation on (it would slow all learner code).
     assert not any("force" in state for state in out["store_bypass"]), out["store_bypass"]
-    for call in ("fork", "subprocess", "socket", "unix_socket", "kill_parent", "kill_group",
-                 "setsid"):
+    for call in ("fork", "subprocess", "socket", "unix_socket", "kill_parent", "kill_group", "setsid"):
         assert out[call] == "PermissionError", call
     assert out["setrlimit"] == "ValueError"  # CPython's message for EPERM from setrlimit
     assert out["kill_self"] == "ok"
@@ -520,8 +519,12 @@ def test_set_limits_caps_memory_cpu_and_file_size(tmp_path):
             results["write"] = exc.errno
     """)
     assert out["limits"] == {
-        "RLIMIT_CPU": [2, 3], "RLIMIT_AS": [256 << 20] * 2, "RLIMIT_FSIZE": [4096, 4096],
-        "RLIMIT_NOFILE": [32, 32], "RLIMIT_CORE": [0, 0], "RLIMIT_MSGQUEUE": [0, 0],
+        "RLIMIT_CPU": [2, 3],
+        "RLIMIT_AS": [256 << 20] * 2,
+        "RLIMIT_FSIZE": [4096, 4096],
+        "RLIMIT_NOFILE": [32, 32],
+        "RLIMIT_CORE": [0, 0],
+        "RLIMIT_MSGQUEUE": [0, 0],
         "RLIMIT_MEMLOCK": [0, 0],
     }
     assert out["alloc_big"] == "MemoryError"
@@ -635,8 +638,16 @@ def test_path_resolver_agrees_with_realpath(tmp_path):
     (tmp_path / "stdlib" / "sneaky").symlink_to(tmp_path / "site-packages" / "grader")
     (tmp_path / "linked-stdlib").symlink_to(tmp_path / "stdlib")
     resolve = _Resolver()
-    for path in ["stdlib/json", "stdlib/sneaky", "linked-stdlib/json", "linked-stdlib/sneaky", "stdlib/missing",
-                 "stdlib/json/.", "linked-stdlib/..", "stdlib"]:
+    for path in [
+        "stdlib/json",
+        "stdlib/sneaky",
+        "linked-stdlib/json",
+        "linked-stdlib/sneaky",
+        "stdlib/missing",
+        "stdlib/json/.",
+        "linked-stdlib/..",
+        "stdlib",
+    ]:
         full = str(tmp_path / path)
         assert resolve(full) == os.path.realpath(full), path
 

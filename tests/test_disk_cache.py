@@ -17,7 +17,6 @@ from grader.spec.loader import load_spec_file
 SPEC = Path(__file__).resolve().parents[1] / "exercises" / "stable-softmax.yaml"
 
 
-
 def _fresh(exercise):  # type: ignore[no-untyped-def]
     return build_plan(exercise, list(exercise.checks))
 
@@ -25,6 +24,7 @@ def _fresh(exercise):  # type: ignore[no-untyped-def]
 def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
     assert a.signatures == b.signatures
     assert a.table.index == b.table.index
+
     def shape(plan: Any) -> list[tuple[Any, Any]]:
         return [(c.function, c.return_inputs) for c in plan.table.calls]
 
@@ -116,8 +116,9 @@ def test_known_wrong_answers_are_kept_only_when_every_call_answered(tmp_path: Pa
     assert len(asked) == 4
 
 
-def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp_path: Path,
-                                                                   cache_dir: Path, monkeypatch) -> None:
+def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(
+    session, tmp_path: Path, cache_dir: Path, monkeypatch
+) -> None:
     """A second grading session finds the known-wrong answers on disk: only the learner's own process starts."""
     from grader.grading import GradingSession
     from grader.sandbox.warm_parent import WarmParent
@@ -129,8 +130,7 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(session, tmp
         first = earlier.grade(learner, exercise_ids=["stable-softmax"])
     spawned: list[int] = []
     original = WarmParent.spawn
-    monkeypatch.setattr(WarmParent, "spawn",
-                        lambda self, config, fds: spawned.append(1) or original(self, config, fds))
+    monkeypatch.setattr(WarmParent, "spawn", lambda self, config, fds: spawned.append(1) or original(self, config, fds))
     with GradingSession(warm_parent=session.warm_parent) as later:
         later.factory.self_test()
         spawned.clear()
@@ -151,9 +151,13 @@ def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_p
         built_before: list[bool] = []
         with GradingSession(session.catalog, warm_parent=session.warm_parent) as fresh:
             original = fresh.factory.require_strong
-            monkeypatch.setattr(fresh.factory, "require_strong",
-                                lambda built_before=built_before, fresh=fresh, original=original: (
-                                    built_before.append(bool(len(fresh.memo.plans))) or original()))
+            monkeypatch.setattr(
+                fresh.factory,
+                "require_strong",
+                lambda built_before=built_before, fresh=fresh, original=original: (
+                    built_before.append(bool(len(fresh.memo.plans))) or original()
+                ),
+            )
             report = fresh.grade(learner, exercise_ids=["stable-softmax"], public_only=public_only)
         assert report.exercises[0].checks and all(c.status == "passed" for c in report.exercises[0].checks)
         assert built_before == ([] if public_only else [True])  # public checks need no strong sandbox

@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs/authoring.md").read_text(encoding="utf-8")
 ROWS = {match.group(1): match.group(2) for match in re.finditer(r"(?m)^\| `([a-z-]+)` \|[^|]*\| `(\{.*\})` \|$", DOC)}
 
-REFERENCE = ("import numpy as np\n\n\ndef stable_sigmoid(x):\n    x = np.asarray(x, dtype=float)\n"
-             "    return np.exp(-np.logaddexp(0.0, -x))\n")
+REFERENCE = (
+    "import numpy as np\n\n\ndef stable_sigmoid(x):\n    x = np.asarray(x, dtype=float)\n"
+    "    return np.exp(-np.logaddexp(0.0, -x))\n"
+)
 WRONG = "import numpy as np\n\n\ndef stable_sigmoid(x):\n    e = np.exp(x)\n    return e / (1 + e)\n"
 
 

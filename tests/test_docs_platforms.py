@@ -28,8 +28,13 @@ def test_doc_has_a_checked_recipe_for_every_platform() -> None:
     for heading in ("GitHub Classroom", "GitLab", "Gradescope", "PrairieLearn", "Exercism"):
         assert re.search(rf"^## {heading}", text, flags=re.MULTILINE), heading
     commands = "\n".join(body for language, body in checked_blocks() if language == "sh")
-    for command in ("grader export github-actions", "grader export gitlab-ci", "grader export gradescope",
-                    "platforms/prairielearn/entrypoint.sh", "platforms/exercism/run.sh"):
+    for command in (
+        "grader export github-actions",
+        "grader export gitlab-ci",
+        "grader export gradescope",
+        "platforms/prairielearn/entrypoint.sh",
+        "platforms/exercism/run.sh",
+    ):
         assert command in commands, command
 
 
@@ -51,8 +56,7 @@ def test_doc_commands_run_and_write_what_they_promise(tmp_path: Path) -> None:
     for language, body in checked_blocks():
         if language != "sh":
             continue
-        done = subprocess.run(["bash", "-c", body], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(["bash", "-c", body], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert "Traceback" not in done.stderr and "grader: error" not in done.stderr, (body, done.stderr)
     repo = tmp_path / "course-repo"
     workflow = yaml.safe_load((repo / ".github/workflows/grade.yml").read_text())

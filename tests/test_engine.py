@@ -24,8 +24,13 @@ def exercise(catalog):
 
 def _grade(exercise, source: bytes, memo: GradingMemo | None = None, **options):
     factory = InProcessFactory()
-    result = grade_implementation(exercise, SourceModule({"mine.py": source}, "mine.py"), factory,
-                                  memo=memo if memo is not None else GradingMemo(), **options)
+    result = grade_implementation(
+        exercise,
+        SourceModule({"mine.py": source}, "mine.py"),
+        factory,
+        memo=memo if memo is not None else GradingMemo(),
+        **options,
+    )
     return result, factory
 
 
@@ -92,9 +97,14 @@ def test_grade_implementation_public_only_counts_hidden_checks(exercise) -> None
 
 
 def test_grade_implementation_hidden_reveal_property_hides_the_input(exercise) -> None:
-    hidden = exercise.model_copy(update={"checks": [
-        c.model_copy(update={"reveal": "property"}) if c.id == "finite-for-large-inputs" else c for c in exercise.checks
-    ]})
+    hidden = exercise.model_copy(
+        update={
+            "checks": [
+                c.model_copy(update={"reveal": "property"}) if c.id == "finite-for-large-inputs" else c
+                for c in exercise.checks
+            ]
+        }
+    )
     check = _check(_grade(hidden, OVERFLOWS)[0], "finite-for-large-inputs")
     assert check.status == "failed" and check.input is None
     assert "1000" not in check.reason and "hidden input" in check.reason

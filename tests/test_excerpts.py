@@ -23,9 +23,14 @@ def _notebook(*sources: str) -> str:
 
 @pytest.mark.parametrize(
     ("text", "limit", "shown"),
-    [("short", 200, "short"), ("x" * 300, 200, "x" * 200 + "... (100 more characters)"),
-     ("a\x1b[31mb\n", 200, "a\\x1b[31mb\\n"), ("\u2028" * 10, 12, "\\u2028\\u2028... (8 more characters)"),
-     ("é😀", 200, "é😀"), ("", 200, "")],
+    [
+        ("short", 200, "short"),
+        ("x" * 300, 200, "x" * 200 + "... (100 more characters)"),
+        ("a\x1b[31mb\n", 200, "a\\x1b[31mb\\n"),
+        ("\u2028" * 10, 12, "\\u2028\\u2028... (8 more characters)"),
+        ("é😀", 200, "é😀"),
+        ("", 200, ""),
+    ],
     ids=["short", "long", "control", "escapes-count", "printable-unicode", "empty"],
 )
 def test_excerpt_escapes_and_cuts(text: str, limit: int, shown: str) -> None:
@@ -38,8 +43,12 @@ def test_excerpt_of_a_huge_text_is_small() -> None:
 
 @pytest.mark.parametrize(
     ("items", "total", "text"),
-    [(["a", "b"], None, "a; b"), (list("abcdefg"), None, "a; b; c; d; e (and 2 more)"),
-     (["a", "b"], 10, "a; b (and 8 more)"), ([], 0, "")],
+    [
+        (["a", "b"], None, "a; b"),
+        (list("abcdefg"), None, "a; b; c; d; e (and 2 more)"),
+        (["a", "b"], 10, "a; b (and 8 more)"),
+        ([], 0, ""),
+    ],
     ids=["all-shown", "cut", "counted-elsewhere", "empty"],
 )
 def test_listing_shows_the_first_few_and_counts_the_rest(items: list[str], total: int | None, text: str) -> None:
@@ -86,14 +95,21 @@ def test_result_of_a_hostile_notebook_submission_stays_small(tmp_path: Path) -> 
     magics = "\n".join(f"!echo {'x' * 10_000} {index}" for index in range(600))  # a 6 MB notebook
     reference = (ROOT / "solutions/stable-softmax/reference.py").read_text()
     (folder / ("work" + "w" * 200 + ".ipynb")).write_text(_notebook(magics, reference, "%%bash\n" + "y" * 100_000))
-    (folder / "answers.yaml").write_text(yaml.safe_dump({f"not-a-quiz-{i}-" + "q" * 100: {"a": "A"}
-                                                         for i in range(200)}))  # within the answers file's limits
+    (folder / "answers.yaml").write_text(
+        yaml.safe_dump({f"not-a-quiz-{i}-" + "q" * 100: {"a": "A"} for i in range(200)})
+    )  # within the answers file's limits
     for index in range(100):
         (folder / f"link{index:03}.py").symlink_to(folder / "answers.yaml")
     outputs = {}
     for format_name in ("json", "markdown"):
-        done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(folder), "--format", format_name],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cli", "grade", str(folder), "--format", format_name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
         assert len(done.stdout.encode()) < 64 * 1024
         outputs[format_name] = done.stdout

@@ -19,8 +19,13 @@ def run(slug: str, tmp_path: Path, source: Path) -> dict:
     (tmp_path / "in").mkdir()
     shutil.copy(source, tmp_path / "in" / "softmax.py")
     env = {**os.environ, "PYTHON": sys.executable, "GRADER_EXERCISES": str(ROOT / "exercises")}
-    done = subprocess.run([str(RUNNER), slug, f"{tmp_path / 'in'}/", f"{tmp_path / 'out'}/"], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(RUNNER), slug, f"{tmp_path / 'in'}/", f"{tmp_path / 'out'}/"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["version"] == 3

@@ -60,6 +60,7 @@ def _wobble(size: Callable[[int, int], float]) -> Estimator:
         digest = hashlib.sha256(f"{d_k},{n},{seed}".encode()).digest()
         u = digest[0] / 255 * 2 - 1
         return d_k * (1 + size(d_k, n) * u), 1 + size(d_k, n) * u
+
     return fabricated
 
 
@@ -77,8 +78,11 @@ def _judge(check: Check, estimator: Estimator, shift: int = 0) -> Finding | None
     for call in check.plan(CASE, "dot_product_variance"):
         args = call.args
         pair = estimator(int(args["d_k"]), int(args["n_samples"]), int(args["seed"]) + shift)
-        outcomes.append(CallOutcome(status="ok", values=[np.array(pair[0]), np.array(pair[1])], kind="tuple",
-                                    types=["float", "float"]))
+        outcomes.append(
+            CallOutcome(
+                status="ok", values=[np.array(pair[0]), np.array(pair[1])], kind="tuple", types=["float", "float"]
+            )
+        )
     return check.judge(CASE, outcomes)
 
 

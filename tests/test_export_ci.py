@@ -33,8 +33,9 @@ def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_github_workflow_parses_grades_publishes_and_fails_below_the_minimum(tmp_path: Path) -> None:
-    result = export("github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", "0.6",
-                    "--submission", "work")
+    result = export(
+        "github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", "0.6", "--submission", "work"
+    )
     assert result.exit_code == 0, result.output
     workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text())
     job = workflow["jobs"]["grade"]
@@ -83,10 +84,16 @@ def test_default_install_is_the_graders_own_wheel_in_the_repository(tmp_path: Pa
         assert "grader = grader.cli:run" in archive.read(info).decode()
 
 
-@pytest.mark.parametrize("args", [["--assignment", "Why Softmax"], ["--assignment", "all", "--install", "a\nb"],
-                                  ["--assignment", "all", "--submission", "${{ secrets.TOKEN }}"],
-                                  ["--assignment", "all", "--python", "latest"]],
-                         ids=["bad-id", "newline", "expression", "python"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--assignment", "Why Softmax"],
+        ["--assignment", "all", "--install", "a\nb"],
+        ["--assignment", "all", "--submission", "${{ secrets.TOKEN }}"],
+        ["--assignment", "all", "--python", "latest"],
+    ],
+    ids=["bad-id", "newline", "expression", "python"],
+)
 def test_bad_values_are_refused_and_nothing_is_written(args: list[str], tmp_path: Path) -> None:
     result = export("github-actions", tmp_path / "repo", *args)
     assert result.exit_code == 2
@@ -94,8 +101,9 @@ def test_bad_values_are_refused_and_nothing_is_written(args: list[str], tmp_path
 
 
 def test_an_assignment_the_specs_do_not_hold_is_refused(tmp_path: Path) -> None:
-    result = export("gitlab-ci", tmp_path / "repo", "--assignment", "why-sofmax",
-                    "--exercises", str(ROOT / "exercises"))
+    result = export(
+        "gitlab-ci", tmp_path / "repo", "--assignment", "why-sofmax", "--exercises", str(ROOT / "exercises")
+    )
     assert result.exit_code == 2 and "did you mean 'why-softmax'" in result.output
     assert not (tmp_path / "repo").exists()
 
@@ -117,8 +125,13 @@ def test_recipe_grade_command_names_the_format_and_the_checks(public_only: bool)
 def learner_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The handout, as a learner's repository, with a softmax that overflows filled in."""
     repo = tmp_path_factory.mktemp("learner") / "repo"
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "release", "--out", str(repo)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "release", "--out", str(repo)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     shutil.copy(ROOT / "solutions/stable-softmax/wrong_no_max_shift.py", repo / "stable-softmax.py")
     return repo
@@ -131,10 +144,15 @@ def _job_env(repo: Path, **extra: str) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("minimum", "status"), [("0.9", "1"), ("0", "0")], ids=["below", "reached"])
-def test_github_steps_publish_then_fail_below_the_minimum(learner_repo: Path, tmp_path: Path, minimum: str,
-                                                          status: str) -> None:
-    assert export("github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", minimum,
-                  "--install", "grader").exit_code == 0
+def test_github_steps_publish_then_fail_below_the_minimum(
+    learner_repo: Path, tmp_path: Path, minimum: str, status: str
+) -> None:
+    assert (
+        export(
+            "github-actions", tmp_path, "--assignment", "why-softmax", "--min-score", minimum, "--install", "grader"
+        ).exit_code
+        == 0
+    )
     job = yaml.safe_load((tmp_path / WORKFLOW).read_text())["jobs"]["grade"]
     outputs, summary = tmp_path / "outputs", tmp_path / "summary.md"
     env = _job_env(learner_repo, GITHUB_OUTPUT=str(outputs), GITHUB_STEP_SUMMARY=str(summary), **job["env"])
@@ -142,8 +160,9 @@ def test_github_steps_publish_then_fail_below_the_minimum(learner_repo: Path, tm
         if "run" not in step or "pip install" in step["run"]:
             continue
         env["STATUS"] = outputs.read_text().strip().removeprefix("status=") if outputs.exists() else ""
-        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=learner_repo, env=env, capture_output=True,
-                              text=True, timeout=300)
+        done = subprocess.run(
+            ["bash", "-e", "-c", step["run"]], cwd=learner_repo, env=env, capture_output=True, text=True, timeout=300
+        )
         last = step is job["steps"][-1]
         assert done.returncode == (int(status) if last else 0), (step.get("name"), done.stdout, done.stderr)
     assert outputs.read_text().strip() == f"status={status}"
@@ -156,8 +175,14 @@ def test_gitlab_script_writes_reports_and_fails_below_the_minimum(learner_repo: 
     assert export("gitlab-ci", tmp_path, "--assignment", "why-softmax", "--install", "grader").exit_code == 0
     job = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())["grade"]
     script = "\n".join(line for line in job["script"] if "pip install" not in line)
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=learner_repo,
-                          env=_job_env(learner_repo, **job["variables"]), capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=learner_repo,
+        env=_job_env(learner_repo, **job["variables"]),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     assert "below the minimum" in done.stdout and "# Grading results: " in done.stdout
     for path in [job["artifacts"]["reports"]["junit"], *job["artifacts"]["paths"]]:

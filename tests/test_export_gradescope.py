@@ -24,8 +24,18 @@ from grader.export.wheel import build_wheel
 ROOT = Path(__file__).resolve().parents[1]
 BUGGY = ROOT / "solutions/stable-softmax/wrong_no_max_shift.py"
 # What Gradescope documents for results.json, at the top and per test.
-TOP_LEVEL = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
-             "visibility", "stdout_visibility", "extra_data", "tests"}
+TOP_LEVEL = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+}
 PER_TEST = {"score", "max_score", "status", "name", "number", "output", "tags", "visibility", "extra_data"}
 
 
@@ -58,10 +68,14 @@ def test_allow_weak_sandbox_is_written_into_run_autograder(tmp_path: Path) -> No
         assert "--allow-weak-sandbox" in archive.read("run_autograder").decode()
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--assignment", "stable-softmax"], "is an exercise, not an assignment"),
-    (["--assignment", "nope"], "unknown assignment 'nope'"),
-], ids=["exercise", "unknown"])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--assignment", "stable-softmax"], "is an exercise, not an assignment"),
+        (["--assignment", "nope"], "unknown assignment 'nope'"),
+    ],
+    ids=["exercise", "unknown"],
+)
 def test_bad_assignment_is_a_usage_error(args: list[str], expected: str, tmp_path: Path) -> None:
     code, output = export(tmp_path / "a.zip", *args)
     assert code == 2 and expected in output and not (tmp_path / "a.zip").exists()
@@ -73,26 +87,38 @@ def test_a_solution_outside_the_project_is_refused(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "solutions", project / "solutions")
     shutil.copy(BUGGY, tmp_path / "outside.py")
     spec = project / "exercises" / "stable-softmax.yaml"
-    spec.write_text(spec.read_text().replace("path: solutions/stable-softmax/wrong_no_max_shift.py",
-                                             "path: ../outside.py"))
+    spec.write_text(
+        spec.read_text().replace("path: solutions/stable-softmax/wrong_no_max_shift.py", "path: ../outside.py")
+    )
     code, output = export(tmp_path / "a.zip", "--assignment", "why-softmax", "--exercises", str(project / "exercises"))
     assert code == 2 and "'../outside.py' is outside" in output
 
 
-@pytest.mark.parametrize(("status", "log", "expected"), [
-    (3, "grader: internal error: the grader itself failed\nTraceback ...", "failed before it could grade"),
-    (2, "grader: error: the sandbox here is tier C ...; pass --allow-weak-sandbox to grade anyway",
-     "cannot confine submitted code"),
-    (2, "grader: error: /autograder/submission: nothing to grade: no .py file", "nothing to grade"),
-    (1, "", "wrote no result"),
-], ids=["crash", "weak-sandbox", "nothing-to-grade", "no-file"])
+@pytest.mark.parametrize(
+    ("status", "log", "expected"),
+    [
+        (3, "grader: internal error: the grader itself failed\nTraceback ...", "failed before it could grade"),
+        (
+            2,
+            "grader: error: the sandbox here is tier C ...; pass --allow-weak-sandbox to grade anyway",
+            "cannot confine submitted code",
+        ),
+        (2, "grader: error: /autograder/submission: nothing to grade: no .py file", "nothing to grade"),
+        (1, "", "wrote no result"),
+    ],
+    ids=["crash", "weak-sandbox", "nothing-to-grade", "no-file"],
+)
 def test_a_grader_failure_still_writes_a_valid_result(status: int, log: str, expected: str, tmp_path: Path) -> None:
     script = tmp_path / "finish_results.py"
     script.write_text(FINISH_RESULTS)
     (tmp_path / "log").write_text(log)
     results = tmp_path / "results.json"
-    done = subprocess.run([sys.executable, str(script), str(results), str(status), "0", str(tmp_path / "log")],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, str(script), str(results), str(status), "0", str(tmp_path / "log")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(results.read_text())
     assert data["score"] == 0 and data["tests"] == [] and expected in data["output"]
@@ -105,16 +131,25 @@ def test_finish_results_adds_the_measured_time_to_the_graders_result(tmp_path: P
     from grader.results import CheckResult, ExerciseResult, Report
 
     check = CheckResult(id="sums", status="passed", score=1.0, max_score=1.0, visibility="hidden", reason="holds.")
-    report = Report(grader_version="0", submission="s.py", score=1.0, max_score=1.0, exercises=[ExerciseResult(
-        id="e", status="passed", score=1.0, max_score=1.0, reason="ok.", checks=[check])])
+    report = Report(
+        grader_version="0",
+        submission="s.py",
+        score=1.0,
+        max_score=1.0,
+        exercises=[ExerciseResult(id="e", status="passed", score=1.0, max_score=1.0, reason="ok.", checks=[check])],
+    )
     written = json.loads(format_gradescope(report))
     script, results = tmp_path / "finish_results.py", tmp_path / "results.json"
     script.write_text(FINISH_RESULTS)
     results.write_text(json.dumps(written))
     (tmp_path / "log").write_text("")
     started = str(int(time.time()) - 3)
-    done = subprocess.run([sys.executable, str(script), str(results), "0", started, str(tmp_path / "log")],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, str(script), str(results), "0", started, str(tmp_path / "log")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(results.read_text())
     assert 3 <= data.pop("execution_time") < 60
@@ -138,13 +173,21 @@ def test_wheel_of_the_installed_grader_installs_as_the_grader(tmp_path: Path) ->
 def _wheelhouse(base_python: Path, folder: Path) -> None:
     """Wheels of the grader's pure-Python dependencies the base interpreter lacks, so pip needs no network."""
     for name in ("rich", "markdown-it-py", "mdurl", "pygments", "click", "pyyaml", "pydantic", "numpy"):
-        probe = subprocess.run([str(base_python), "-c", f"import importlib.metadata as m; m.version({name!r})"],
-                               capture_output=True, timeout=60)
+        probe = subprocess.run(
+            [str(base_python), "-c", f"import importlib.metadata as m; m.version({name!r})"],
+            capture_output=True,
+            timeout=60,
+        )
         if probe.returncode == 0:
             continue
         dist = importlib.metadata.distribution(name)
-        packages = sorted({f.parts[0] for f in dist.files or [] if len(f.parts) > 1 and f.suffix == ".py"
-                           and not f.parts[0].endswith((".dist-info", ".data"))})
+        packages = sorted(
+            {
+                f.parts[0]
+                for f in dist.files or []
+                if len(f.parts) > 1 and f.suffix == ".py" and not f.parts[0].endswith((".dist-info", ".data"))
+            }
+        )
         try:
             build_wheel(folder, name, packages)
         except Exception as exc:  # noqa: BLE001 - a compiled dependency the base lacks: this machine cannot say
@@ -166,17 +209,29 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
     fresh = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=True).create(fresh)
     _wheelhouse(base_python, tmp_path / "wheelhouse")
-    env = {**os.environ, "AUTOGRADER_ROOT": str(autograder), "PATH": f"{fresh / 'bin'}{os.pathsep}{os.environ['PATH']}",
-           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path / "wheelhouse")}
+    env = {
+        **os.environ,
+        "AUTOGRADER_ROOT": str(autograder),
+        "PATH": f"{fresh / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(tmp_path / "wheelhouse"),
+    }
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
-    setup = subprocess.run(["bash", str(autograder / "source" / "setup.sh")], env=env, capture_output=True,
-                           text=True, timeout=600, cwd=autograder / "source")
+    setup = subprocess.run(
+        ["bash", str(autograder / "source" / "setup.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=autograder / "source",
+    )
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert (autograder / "source" / ".grader-python").read_text().strip().startswith(str(fresh))
     shutil.copy(autograder / "source" / "run_autograder", autograder / "run_autograder")  # where Gradescope runs it
-    graded = subprocess.run([str(autograder / "run_autograder")], env=env, capture_output=True, text=True,
-                            timeout=600, cwd=autograder)
+    graded = subprocess.run(
+        [str(autograder / "run_autograder")], env=env, capture_output=True, text=True, timeout=600, cwd=autograder
+    )
     assert graded.returncode == 0, graded.stderr
     results = json.loads((autograder / "results" / "results.json").read_text())
     assert TOP_LEVEL <= set(results), sorted(TOP_LEVEL - set(results))

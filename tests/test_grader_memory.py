@@ -104,28 +104,54 @@ def softmax(z, axis=-1):
 def _every_entry_near_the_limit(catalog) -> str:  # type: ignore[no-untyped-def]
     from grader.spec.models import ImplementationExercise
 
-    names = sorted({name for exercise in catalog.exercises.values() if isinstance(exercise, ImplementationExercise)
-                    for name in exercise.entries})
+    names = sorted(
+        {
+            name
+            for exercise in catalog.exercises.values()
+            if isinstance(exercise, ImplementationExercise)
+            for name in exercise.entries
+        }
+    )
     functions = "".join(f"\ndef {name}(*args, **kwargs):\n    return {NEAR_LIMIT}\n" for name in names)
     return "import numpy as np\n\n" + functions
 
 
 CASES = {
-    "maximal-array-every-call": (lambda catalog: MAXIMAL, ["--exercise", "stable-softmax"],
-                                 "returned more than 1 MiB in one answer (limit 1 MiB)"),
-    "many-answers-just-under-the-limit": (lambda catalog: (HOSTILE / "answers_at_the_limit.py").read_text(),
-                                          ["--exercise", "stable-softmax"],
-                                          "returned more than 4 MiB in the answers of one exercise (limit 4 MiB)"),
-    "huge-length-headers": (lambda catalog: (HOSTILE / "huge_length_headers.py").read_text(),
-                            ["--exercise", "stable-softmax"], "returned more than 1 MiB in one answer (limit 1 MiB)"),
-    "headers-that-grow-when-parsed": (lambda catalog: AMPLIFIED_HEADERS, ["--exercise", "stable-softmax"],
-                                      "returned an unreadable or non-numeric value"),
-    "a-flood-of-tiny-messages": (lambda catalog: TINY_MESSAGES, ["--exercise", "stable-softmax"],
-                                 "returned an unreadable or non-numeric value"),
-    "a-batch-of-many-tiny-answers": (lambda catalog: BATCH_OF_TINY_ANSWERS, ["--exercise", "stable-softmax"],
-                                     "returned an unreadable or non-numeric value"),
-    "every-exercise-at-the-limit": (_every_entry_near_the_limit, ["--assignment", "all"],
-                                    "returned more than 16 MiB in the answers of one submission (limit 16 MiB)"),
+    "maximal-array-every-call": (
+        lambda catalog: MAXIMAL,
+        ["--exercise", "stable-softmax"],
+        "returned more than 1 MiB in one answer (limit 1 MiB)",
+    ),
+    "many-answers-just-under-the-limit": (
+        lambda catalog: (HOSTILE / "answers_at_the_limit.py").read_text(),
+        ["--exercise", "stable-softmax"],
+        "returned more than 4 MiB in the answers of one exercise (limit 4 MiB)",
+    ),
+    "huge-length-headers": (
+        lambda catalog: (HOSTILE / "huge_length_headers.py").read_text(),
+        ["--exercise", "stable-softmax"],
+        "returned more than 1 MiB in one answer (limit 1 MiB)",
+    ),
+    "headers-that-grow-when-parsed": (
+        lambda catalog: AMPLIFIED_HEADERS,
+        ["--exercise", "stable-softmax"],
+        "returned an unreadable or non-numeric value",
+    ),
+    "a-flood-of-tiny-messages": (
+        lambda catalog: TINY_MESSAGES,
+        ["--exercise", "stable-softmax"],
+        "returned an unreadable or non-numeric value",
+    ),
+    "a-batch-of-many-tiny-answers": (
+        lambda catalog: BATCH_OF_TINY_ANSWERS,
+        ["--exercise", "stable-softmax"],
+        "returned an unreadable or non-numeric value",
+    ),
+    "every-exercise-at-the-limit": (
+        _every_entry_near_the_limit,
+        ["--assignment", "all"],
+        "returned more than 16 MiB in the answers of one submission (limit 16 MiB)",
+    ),
 }
 
 
@@ -136,9 +162,14 @@ def test_the_grader_stays_small_whatever_a_submission_returns(catalog, tmp_path:
     folder = tmp_path / "learner"
     folder.mkdir()
     (folder / "attack.py").write_text(source(catalog))
-    run = subprocess.run([sys.executable, "-c", RUN_GRADER, "grade", str(folder), *options, "--format", "json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "GRADER_CACHE_DIR": str(tmp_path / "cache")})
+    run = subprocess.run(
+        [sys.executable, "-c", RUN_GRADER, "grade", str(folder), *options, "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "GRADER_CACHE_DIR": str(tmp_path / "cache")},
+    )
     found = re.search(r"peak-rss-kib (\d+) exit (\S+)", run.stderr)
     assert found, run.stderr[-3000:]
     assert found.group(2) == "1", run.stderr[-3000:]  # graded, and failed: never the grader's own failure (3)

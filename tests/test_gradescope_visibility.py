@@ -19,8 +19,10 @@ def _grade(tmp_path: Path, setting: str | None) -> dict:
         spec.write_text(spec.read_text(encoding="utf-8") + f"gradescope_hidden: {setting}\n", encoding="utf-8")
     submission = tmp_path / "softmax.py"
     submission.write_text(NO_MAX_SHIFT)
-    result = CliRunner().invoke(main, ["--exercises", str(exercises), "grade", str(submission), "--assignment",
-                                       ASSIGNMENT, "--format", "gradescope"])
+    result = CliRunner().invoke(
+        main,
+        ["--exercises", str(exercises), "grade", str(submission), "--assignment", ASSIGNMENT, "--format", "gradescope"],
+    )
     assert result.exit_code == 1, result.output
     return json.loads(result.output)
 

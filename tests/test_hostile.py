@@ -67,14 +67,14 @@ GRADER_PACKAGE = ROOT / "grader"
 
 QUIZ, ATTACKED, SECOND = "why-softmax-quiz", "stable-softmax", "log-softmax"
 PAIR_ASSIGNMENT = "hostile-pair"
-CORRECT_LOG_SOFTMAX = '''
+CORRECT_LOG_SOFTMAX = """
 
 def log_softmax(z, axis=-1):
     import numpy
     z = numpy.asarray(z, dtype=float)
     shifted = z - numpy.max(z, axis=axis, keepdims=True)
     return shifted - numpy.log(numpy.sum(numpy.exp(shifted), axis=axis, keepdims=True))
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -97,20 +97,25 @@ NOT_NUMBERS = "not an array of numbers"
 WRONG = "Expected"
 
 ATTACKS: dict[str, Attack] = {
-    "exit_at_import": Attack(("stopped Python while it was being imported (SystemExit 0)",), at_import=True,
-                             tier_c=True),
+    "exit_at_import": Attack(
+        ("stopped Python while it was being imported (SystemExit 0)",), at_import=True, tier_c=True
+    ),
     "os_exit_in_call": Attack(("exited with status 0 before returning a value",), tier_c=True),
     "raise_systemexit": Attack(("raised SystemExit",), tier_c=True),
     "raise_keyboardinterrupt": Attack(("raised KeyboardInterrupt",), tier_c=True),
-    "busy_loop_at_import": Attack(("wall-clock limit", "while importing your file"), at_import=True, slow=True,
-                                  env=WALL),
-    "busy_loop_in_call": Attack(("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True,
-                                env=WALL),
+    "busy_loop_at_import": Attack(
+        ("wall-clock limit", "while importing your file"), at_import=True, slow=True, env=WALL
+    ),
+    "busy_loop_in_call": Attack(
+        ("no answer within 1.5 s (wall-clock limit), busy computing all along",), slow=True, env=WALL
+    ),
     "cpu_limit": Attack(("stopped after 1 s of CPU time (limit 1 s)",), slow=True, env=CPU),
-    "sleep_forever": Attack(("no answer within 1.5 s (wall-clock limit), waiting rather than computing",), slow=True,
-                            env=WALL),
-    "ignore_sigxcpu": Attack(("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True,
-                             env=CPU),
+    "sleep_forever": Attack(
+        ("no answer within 1.5 s (wall-clock limit), waiting rather than computing",), slow=True, env=WALL
+    ),
+    "ignore_sigxcpu": Attack(
+        ("of CPU time (limit 2 s, after ignoring the warning signal SIGXCPU)",), slow=True, env=CPU
+    ),
     "memory_bomb": Attack(("ran out of memory (limit ",), tier_c=True),
     "bytearray_bomb": Attack((("ran out of memory (limit ", "wall-clock limit"),)),
     "fork_loop": Attack((NO_PROCESS,)),
@@ -143,7 +148,9 @@ ATTACKS: dict[str, Attack] = {
     "import_scipy": Attack(("tried to import a module that is not available here",), at_import=True, tier_b="leaks"),
     "import_missing_module": Attack(
         ("tried to import a module that is not available here: softmax_answers_from_the_internet",),
-        at_import=True, tier_c=True),
+        at_import=True,
+        tier_c=True,
+    ),
     "import_grader": Attack(("tried to import a module that is not available here",), at_import=True, tier_b="leaks"),
     "steal_trusted_softmax": Attack(((DENIED_FILE, "tried to import"),), tier_b="leaks"),
     "gc_stack_walk": Attack((NOT_NUMBERS,), tier_c=True),
@@ -154,8 +161,9 @@ ATTACKS: dict[str, Attack] = {
     "environment_tampering": Attack((NOT_NUMBERS,), tier_c=True),
     "root_privileges": Attack(("tried to raise its own resource limits (not allowed)",)),
     "huge_return": Attack(("returned more than 1 MiB in one answer (limit 1 MiB)",), tier_c=True),
-    "answers_at_the_limit": Attack(("returned more than 4 MiB in the answers of one exercise (limit 4 MiB)",),
-                                   tier_c=True),
+    "answers_at_the_limit": Attack(
+        ("returned more than 4 MiB in the answers of one exercise (limit 4 MiB)",), tier_c=True
+    ),
     "huge_length_headers": Attack(("returned more than 1 MiB in one answer (limit 1 MiB)",), tier_c=True),
 }
 ANSWER_ATTACKS = {  # attacks on the quiz through the answers file; attack.py is a correct softmax
@@ -214,7 +222,8 @@ def _copy_course(target: Path, token: str, second: bool) -> list[str]:
                 shutil.copyfile(ROOT / relative, destination)
     (target / "exercises" / f"{PAIR_ASSIGNMENT}.yaml").write_text(
         f"id: {PAIR_ASSIGNMENT}\nkind: assignment\ntitle: A hostile learner beside an honest one\n"
-        f"exercises: [{', '.join(ids)}]\n")
+        f"exercises: [{', '.join(ids)}]\n"
+    )
     answers = (ROOT / "solutions" / "why-softmax-answers.yaml").read_text()
     (target / "solutions" / "why-softmax-answers.yaml").write_text(answers + f"# answer-key-canary-{token}\n")
     markers.append(f"answer-key-canary-{token}")
@@ -240,15 +249,30 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Course:
     markers = _copy_course(base / "course", token, second)
     honest = base / "class" / "honest"
     honest.mkdir(parents=True)
-    (honest / "mine.py").write_text((ROOT / "solutions" / "stable-softmax" / "reference.py").read_text()
-                                    + CORRECT_LOG_SOFTMAX + f"\n# other-learner-canary-{token}\n")
-    (honest / "answers.yaml").write_text((ROOT / "solutions" / "why-softmax-answers.yaml").read_text()
-                                         + f"# other-learner-canary-{token}\n")
+    (honest / "mine.py").write_text(
+        (ROOT / "solutions" / "stable-softmax" / "reference.py").read_text()
+        + CORRECT_LOG_SOFTMAX
+        + f"\n# other-learner-canary-{token}\n"
+    )
+    (honest / "answers.yaml").write_text(
+        (ROOT / "solutions" / "why-softmax-answers.yaml").read_text() + f"# other-learner-canary-{token}\n"
+    )
     markers += [f"other-learner-canary-{token}", f"grader-secret-{token}"]
-    markers += ["known_wrong:", "must_fail:", "reference_solution:", "correct: true",
-                "peak = np.where(np.isfinite(peak), peak, 0.0)"] + _quiz_markers()
-    found = Course(root=base / "course", exercises=[QUIZ, ATTACKED] + ([SECOND] if second else []), second=second,
-                   honest=honest, token=token, markers=markers)
+    markers += [
+        "known_wrong:",
+        "must_fail:",
+        "reference_solution:",
+        "correct: true",
+        "peak = np.where(np.isfinite(peak), peak, 0.0)",
+    ] + _quiz_markers()
+    found = Course(
+        root=base / "course",
+        exercises=[QUIZ, ATTACKED] + ([SECOND] if second else []),
+        second=second,
+        honest=honest,
+        token=token,
+        markers=markers,
+    )
     # The baseline: the same folder layout with a harmless (wrong) softmax. If the second exercise's
     # reference does not pass here, it is left out rather than making every test fail.
     folder = base / "baseline"
@@ -266,14 +290,15 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Course:
 def _learner_folder(folder: Path, source: str, course: Course, answers: str | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "attack.py").write_text(source + (CORRECT_LOG_SOFTMAX if course.second else ""))
-    (folder / "answers.yaml").write_text(answers if answers is not None
-                                         else (ROOT / "solutions" / "why-softmax-answers.yaml").read_text())
+    (folder / "answers.yaml").write_text(
+        answers if answers is not None else (ROOT / "solutions" / "why-softmax-answers.yaml").read_text()
+    )
     return folder
 
 
 # -- running the grader under a subreaper -----------------------------------
 
-SUPERVISOR = r'''
+SUPERVISOR = r"""
 import ctypes, json, os, signal, subprocess, sys, tempfile, time
 spec = json.loads(sys.argv[1])
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what the grading leaves comes to us
@@ -332,7 +357,7 @@ out.seek(0); err.seek(0)
 print(json.dumps({"rc": proc.returncode, "elapsed": elapsed, "timed_out": timed_out, "signals": signals,
                   "survivors": survivors, "stdout": out.read().decode(errors="replace"),
                   "stderr": err.read().decode(errors="replace")}))
-'''
+"""
 
 
 @dataclass
@@ -386,8 +411,12 @@ def listeners() -> Any:
 
 def _tokens(course: Course, canary: Path, marker: str, listeners: Listeners | None) -> dict[str, str]:
     return {
-        "__COURSE__": str(course.root), "__CANARY_DIR__": str(canary), "__CANARY_FILE__": str(canary / "canary.txt"),
-        "__OTHER_LEARNER__": str(course.honest), "__GRADER__": str(GRADER_PACKAGE), "__MARKER__": marker,
+        "__COURSE__": str(course.root),
+        "__CANARY_DIR__": str(canary),
+        "__CANARY_FILE__": str(canary / "canary.txt"),
+        "__OTHER_LEARNER__": str(course.honest),
+        "__GRADER__": str(GRADER_PACKAGE),
+        "__MARKER__": marker,
         "__TCP_PORT__": str(listeners.tcp.getsockname()[1] if listeners else 9),
         "__UDP_PORT__": str(listeners.udp.getsockname()[1] if listeners else 9),
     }
@@ -408,14 +437,26 @@ def _environment(course: Course, extra: dict[str, str]) -> dict[str, str]:
 
 def _supervise(cmd: list[str], env: dict[str, str], cwd: Path, render: dict[str, str], timeout: float) -> Run:
     spec = {"cmd": cmd, "env": env, "cwd": str(cwd), "render": render, "timeout": timeout}
-    done = subprocess.run([sys.executable, "-c", SUPERVISOR, json.dumps(spec)], capture_output=True, text=True,
-                          timeout=timeout + 60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", SUPERVISOR, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=timeout + 60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return Run(**json.loads(done.stdout))
 
 
-def _grade(course: Course, folder: Path, env: dict[str, str], render: dict[str, str] | None = None,
-           extra: list[str] = (), fmt: str = "json", timeout: float = 150) -> Run:
+def _grade(
+    course: Course,
+    folder: Path,
+    env: dict[str, str],
+    render: dict[str, str] | None = None,
+    extra: list[str] = (),
+    fmt: str = "json",
+    timeout: float = 150,
+) -> Run:
     cmd = [sys.executable, "-m", "grader.cli", "--exercises", str(course.exercises_dir), "grade", str(folder)]
     for exercise in course.exercises:
         cmd += ["--exercise", exercise]
@@ -423,10 +464,32 @@ def _grade(course: Course, folder: Path, env: dict[str, str], render: dict[str, 
     return _supervise(cmd, _environment(course, env), course.root, render or {}, timeout)
 
 
-def _batch(course: Course, directory: Path, out: Path, env: dict[str, str], render: dict[str, str],
-           extra: list[str] = (), timeout: float = 900) -> Run:
-    cmd = [sys.executable, "-m", "grader.cli", "--exercises", str(course.exercises_dir), "batch", str(directory),
-           "--assignment", PAIR_ASSIGNMENT, "--out", str(out), "--jobs", "1", "--force", *extra]
+def _batch(
+    course: Course,
+    directory: Path,
+    out: Path,
+    env: dict[str, str],
+    render: dict[str, str],
+    extra: list[str] = (),
+    timeout: float = 900,
+) -> Run:
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader.cli",
+        "--exercises",
+        str(course.exercises_dir),
+        "batch",
+        str(directory),
+        "--assignment",
+        PAIR_ASSIGNMENT,
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--force",
+        *extra,
+    ]
     return _supervise(cmd, _environment(course, env), course.root, render, timeout)
 
 
@@ -481,7 +544,7 @@ def _marked_processes(marker: str) -> list[str]:
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            text = (Path("/proc", entry, "cmdline").read_bytes() + b" " + Path("/proc", entry, "comm").read_bytes())
+            text = Path("/proc", entry, "cmdline").read_bytes() + b" " + Path("/proc", entry, "comm").read_bytes()
             state = Path("/proc", entry, "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
@@ -507,8 +570,9 @@ def _scrub(exercise: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in exercise.items() if k != "output"}
 
 
-def _check_report(course: Course, name: str, report: dict[str, Any], expect: tuple[Any, ...], at_import: bool,
-                  tier: str = "A") -> None:
+def _check_report(
+    course: Course, name: str, report: dict[str, Any], expect: tuple[Any, ...], at_import: bool, tier: str = "A"
+) -> None:
     results = {e["id"]: e for e in report["exercises"]}
     attacked = results[ATTACKED]
     assert attacked["score"] == 0, (name, attacked)
@@ -526,8 +590,16 @@ def _check_report(course: Course, name: str, report: dict[str, Any], expect: tup
 # -- tier A: one learner, through `grader grade --format json` ---------------
 
 
-def _attack_run(course: Course, listeners: Listeners, tmp_path: Path, name: str, *, env: dict[str, str],
-                extra: list[str] = (), fmt: str = "json") -> tuple[Run, dict[str, Any]]:
+def _attack_run(
+    course: Course,
+    listeners: Listeners,
+    tmp_path: Path,
+    name: str,
+    *,
+    env: dict[str, str],
+    extra: list[str] = (),
+    fmt: str = "json",
+) -> tuple[Run, dict[str, Any]]:
     """Grade one attacker; check every invariant that does not depend on the result."""
     attack = ATTACKS[name]
     marker = f"hx{uuid.uuid4().hex[:10]}"
@@ -536,8 +608,11 @@ def _attack_run(course: Course, listeners: Listeners, tmp_path: Path, name: str,
     source = (HOSTILE / f"{name}.py").read_text()
     tokens = _tokens(course, canary, marker, listeners)
     _learner_folder(folder, "", course)
-    render = {str(folder / "attack.py"): _render(source, tokens) + (CORRECT_LOG_SOFTMAX if course.second else "")
-              + f"\n# run {marker}\n"}
+    render = {
+        str(folder / "attack.py"): _render(source, tokens)
+        + (CORRECT_LOG_SOFTMAX if course.second else "")
+        + f"\n# run {marker}\n"
+    }
     before = _snapshot(canary, course.root, course.honest)
     listeners.heard()
     answers_before = (folder / "answers.yaml").read_bytes()
@@ -568,8 +643,9 @@ def test_attack_scores_zero_and_harms_nothing(course: Course, listeners: Listene
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SLOW)
-def test_attack_waiting_for_a_limit_scores_zero_in_time(course: Course, listeners: Listeners, tmp_path: Path,
-                                                         name: str) -> None:
+def test_attack_waiting_for_a_limit_scores_zero_in_time(
+    course: Course, listeners: Listeners, tmp_path: Path, name: str
+) -> None:
     run, report = _attack_run(course, listeners, tmp_path, name, env={})
     _check_report(course, name, report, ATTACKS[name].expect, ATTACKS[name].at_import)
     assert _leaks(course, run.stdout + run.stderr) == [], name
@@ -631,8 +707,9 @@ def test_planted_startup_files_do_not_change_the_next_run(course: Course, listen
 # -- batches: attackers beside an honest learner -------------------------------
 
 
-def _class_folder(course: Course, tmp_path: Path, names: list[str], listeners: Listeners | None,
-                  marker: str, canary: Path) -> tuple[Path, dict[str, str]]:
+def _class_folder(
+    course: Course, tmp_path: Path, names: list[str], listeners: Listeners | None, marker: str, canary: Path
+) -> tuple[Path, dict[str, str]]:
     directory = tmp_path / "class"
     shutil.copytree(course.honest, directory / "honest")
     tokens = _tokens(course, canary, marker, listeners)
@@ -640,8 +717,9 @@ def _class_folder(course: Course, tmp_path: Path, names: list[str], listeners: L
     render = {}
     for name in names:
         folder = _learner_folder(directory / name, "", course)
-        render[str(folder / "attack.py")] = (_render((HOSTILE / f"{name}.py").read_text(), tokens)
-                                             + (CORRECT_LOG_SOFTMAX if course.second else ""))
+        render[str(folder / "attack.py")] = _render((HOSTILE / f"{name}.py").read_text(), tokens) + (
+            CORRECT_LOG_SOFTMAX if course.second else ""
+        )
     return directory, render
 
 
@@ -657,9 +735,17 @@ def honest_in_batch(course: Course, tmp_path_factory: pytest.TempPathFactory) ->
     return report
 
 
-def _check_batch(course: Course, honest_in_batch: dict[str, Any], tmp_path: Path, names: list[str], *,
-                 env: dict[str, str], extra: list[str] = (), listeners: Listeners | None = None,
-                 tier: str = "A") -> dict[str, dict[str, Any]]:
+def _check_batch(
+    course: Course,
+    honest_in_batch: dict[str, Any],
+    tmp_path: Path,
+    names: list[str],
+    *,
+    env: dict[str, str],
+    extra: list[str] = (),
+    listeners: Listeners | None = None,
+    tier: str = "A",
+) -> dict[str, dict[str, Any]]:
     marker = f"hx{uuid.uuid4().hex[:10]}"
     canary = _make_canary(tmp_path / "canary")
     directory, render = _class_folder(course, tmp_path, names, listeners, marker, canary)
@@ -685,13 +771,17 @@ def _check_batch(course: Course, honest_in_batch: dict[str, Any], tmp_path: Path
 
 
 def _out_texts(out: Path, names: list[str]) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()
-                     and not p.name.startswith(".") and (p.stem in names or p.parent == out))
+    return "\n".join(
+        p.read_text(errors="replace")
+        for p in out.rglob("*")
+        if p.is_file() and not p.name.startswith(".") and (p.stem in names or p.parent == out)
+    )
 
 
 @pytest.mark.slow
-def test_batch_attackers_beside_an_honest_learner(course: Course, listeners: Listeners, honest_in_batch: dict[str, Any],
-                                                  tmp_path: Path) -> None:
+def test_batch_attackers_beside_an_honest_learner(
+    course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path
+) -> None:
     reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env={}, listeners=listeners)
     for name, report in reports.items():
         _check_report(course, name, report, ATTACKS[name].expect, ATTACKS[name].at_import)
@@ -699,8 +789,9 @@ def test_batch_attackers_beside_an_honest_learner(course: Course, listeners: Lis
 
 
 @pytest.mark.slow
-def test_batch_slow_attackers_beside_an_honest_learner(course: Course, listeners: Listeners,
-                                                       honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
+def test_batch_slow_attackers_beside_an_honest_learner(
+    course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path
+) -> None:
     env = {"GRADER_CALL_SECONDS": "1.5", "GRADER_IMPORT_SECONDS": "3"}
     names = [name for name in SLOW if ATTACKS[name].env == WALL]
     reports = _check_batch(course, honest_in_batch, tmp_path, names, env=env, listeners=listeners)
@@ -716,8 +807,9 @@ TIER_C = {"GRADER_SANDBOX_LAYERS": "none"}
 
 @pytest.mark.slow
 @pytest.mark.parametrize("layers, tier", [("seccomp", "B"), ("none", "C"), ("caps,seccomp", "B")])
-def test_weak_tier_refuses_hidden_checks_without_the_flag(course: Course, tmp_path: Path, layers: str,
-                                                          tier: str) -> None:
+def test_weak_tier_refuses_hidden_checks_without_the_flag(
+    course: Course, tmp_path: Path, layers: str, tier: str
+) -> None:
     folder = _learner_folder(tmp_path / "learner", (ROOT / "solutions/stable-softmax/reference.py").read_text(), course)
     run = _grade(course, folder, env={"GRADER_SANDBOX_LAYERS": layers})
     assert run.rc == 2 and run.stdout == "", (run.rc, run.stdout[:500])
@@ -745,18 +837,41 @@ def test_weak_tier_still_grades_public_checks_and_quizzes(course: Course, tmp_pa
     report = json.loads(public.stdout)
     assert report["sandbox"]["tier"] == "B" and "file reads are not confined" in report["sandbox"]["warning"]
     (folder / "attack.py").unlink()
-    quiz_only = _supervise([sys.executable, "-m", "grader.cli", "--exercises", str(course.exercises_dir), "grade",
-                            str(folder / "answers.yaml"), "--format", "json"], _environment(course, TIER_B),
-                           course.root, {}, 120)
+    quiz_only = _supervise(
+        [
+            sys.executable,
+            "-m",
+            "grader.cli",
+            "--exercises",
+            str(course.exercises_dir),
+            "grade",
+            str(folder / "answers.yaml"),
+            "--format",
+            "json",
+        ],
+        _environment(course, TIER_B),
+        course.root,
+        {},
+        120,
+    )
     assert quiz_only.rc == 0, quiz_only.stderr
     assert json.loads(quiz_only.stdout)["sandbox"]["tier"] == "B"
 
 
 @pytest.mark.slow
 def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
-        course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
-    reports = _check_batch(course, honest_in_batch, tmp_path, QUICK, env=TIER_B, extra=["--allow-weak-sandbox"],
-                           listeners=listeners, tier="B")
+    course: Course, listeners: Listeners, honest_in_batch: dict[str, Any], tmp_path: Path
+) -> None:
+    reports = _check_batch(
+        course,
+        honest_in_batch,
+        tmp_path,
+        QUICK,
+        env=TIER_B,
+        extra=["--allow-weak-sandbox"],
+        listeners=listeners,
+        tier="B",
+    )
     for name, report in reports.items():
         sandbox = report["sandbox"]
         assert sandbox["seccomp"] is True and sandbox["landlock_abi"] == 0
@@ -771,10 +886,12 @@ def test_tier_b_says_what_it_does_not_protect_and_holds_the_rest(
 
 @pytest.mark.slow
 def test_tier_c_says_what_it_does_not_protect_and_the_architecture_holds(
-        course: Course, honest_in_batch: dict[str, Any], tmp_path: Path) -> None:
+    course: Course, honest_in_batch: dict[str, Any], tmp_path: Path
+) -> None:
     names = sorted(name for name, attack in ATTACKS.items() if attack.tier_c) + ["setsid_daemon"]
-    reports = _check_batch(course, honest_in_batch, tmp_path, names, env=TIER_C, extra=["--allow-weak-sandbox"],
-                           tier="C")
+    reports = _check_batch(
+        course, honest_in_batch, tmp_path, names, env=TIER_C, extra=["--allow-weak-sandbox"], tier="C"
+    )
     for name, report in reports.items():
         sandbox = report["sandbox"]
         assert sandbox["seccomp"] is False and sandbox["landlock_abi"] == 0

@@ -45,8 +45,9 @@ MACHINE = {"landlock_abi": 7, "seccomp": True, "root": True, "grader_non_dumpabl
 # -- the self-test's judgement (no processes) --------------------------------
 
 
-def _judged(probes: dict[str, str], layers: Layers = ALL_LAYERS, machine: dict = MACHINE,
-            reached: tuple[str, ...] = ()) -> selftest.SelfTest:
+def _judged(
+    probes: dict[str, str], layers: Layers = ALL_LAYERS, machine: dict = MACHINE, reached: tuple[str, ...] = ()
+) -> selftest.SelfTest:
     return selftest.SelfTest(probes=probes, expected=selftest.expected_denials(machine, layers), reached=reached)
 
 
@@ -94,11 +95,19 @@ def test_selftest_expectations_follow_the_layers_and_the_machine() -> None:
 
 
 @FULL
-@pytest.mark.parametrize("layers, tier", [
-    ("all", "A"), ("caps,seccomp", "B"), ("seccomp", "B"), ("caps,landlock", "C"), ("none", "C"),
-])
-def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.MonkeyPatch, layers: str,
-                                                           tier: str) -> None:
+@pytest.mark.parametrize(
+    "layers, tier",
+    [
+        ("all", "A"),
+        ("caps,seccomp", "B"),
+        ("seccomp", "B"),
+        ("caps,landlock", "C"),
+        ("none", "C"),
+    ],
+)
+def test_selftest_on_this_machine_proves_the_expected_tier(
+    monkeypatch: pytest.MonkeyPatch, layers: str, tier: str
+) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
     with WarmParent.start() as warm_parent:
         factory = Sandbox(warm_parent, Limits(), Layers.from_environment())
@@ -115,11 +124,17 @@ def test_selftest_on_this_machine_proves_the_expected_tier(monkeypatch: pytest.M
 
 
 @FULL
-@pytest.mark.parametrize("layers, cap, tier, signal_probe", [
-    ("all", "5", "A", "denied"), ("seccomp", "5", "B", "denied"), ("caps,landlock", "5", "C", "allowed"),
-])
+@pytest.mark.parametrize(
+    "layers, cap, tier, signal_probe",
+    [
+        ("all", "5", "A", "denied"),
+        ("seccomp", "5", "B", "denied"),
+        ("caps,landlock", "5", "C", "allowed"),
+    ],
+)
 def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_seccomp(
-        monkeypatch: pytest.MonkeyPatch, layers: str, cap: str, tier: str, signal_probe: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, layers: str, cap: str, tier: str, signal_probe: str
+) -> None:
     """With Landlock played at ABI 5 (no signal scoping, as before Linux 6.12), only seccomp stops signals."""
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", layers)
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
@@ -148,14 +163,19 @@ print(selftest._signal_through_owner(int(sys.argv[2]), int(sys.argv[3])))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layer, cap, said, outcome", [
-    ("none", "", "sent", "allowed"),
-    ("seccomp", "5", "denied", "denied"),
-    ("landlock", "", "sent", "denied"),
-    ("landlock", "5", "sent", "allowed"),
-], ids=["no-layer", "seccomp", "landlock-signal-scoped", "landlock-abi-5"])
+@pytest.mark.parametrize(
+    "layer, cap, said, outcome",
+    [
+        ("none", "", "sent", "allowed"),
+        ("seccomp", "5", "denied", "denied"),
+        ("landlock", "", "sent", "denied"),
+        ("landlock", "5", "sent", "allowed"),
+    ],
+    ids=["no-layer", "seccomp", "landlock-signal-scoped", "landlock-abi-5"],
+)
 def test_signal_probe_through_a_descriptor_owner_is_judged_by_what_the_bait_received(
-        layer: str, cap: str, said: str, outcome: str) -> None:
+    layer: str, cap: str, said: str, outcome: str
+) -> None:
     """The probe says ``sent`` when it could make a descriptor signal the bait's thread; the bait, which blocks
     that signal, says whether it arrived: Landlock's signal scoping (ABI >= 6) stops it on delivery."""
     if layer == "seccomp" and not seccomp_available():
@@ -165,8 +185,21 @@ def test_signal_probe_through_a_descriptor_owner_is_judged_by_what_the_bait_rece
     bait = selftest.Bait(os.getpid())
     try:
         env = dict(os.environ, GRADER_LANDLOCK_ABI_CAP=cap)
-        done = subprocess.run([sys.executable, "-I", "-c", _OWNER_PROBE.format(root=str(ROOT)), layer, str(os.getpid()),
-                               str(bait.spec["signal_thread"])], capture_output=True, text=True, timeout=60, env=env)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                _OWNER_PROBE.format(root=str(ROOT)),
+                layer,
+                str(os.getpid()),
+                str(bait.spec["signal_thread"]),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.split() == [said], done.stderr
         found = bait.outcome({"probes": {"signal": said}})
@@ -207,10 +240,12 @@ def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest
 
 
 def test_grader_process_becomes_non_dumpable_when_it_starts_the_sandbox() -> None:
-    code = ("import ctypes\nfrom grader.sandbox.warm_parent import WarmParent\n"
-            "libc = ctypes.CDLL(None)\nbefore = libc.prctl(3, 0, 0, 0, 0)\n"
-            "z = WarmParent.start(); z.facts\nafter = libc.prctl(3, 0, 0, 0, 0)\n"
-            "print(before, after, z.facts['non_dumpable']); z.close()\n")
+    code = (
+        "import ctypes\nfrom grader.sandbox.warm_parent import WarmParent\n"
+        "libc = ctypes.CDLL(None)\nbefore = libc.prctl(3, 0, 0, 0, 0)\n"
+        "z = WarmParent.start(); z.facts\nafter = libc.prctl(3, 0, 0, 0, 0)\n"
+        "print(before, after, z.facts['non_dumpable']); z.close()\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout.split() == ["1", "0", "True"], done.stderr
 
@@ -270,8 +305,11 @@ def _marked(marker: str) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layers", [Layers(caps=True, landlock=True, seccomp=False), Layers(False, False, False)],
-                         ids=["landlock-only", "no-layers"])
+@pytest.mark.parametrize(
+    "layers",
+    [Layers(caps=True, landlock=True, seccomp=False), Layers(False, False, False)],
+    ids=["landlock-only", "no-layers"],
+)
 def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers) -> None:
     marker = f"hxd{os.getpid() % 100000}"
     source = (HOSTILE / "setsid_daemon.py").read_text().replace("__MARKER__", marker)
@@ -300,11 +338,18 @@ def test_setsid_daemon_ignoring_sigterm_is_killed_without_seccomp(layers: Layers
 
 @pytest.mark.slow
 @FULL
-@pytest.mark.parametrize("layers, cap", [
-    (Layers(), "5"), (Layers(caps=True, landlock=False, seccomp=True), ""), (Layers(), ""),
-], ids=["tier-a-landlock-abi-5", "tier-b", "tier-a"])
+@pytest.mark.parametrize(
+    "layers, cap",
+    [
+        (Layers(), "5"),
+        (Layers(caps=True, landlock=False, seccomp=True), ""),
+        (Layers(), ""),
+    ],
+    ids=["tier-a-landlock-abi-5", "tier-b", "tier-a"],
+)
 def test_learners_cannot_signal_or_reschedule_the_warm_parent_or_a_bystander(
-        monkeypatch: pytest.MonkeyPatch, layers: Layers, cap: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, layers: Layers, cap: str
+) -> None:
     """The attacks aim SIGKILL at the warm parent and SIGUSR1 and SCHED_IDLE, nice 19, one CPU at a bystander with
     no capabilities (as another learner is): seccomp refuses them even where Landlock has no signal scoping."""
     monkeypatch.setenv("GRADER_LANDLOCK_ABI_CAP", cap)
@@ -347,27 +392,38 @@ def test_reasons_name_the_limit_and_wall_clock_or_cpu() -> None:
     assert reasons.timeout_detail(2, 0.01).endswith("waiting rather than computing (sleeping or blocked)")
     assert reasons.timeout_detail(2, None, "while importing your file").endswith("limit) while importing your file")
     sigxcpu = {"signal": 24, "signal_name": "SIGXCPU", "cpu": 20.0}
-    assert reasons.crash_detail(sigxcpu, cpu_seconds=20, file_bytes=1 << 20) == \
-        "stopped after 20 s of CPU time (limit 20 s)"
+    assert (
+        reasons.crash_detail(sigxcpu, cpu_seconds=20, file_bytes=1 << 20)
+        == "stopped after 20 s of CPU time (limit 20 s)"
+    )
     assert reasons.hit_cpu_limit(sigxcpu, 20)
     ignored = {"signal": 9, "signal_name": "SIGKILL", "cpu": 21.0}
     assert "limit 21 s, after ignoring the warning signal SIGXCPU" in reasons.crash_detail(
-        ignored, cpu_seconds=20, file_bytes=1 << 20)
+        ignored, cpu_seconds=20, file_bytes=1 << 20
+    )
     oom = {"signal": 9, "signal_name": "SIGKILL", "cpu": 0.2}
     assert not reasons.hit_cpu_limit(oom, 20) and "SIGKILL" in reasons.crash_detail(oom, cpu_seconds=20, file_bytes=1)
     segv = {"signal": 11, "signal_name": "SIGSEGV"}
     assert reasons.crash_detail(segv, cpu_seconds=20, file_bytes=1).startswith("crashed (SIGSEGV")
-    assert reasons.crash_detail({"exit": 0}, cpu_seconds=20, file_bytes=1) == \
-        "exited with status 0 before returning a value"
+    assert (
+        reasons.crash_detail({"exit": 0}, cpu_seconds=20, file_bytes=1)
+        == "exited with status 0 before returning a value"
+    )
     assert reasons.output_limit_detail(1 << 20) == "printed more than 1 MiB; stopped"
     assert reasons.size_text(512 << 20) == "512 MiB" and reasons.size_text(1 << 30) == "1 GiB"
 
 
-@pytest.mark.parametrize("kind, phrase", [
-    ("process", "tried to start a process (not allowed)"), ("network", "network access is not allowed"),
-    ("file", "file access denied"), ("signal", "tried to signal another process"),
-    ("limits", "raise its own resource limits"), ("import", "not available here"),
-])
+@pytest.mark.parametrize(
+    "kind, phrase",
+    [
+        ("process", "tried to start a process (not allowed)"),
+        ("network", "network access is not allowed"),
+        ("file", "file access denied"),
+        ("signal", "tried to signal another process"),
+        ("limits", "raise its own resource limits"),
+        ("import", "not available here"),
+    ],
+)
 def test_describe_error_says_what_the_sandbox_refused(kind: str, phrase: str) -> None:
     error = {"type": "PermissionError", "message": "[Errno 1] Operation not permitted", "frames": [], "kind": kind}
     text = reasons.describe_error(CallOutcome(status="raised", error=error), "softmax")
@@ -388,8 +444,15 @@ def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
 
 
 def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
-    error = clean_error({"type": "\x1b[2JPASS", "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil", "kind": "root",
-                       "errno": "1", "frames": [{"file": "a.py", "line": 3, "function": "f\x00", "text": "x\ny"}]})
+    error = clean_error(
+        {
+            "type": "\x1b[2JPASS",
+            "message": "line\nnext\r\x1b]52;c;x\x07 \u202eevil",
+            "kind": "root",
+            "errno": "1",
+            "frames": [{"file": "a.py", "line": 3, "function": "f\x00", "text": "x\ny"}],
+        }
+    )
     assert error["type"] == "\\x1b[2JPASS"
     assert "\n" not in error["message"] and "\x1b" not in error["message"] and "\\u202e" in error["message"]
     assert "kind" not in error and "errno" not in error
@@ -421,12 +484,20 @@ def test_limits_read_hidden_test_variables(monkeypatch: pytest.MonkeyPatch) -> N
 # -- answers files parsed in the grader's own process ----------------------------
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("laughs.yaml", (HOSTILE / "billion_laughs.answers.yaml").read_text(), "YAML aliases"),
-    ("deep.yaml", "why-softmax-quiz: " + "[" * 10_000 + "]" * 10_000 + "\n", "nested more than 64 levels"),
-    ("deep-map.yaml", "why-softmax-quiz: " + "{a: " * 5_000 + "1" + "}" * 5_000 + "\n", "nested more than 64 levels"),
-    ("deep.json", '{"why-softmax-quiz": ' + "[" * 10_000 + "]" * 10_000 + "}", "nested more than 64 levels"),
-], ids=["billion-laughs", "deep-yaml", "deep-yaml-mapping", "deep-json"])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("laughs.yaml", (HOSTILE / "billion_laughs.answers.yaml").read_text(), "YAML aliases"),
+        ("deep.yaml", "why-softmax-quiz: " + "[" * 10_000 + "]" * 10_000 + "\n", "nested more than 64 levels"),
+        (
+            "deep-map.yaml",
+            "why-softmax-quiz: " + "{a: " * 5_000 + "1" + "}" * 5_000 + "\n",
+            "nested more than 64 levels",
+        ),
+        ("deep.json", '{"why-softmax-quiz": ' + "[" * 10_000 + "]" * 10_000 + "}", "nested more than 64 levels"),
+    ],
+    ids=["billion-laughs", "deep-yaml", "deep-yaml-mapping", "deep-json"],
+)
 def test_answers_bombs_are_refused_at_once(tmp_path: Path, name: str, content: str, message: str) -> None:
     path = tmp_path / name
     path.write_text(content)
@@ -453,9 +524,14 @@ def test_answers_file_of_50_mb_is_refused_after_reading_32_kib(tmp_path: Path) -
 def test_json_result_carries_learner_output_only_as_a_string(tmp_path: Path) -> None:
     learner = tmp_path / "mine.py"
     learner.write_text((HOSTILE / "fake_results_output.py").read_text())
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(learner), "--exercise", "stable-softmax",
-                           "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "grade", str(learner), "--exercise", "stable-softmax", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)  # exactly one document: json.loads refuses trailing data
     assert report["score"] == 0
@@ -466,8 +542,9 @@ def test_scratch_of_a_killed_grader_is_swept_by_the_next(tmp_path: Path, monkeyp
     from grader.sandbox.warm_parent import sweep_stale_scratch
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     (tmp_path / f"grader-{gone}-abc").mkdir()
     (tmp_path / f"grader-{os.getpid()}-mine").mkdir()
     (tmp_path / "grader-oldstyle").mkdir()

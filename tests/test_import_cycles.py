@@ -116,15 +116,45 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root / "pkg"
 
 
-@pytest.mark.parametrize(("files", "found"), [
-    ({"__init__.py": "", "a/__init__.py": "", "a/x.py": "from pkg.b.y import thing\n",
-      "b/__init__.py": "", "b/y.py": "def f():\n    from pkg.a import x\n"}, [["pkg.a", "pkg.b"]]),
-    ({"__init__.py": "", "a/__init__.py": "", "a/x.py": "import pkg.z\n", "z.py": "from .a.x import f\n",
-      "b/__init__.py": ""}, [["pkg.a", "pkg.z"]]),
-    ({"__init__.py": "", "a/__init__.py": "", "a/x.py": "from pkg.a import y\n", "a/y.py": "from . import x\n",
-      "b/__init__.py": "", "b/y.py": "from pkg.a.x import f\n"}, []),
-], ids=["deferred-import-between-layers", "through-a-module-outside-the-layers", "inside-one-layer-only"])
-def test_import_cycles_found_in_a_made_up_package(tmp_path: Path, files: dict[str, str],
-                                                  found: list[list[str]]) -> None:
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        (
+            {
+                "__init__.py": "",
+                "a/__init__.py": "",
+                "a/x.py": "from pkg.b.y import thing\n",
+                "b/__init__.py": "",
+                "b/y.py": "def f():\n    from pkg.a import x\n",
+            },
+            [["pkg.a", "pkg.b"]],
+        ),
+        (
+            {
+                "__init__.py": "",
+                "a/__init__.py": "",
+                "a/x.py": "import pkg.z\n",
+                "z.py": "from .a.x import f\n",
+                "b/__init__.py": "",
+            },
+            [["pkg.a", "pkg.z"]],
+        ),
+        (
+            {
+                "__init__.py": "",
+                "a/__init__.py": "",
+                "a/x.py": "from pkg.a import y\n",
+                "a/y.py": "from . import x\n",
+                "b/__init__.py": "",
+                "b/y.py": "from pkg.a.x import f\n",
+            },
+            [],
+        ),
+    ],
+    ids=["deferred-import-between-layers", "through-a-module-outside-the-layers", "inside-one-layer-only"],
+)
+def test_import_cycles_found_in_a_made_up_package(
+    tmp_path: Path, files: dict[str, str], found: list[list[str]]
+) -> None:
     graph = import_graph(_write(tmp_path, files))
     assert cycles_between(("pkg.a", "pkg.b"), graph) == found

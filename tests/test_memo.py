@@ -46,16 +46,20 @@ def test_memo_setdefault_with_makes_once() -> None:
     assert made == [1]
 
 
-@pytest.mark.parametrize("arguments", [{"max_entries": 0}, {"max_entries": 1, "max_weight": 5}],
-                         ids=["no-room", "weight-without-weigh"])
+@pytest.mark.parametrize(
+    "arguments", [{"max_entries": 0}, {"max_entries": 1, "max_weight": 5}], ids=["no-room", "weight-without-weigh"]
+)
 def test_memo_refuses_bounds_that_make_no_sense(arguments: dict[str, int]) -> None:
     with pytest.raises(ValueError):
         BoundedMemo(**arguments)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
-@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.binary(max_size=8)), max_size=60),
-       st.integers(1, 5), st.integers(0, 20))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdefgh"), st.binary(max_size=8)), max_size=60),
+    st.integers(1, 5),
+    st.integers(0, 20),
+)
 def test_memo_bounds_always_hold(writes: list[tuple[str, bytes]], entries: int, weight: int) -> None:
     memo: BoundedMemo[str, bytes] = BoundedMemo(entries, max_weight=weight, weigh=len)
     for key, value in writes:

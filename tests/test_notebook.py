@@ -20,12 +20,15 @@ def _write(tmp_path: Path, text: str | bytes, name: str = "work.ipynb") -> Path:
 
 
 def test_notebook_code_cells_joined_in_order_magics_removed(tmp_path: Path) -> None:
-    path = _write(tmp_path, notebook(
-        ("markdown", "# title\n%not code"),
-        ("code", "import numpy as np\n%matplotlib inline"),
-        ("code", "files = !ls\nif True:\n    !echo hi\nnp.exp?\nx = 1 % 2\ny = a != b"),
-        ("code", "%%bash\necho hello"),
-    ))
+    path = _write(
+        tmp_path,
+        notebook(
+            ("markdown", "# title\n%not code"),
+            ("code", "import numpy as np\n%matplotlib inline"),
+            ("code", "files = !ls\nif True:\n    !echo hi\nnp.exp?\nx = 1 % 2\ny = a != b"),
+            ("code", "%%bash\necho hello"),
+        ),
+    )
     source, notes = notebook_to_python(path)
     text = source.decode()
     assert text.index("import numpy") < text.index("x = 1 % 2")
@@ -34,8 +37,10 @@ def test_notebook_code_cells_joined_in_order_magics_removed(tmp_path: Path) -> N
     assert "y = a != b" in text and "# title" not in text
     compile(text, "work.py", "exec")
     assert notes[0] == "work.ipynb: graded as one Python file made of its 2 code cells, in order."
-    assert notes[1].endswith("removed: cell 2: %matplotlib inline; cell 3: files = !ls; cell 3: !echo hi; "
-                             "cell 3: np.exp?; cell 4: %%bash (the whole cell).")
+    assert notes[1].endswith(
+        "removed: cell 2: %matplotlib inline; cell 3: files = !ls; cell 3: !echo hi; "
+        "cell 3: np.exp?; cell 4: %%bash (the whole cell)."
+    )
 
 
 def test_notebook_list_or_string_sources_and_nbformat_3(tmp_path: Path) -> None:
@@ -46,8 +51,13 @@ def test_notebook_list_or_string_sources_and_nbformat_3(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(b"\xff\xfe{}", "not UTF-8"), (b"{not json", "not valid notebook JSON"), (b"[1, 2]", "shape of a Jupyter"),
-     (b"[" * 100000 + b"]" * 100000, "nested too deeply"), (b'{"cells": 3}', "shape of a Jupyter")],
+    [
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"{not json", "not valid notebook JSON"),
+        (b"[1, 2]", "shape of a Jupyter"),
+        (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+        (b'{"cells": 3}', "shape of a Jupyter"),
+    ],
     ids=["not-utf8", "not-json", "not-a-dict", "deep", "cells-not-list"],
 )
 def test_notebook_problems_become_notes(tmp_path: Path, content: bytes, message: str) -> None:

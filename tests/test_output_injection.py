@@ -143,29 +143,76 @@ def _one_line(text: str) -> str:
 
 
 def _feedback(text: str) -> Report:
-    failing = CheckResult(id="rows-sum-to-one", status="failed", score=0.0, max_score=1.0, visibility="hidden",
-                          reason=f"Failed: {text}", property=f"the weights sum to 1 ({text})",
-                          input=f"softmax(z={text})", expected=f"sums of 1 {text}", got=f"softmax raised {text}",
-                          note=f"note {text}", hint=f"hint {text}", more_failures=2)
-    erring = CheckResult(id="non-negative", status="error", score=0.0, max_score=1.0, visibility="public",
-                         reason=f"Not run: importing your file raised Exception: {text}")
-    passing = CheckResult(id="finite", status="passed", score=1.0, max_score=1.0, visibility="public",
-                          reason=f"passed {text}")
-    diagnosed = CheckResult(id="shift", status="failed", score=0.0, max_score=1.0, visibility="public",
-                            reason="r", property="p", input="i", expected="e", got="g", diagnosis=f"mistake {text}")
-    exercise = ExerciseResult(id="stable-softmax", title=f"Title {text}", status="failed", score=1.0, max_score=4.0,
-                              reason=f"Importing raised {text}", checks=[failing, erring, passing, diagnosed],
-                              output=f"printed {text}\nmore")
-    return Report(grader_version="0", submission=f"class/{text}.py", score=1.0, max_score=4.0,
-                  exercises=[exercise], problems=[f"Note {text}"],
-                  sandbox=SandboxInfo(tier="C", warning=f"warning {text}"))
+    failing = CheckResult(
+        id="rows-sum-to-one",
+        status="failed",
+        score=0.0,
+        max_score=1.0,
+        visibility="hidden",
+        reason=f"Failed: {text}",
+        property=f"the weights sum to 1 ({text})",
+        input=f"softmax(z={text})",
+        expected=f"sums of 1 {text}",
+        got=f"softmax raised {text}",
+        note=f"note {text}",
+        hint=f"hint {text}",
+        more_failures=2,
+    )
+    erring = CheckResult(
+        id="non-negative",
+        status="error",
+        score=0.0,
+        max_score=1.0,
+        visibility="public",
+        reason=f"Not run: importing your file raised Exception: {text}",
+    )
+    passing = CheckResult(
+        id="finite", status="passed", score=1.0, max_score=1.0, visibility="public", reason=f"passed {text}"
+    )
+    diagnosed = CheckResult(
+        id="shift",
+        status="failed",
+        score=0.0,
+        max_score=1.0,
+        visibility="public",
+        reason="r",
+        property="p",
+        input="i",
+        expected="e",
+        got="g",
+        diagnosis=f"mistake {text}",
+    )
+    exercise = ExerciseResult(
+        id="stable-softmax",
+        title=f"Title {text}",
+        status="failed",
+        score=1.0,
+        max_score=4.0,
+        reason=f"Importing raised {text}",
+        checks=[failing, erring, passing, diagnosed],
+        output=f"printed {text}\nmore",
+    )
+    return Report(
+        grader_version="0",
+        submission=f"class/{text}.py",
+        score=1.0,
+        max_score=4.0,
+        exercises=[exercise],
+        problems=[f"Note {text}"],
+        sandbox=SandboxInfo(tier="C", warning=f"warning {text}"),
+    )
 
 
 @pytest.mark.parametrize("name", IDS, ids=IDS)
 def test_feedback_markdown_shows_learner_text_as_text(name: str) -> None:
     text = INJECTIONS[name]
-    shown = [_one_line(f"Importing raised {text}"), _one_line(f"softmax raised {text}"),
-             _one_line(f"Title {text}"), _one_line(f"class/{text}.py"), _one_line(f"Note {text}")]
+    shown = [
+        _one_line(f"Importing raised {text}"),
+        _one_line(f"softmax raised {text}"),
+        _one_line(f"Title {text}"),
+        _one_line(f"class/{text}.py"),
+        _one_line(f"Note {text}"),
+    ]
     _assert_inert(format_markdown(_feedback(text)), format_markdown(_feedback(PLACEHOLDER)), shown)
 
 
@@ -173,8 +220,9 @@ def test_feedback_markdown_shows_learner_text_as_text(name: str) -> None:
 def test_markdown_text_is_inert_alone_and_as_a_list_item(name: str) -> None:
     text = INJECTIONS[name]
     for template in ("{}", "- {}", "> {}", "# {}"):
-        _assert_inert(template.format(markdown_text(text)), template.format(markdown_text(PLACEHOLDER)),
-                      [_one_line(text)])
+        _assert_inert(
+            template.format(markdown_text(text)), template.format(markdown_text(PLACEHOLDER)), [_one_line(text)]
+        )
 
 
 @pytest.mark.parametrize("name", IDS, ids=IDS)
@@ -190,15 +238,20 @@ def test_markdown_text_and_code_keep_a_table_row_whole(name: str) -> None:
 
 
 def test_markdown_text_keeps_ordinary_sentences_as_they_were() -> None:
-    ordinary = ("softmax raised ZeroDivisionError: division by zero (line 4: return 1 / 0). "
-                "Expected sums of 1 along axis -1 (atol 1e-09); got 0.5 for Q @ K.")
+    ordinary = (
+        "softmax raised ZeroDivisionError: division by zero (line 4: return 1 / 0). "
+        "Expected sums of 1 along axis -1 (atol 1e-09); got 0.5 for Q @ K."
+    )
     assert markdown_text(ordinary) == ordinary
     assert markdown_text("- 1 more") == "\\- 1 more" and markdown_text("12. x") == "12\\. x"
     assert markdown_text("mine.py line 4, e.sum()") == "mine\\.py line 4, e\\.sum()"
 
 
-@pytest.mark.parametrize("text", ["https://evil.example", "www.evil.example", "a@evil.example", "//evil.example",
-                                  "mailto:a@b.c"], ids=["url", "www", "email", "protocol-relative", "mailto"])
+@pytest.mark.parametrize(
+    "text",
+    ["https://evil.example", "www.evil.example", "a@evil.example", "//evil.example", "mailto:a@b.c"],
+    ids=["url", "www", "email", "protocol-relative", "mailto"],
+)
 def test_markdown_text_shows_what_a_renderer_would_link_as_code(text: str) -> None:
     assert markdown_text(f"see {text} now") == f"`see {text} now`"
 
@@ -208,13 +261,14 @@ def test_markdown_text_shows_what_a_renderer_would_link_as_code(text: str) -> No
 
 def _class_with(text: str) -> tuple[dict[str, Report], list[str], list[str]]:
     def report(reason: str) -> Report:
-        check = CheckResult(id="finite", status="error", score=0.0, max_score=1.0, visibility="public",
-                            reason=reason)
+        check = CheckResult(id="finite", status="error", score=0.0, max_score=1.0, visibility="public", reason=reason)
         exercise = ExerciseResult(id="impl", status="error", score=0.0, max_score=1.0, reason=reason, checks=[check])
         return Report(grader_version="0", submission="x", score=0.0, max_score=1.0, exercises=[exercise])
 
-    reports = {f"learner {text}": report(f"Not run: importing your file raised Exception: {text}"),
-               "other": report(f"Not run: importing your file raised Exception: {text}")}
+    reports = {
+        f"learner {text}": report(f"Not run: importing your file raised Exception: {text}"),
+        "other": report(f"Not run: importing your file raised Exception: {text}"),
+    }
     return reports, [f"learner {text}"], [f"skipped {text!r}: hidden files are not learners", f"note {text}"]
 
 
@@ -227,8 +281,12 @@ def test_summary_markdown_shows_learner_text_as_text(name: str) -> None:
 
     text = INJECTIONS[name]
     reason = first_sentence(f"Not run: importing your file raised Exception: {text}")
-    shown = [_one_line(reason), _one_line(f"learner {text}"), _one_line(f"note {text}"),
-             _one_line(f"Assignment {text}")]
+    shown = [
+        _one_line(reason),
+        _one_line(f"learner {text}"),
+        _one_line(f"note {text}"),
+        _one_line(f"Assignment {text}"),
+    ]
     _assert_inert(summary(text), summary(PLACEHOLDER), shown)
 
 
@@ -273,7 +331,10 @@ def test_gradescope_shows_every_output_as_plain_text(name: str) -> None:
     text = INJECTIONS[name]
     results = json.loads(format_gradescope(_feedback(text)))
     assert (results["output_format"], results["test_output_format"], results["test_name_format"]) == (
-        "text", "text", "text")
+        "text",
+        "text",
+        "text",
+    )
     assert "\x1b" not in json.dumps(results, ensure_ascii=False)
     outputs = [test["output"] for test in results["tests"]]
     assert printable(f"Not run: importing your file raised Exception: {text}") in outputs
@@ -310,13 +371,28 @@ def test_gradebook_keeps_injection_names_to_one_inert_row(name: str) -> None:
 
 
 def test_gradebook_neutralises_formulas_behind_line_breaks_and_spaces() -> None:
-    names = ["zed\r=2*21", "zed\n=2*21", "zed\r\n@SUM(A1)", "a\u2028+1", "a\x0b-1", "  =1+1", "\u3000=1",
-             "\uff1d1+1", "\u22121", "\u200d=1", "\t=1", "=HYPERLINK(\"http://x\",\"y\")", "-2+3", "ann-marie",
-             "o'neil", "é, \"x\""]
+    names = [
+        "zed\r=2*21",
+        "zed\n=2*21",
+        "zed\r\n@SUM(A1)",
+        "a\u2028+1",
+        "a\x0b-1",
+        "  =1+1",
+        "\u3000=1",
+        "\uff1d1+1",
+        "\u22121",
+        "\u200d=1",
+        "\t=1",
+        '=HYPERLINK("http://x","y")',
+        "-2+3",
+        "ann-marie",
+        "o'neil",
+        'é, "x"',
+    ]
     cells = [row[0] for row in _assert_gradebook_inert(names)[1:]]
     assert "zed\\x0d=2*21" in cells and "zed\\x0a=2*21" in cells and "a\\u2028+1" in cells
     assert {"'  =1+1", "'\u3000=1", "'\uff1d1+1", "'\u22121", "'-2+3", "\\x09=1"} <= set(cells)
-    assert {"ann-marie", "o'neil", "é, \"x\""} <= set(cells)
+    assert {"ann-marie", "o'neil", 'é, "x"'} <= set(cells)
 
 
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=6, unique=True))
@@ -325,9 +401,17 @@ def test_gradebook_any_names_give_one_inert_row_each(names: list[str]) -> None:
     _assert_gradebook_inert(names)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("ann", "ann"), ("=1", "'=1"), ("zed\r=2*21", "zed\\x0d=2*21"), ("  +1", "'  +1"), ("\u202eevil", "\\u202eevil"),
-], ids=["plain", "formula", "carriage-return", "spaces-then-plus", "bidi-override"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ann", "ann"),
+        ("=1", "'=1"),
+        ("zed\r=2*21", "zed\\x0d=2*21"),
+        ("  +1", "'  +1"),
+        ("\u202eevil", "\\u202eevil"),
+    ],
+    ids=["plain", "formula", "carriage-return", "spaces-then-plus", "bidi-override"],
+)
 def test_inert_cell(text: str, expected: str) -> None:
     assert inert_cell(text) == expected
 

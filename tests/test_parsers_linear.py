@@ -30,8 +30,9 @@ from grader.notebook import MAX_CODE_BYTES, MAX_NOTEBOOK_VALUES, NotebookProblem
 from grader.submission import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
 
 MIB = 1 << 20
-GENERATED = settings(derandomize=True, database=None, deadline=None, max_examples=300,
-                     suppress_health_check=[HealthCheck.too_slow])
+GENERATED = settings(
+    derandomize=True, database=None, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow]
+)
 ENTRIES = ["softmax", "log_softmax", "softmax_jacobian", "cross_entropy"]
 
 # The expression the grader used to strip IPython lines: it backtracks on a long run of spaces. Kept here as
@@ -126,7 +127,7 @@ def test_scan_names_is_linear_on_crafted_source(text: str) -> None:
 
 def test_reading_a_folder_of_crafted_python_files_is_bounded(tmp_path: Path) -> None:
     for index in range(64):  # the most files a folder may hold, each at the cap
-        (tmp_path / f"f{index:02}.py").write_text(PATHOLOGICAL_SOURCES["commas-after-name"][: MAX_PY_BYTES])
+        (tmp_path / f"f{index:02}.py").write_text(PATHOLOGICAL_SOURCES["commas-after-name"][:MAX_PY_BYTES])
     started = time.process_time()
     submission = read_submission(tmp_path)
     scans = [scan_names(data.decode("utf-8", "replace"), ENTRIES) for data in submission.python.values()]
@@ -138,18 +139,41 @@ def test_reading_a_folder_of_crafted_python_files_is_bounded(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(
     ("source", "bound"),
-    [("def softmax(z, axis=-1):", {"softmax"}), ("async def softmax(z):", {"softmax"}),
-     ("def\tsoftmax(z):", {"softmax"}), ("class softmax:", {"softmax"}), ("softmax = f", {"softmax"}),
-     ("softmax=f", {"softmax"}), ("softmax: Callable = f", {"softmax"}), ("a, softmax = 1, 2", {"softmax"}),
-     ("(a, softmax) = g()", {"softmax"}), ("*a, softmax = g()", {"softmax"}), ("softmax, = g()", {"softmax"}),
-     ("x = y = softmax = 3", {"softmax"}), ("from helpers import softmax", {"softmax"}),
-     ("from helpers import (softmax,", {"softmax"}), ("from . import log_softmax as softmax", {"softmax"}),
-     ("import softmax", {"softmax"}), ("import x as softmax", {"softmax"}), ("\ufeffsoftmax = 1", {"softmax"}),
-     ("softmax = 1  # a comment", {"softmax"}), ("softmax = lambda z, axis=-1: z", {"softmax"}),
-     ("x = softmax", set()), ("softmax += 1", set()), ("softmax == 1", set()), ("f(softmax=1)", set()),
-     ("    softmax = 1", set()), ('x = "a, softmax = 3"', set()), ("softmax.x = 1", set()),
-     ("if True: softmax = 1", set()), ("x = lambda softmax=1: 0", set()), ("print(1)  # softmax = 1", set()),
-     ("import x.softmax", set()), ("from helpers import *  # softmax", set()), ("softmax: Callable", set())],
+    [
+        ("def softmax(z, axis=-1):", {"softmax"}),
+        ("async def softmax(z):", {"softmax"}),
+        ("def\tsoftmax(z):", {"softmax"}),
+        ("class softmax:", {"softmax"}),
+        ("softmax = f", {"softmax"}),
+        ("softmax=f", {"softmax"}),
+        ("softmax: Callable = f", {"softmax"}),
+        ("a, softmax = 1, 2", {"softmax"}),
+        ("(a, softmax) = g()", {"softmax"}),
+        ("*a, softmax = g()", {"softmax"}),
+        ("softmax, = g()", {"softmax"}),
+        ("x = y = softmax = 3", {"softmax"}),
+        ("from helpers import softmax", {"softmax"}),
+        ("from helpers import (softmax,", {"softmax"}),
+        ("from . import log_softmax as softmax", {"softmax"}),
+        ("import softmax", {"softmax"}),
+        ("import x as softmax", {"softmax"}),
+        ("\ufeffsoftmax = 1", {"softmax"}),
+        ("softmax = 1  # a comment", {"softmax"}),
+        ("softmax = lambda z, axis=-1: z", {"softmax"}),
+        ("x = softmax", set()),
+        ("softmax += 1", set()),
+        ("softmax == 1", set()),
+        ("f(softmax=1)", set()),
+        ("    softmax = 1", set()),
+        ('x = "a, softmax = 3"', set()),
+        ("softmax.x = 1", set()),
+        ("if True: softmax = 1", set()),
+        ("x = lambda softmax=1: 0", set()),
+        ("print(1)  # softmax = 1", set()),
+        ("import x.softmax", set()),
+        ("from helpers import *  # softmax", set()),
+        ("softmax: Callable", set()),
+    ],
     ids=lambda value: value if isinstance(value, str) else None,
 )
 def test_scan_names_reads_module_level_bindings(source: str, bound: set[str]) -> None:
@@ -158,9 +182,40 @@ def test_scan_names_reads_module_level_bindings(source: str, bound: set[str]) ->
     assert "softmax" in scan.mentioned
 
 
-_SOURCE_PIECES = st.sampled_from(["softmax", "log_softmax", "a", "b", " = ", "=", "==", ", ", "(", ")", "[", "]",
-                                  ": ", "*", "+=", "def ", "class ", "async ", "import ", "from m import ", " as ",
-                                  ".", "1", "lambda ", "    ", "# ", "\n", "\\\n", "f(", "if a: "])
+_SOURCE_PIECES = st.sampled_from(
+    [
+        "softmax",
+        "log_softmax",
+        "a",
+        "b",
+        " = ",
+        "=",
+        "==",
+        ", ",
+        "(",
+        ")",
+        "[",
+        "]",
+        ": ",
+        "*",
+        "+=",
+        "def ",
+        "class ",
+        "async ",
+        "import ",
+        "from m import ",
+        " as ",
+        ".",
+        "1",
+        "lambda ",
+        "    ",
+        "# ",
+        "\n",
+        "\\\n",
+        "f(",
+        "if a: ",
+    ]
+)
 
 
 @GENERATED
@@ -193,18 +248,22 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=20,
 )
-_CELL = st.fixed_dictionaries({"cell_type": st.sampled_from(["code", "markdown", 3])},
-                              optional={"source": _JSON | st.lists(st.text(max_size=30), max_size=4),
-                                        "input": _JSON})
+_CELL = st.fixed_dictionaries(
+    {"cell_type": st.sampled_from(["code", "markdown", 3])},
+    optional={"source": _JSON | st.lists(st.text(max_size=30), max_size=4), "input": _JSON},
+)
 
 
 @GENERATED
-@given(st.one_of(
-    _JSON,
-    st.fixed_dictionaries({"cells": st.lists(_CELL | _JSON, max_size=5)}),
-    st.fixed_dictionaries({"worksheets": st.lists(st.fixed_dictionaries({"cells": st.lists(_CELL, max_size=4)})
-                                                  | _JSON, max_size=3)}),
-))
+@given(
+    st.one_of(
+        _JSON,
+        st.fixed_dictionaries({"cells": st.lists(_CELL | _JSON, max_size=5)}),
+        st.fixed_dictionaries(
+            {"worksheets": st.lists(st.fixed_dictionaries({"cells": st.lists(_CELL, max_size=4)}) | _JSON, max_size=3)}
+        ),
+    )
+)
 def test_convert_notebook_of_any_json_converts_or_says_why(data: Any) -> None:
     try:
         source, notes = convert_notebook(json.dumps(data).encode(), "work.ipynb")
@@ -228,12 +287,14 @@ def test_convert_notebook_of_any_bytes_converts_or_says_why(raw: bytes) -> None:
 
 @pytest.mark.parametrize(
     ("raw", "message"),
-    [(_notebook('x = "\ud800"'), "cell 1 holds text that is not valid Unicode"),
-     (_notebook("x = 1\n" * (MAX_CODE_BYTES // 6 + 1)), "more than 1 MiB of Python"),
-     (_notebook(*["x = 1\n" * 1000] * (MAX_CODE_BYTES // 6000 + 1)), "more than 1 MiB of Python"),
-     (b"[" + b"0," * MAX_NOTEBOOK_VALUES + b"0]", "more than 2,097,152 JSON values"),
-     (b'{"cells": [], "n": ' + b"9" * 5000 + b"}", "not valid notebook JSON"),
-     (b"[" * 100000, "nested too deeply")],
+    [
+        (_notebook('x = "\ud800"'), "cell 1 holds text that is not valid Unicode"),
+        (_notebook("x = 1\n" * (MAX_CODE_BYTES // 6 + 1)), "more than 1 MiB of Python"),
+        (_notebook(*["x = 1\n" * 1000] * (MAX_CODE_BYTES // 6000 + 1)), "more than 1 MiB of Python"),
+        (b"[" + b"0," * MAX_NOTEBOOK_VALUES + b"0]", "more than 2,097,152 JSON values"),
+        (b'{"cells": [], "n": ' + b"9" * 5000 + b"}", "not valid notebook JSON"),
+        (b"[" * 100000, "nested too deeply"),
+    ],
     ids=["lone-surrogate", "code-over-cap", "cells-over-cap", "values-over-cap", "huge-integer", "deep"],
 )
 def test_convert_notebook_refuses_with_a_reason(raw: bytes, message: str) -> None:
@@ -243,8 +304,12 @@ def test_convert_notebook_refuses_with_a_reason(raw: bytes, message: str) -> Non
 
 @pytest.mark.parametrize(
     "raw",
-    [_notebook("%%bash\n" + "ab\n" * (8 * MIB // 4)), _notebook("%time x\n" + "ab\n" * (8 * MIB // 4)),
-     _notebook("%time x\n" + "\r" * (8 * MIB // 3)), _notebook(["a"] * MIB)],
+    [
+        _notebook("%%bash\n" + "ab\n" * (8 * MIB // 4)),
+        _notebook("%time x\n" + "ab\n" * (8 * MIB // 4)),
+        _notebook("%time x\n" + "\r" * (8 * MIB // 3)),
+        _notebook(["a"] * MIB),
+    ],
     ids=["whole-cell-magic", "lines-over-cap", "carriage-returns-over-cap", "list-of-a-million-parts"],
 )
 def test_convert_notebook_memory_stays_near_the_file_size(raw: bytes) -> None:
@@ -273,12 +338,17 @@ def test_convert_notebook_takes_source_as_a_string_or_a_list_of_strings() -> Non
 
 @pytest.mark.parametrize(
     ("content", "note"),
-    [(b"x = 1\n" * (MAX_PY_BYTES // 6 + 1), "big.py is larger than 1024 KiB and was not graded."),
-     (b"x = 1\x00\n", None), (b"x = '\xff\xfe'\n", None), (b"x = " + b"(" * 100000, None)],
+    [
+        (b"x = 1\n" * (MAX_PY_BYTES // 6 + 1), "big.py is larger than 1024 KiB and was not graded."),
+        (b"x = 1\x00\n", None),
+        (b"x = '\xff\xfe'\n", None),
+        (b"x = " + b"(" * 100000, None),
+    ],
     ids=["over-cap", "nul-byte", "not-utf8", "deep-nesting"],
 )
 def test_read_submission_keeps_odd_python_for_the_learner_process_and_refuses_huge(
-        tmp_path: Path, content: bytes, note: str | None) -> None:
+    tmp_path: Path, content: bytes, note: str | None
+) -> None:
     (tmp_path / "big.py").write_bytes(content)
     submission = read_submission(tmp_path / "big.py")
     if note is None:  # its import, in the learner process, says what is wrong with it
@@ -296,9 +366,11 @@ def test_locate_reads_which_file_binds_each_entry_and_probes_only_the_unsure(cat
 
     probed: list[list[str]] = []
     session = SimpleNamespace(catalog=catalog, _probe=lambda submission, sources, names: probed.append(names) or {})
-    files = {"a.py": b"import numpy as np\ndef softmax(z, axis=-1):\n    return z\n",
-             "b.py": b"from a import softmax\nlog_softmax = lambda z, axis=-1: z\n",
-             "c.py": b"x = [cross_entropy for _ in ()]\n"}
+    files = {
+        "a.py": b"import numpy as np\ndef softmax(z, axis=-1):\n    return z\n",
+        "b.py": b"from a import softmax\nlog_softmax = lambda z, axis=-1: z\n",
+        "c.py": b"x = [cross_entropy for _ in ()]\n",
+    }
     located = GradingSession._locate(session, Submission(label="x", python=files), None)  # type: ignore[arg-type]
     assert located["log_softmax"].module == "b.py"
     assert "softmax" not in located and probed == [["cross_entropy", "softmax"]]  # two files bind it; one mentions

@@ -41,8 +41,9 @@ def test_entrypoint_grades_a_buggy_submission(tmp_path: Path) -> None:
     root = student(tmp_path, BUGGY)
     results = grade(root, GRADER_EXERCISES=str(ROOT / "exercises"), GRADER_EXERCISE="stable-softmax")
     assert results["gradable"] is True and 0 < results["score"] < 1
-    assert results["tests"] and all({"name", "points", "max_points", "message", "output"} <= set(t)
-                                    for t in results["tests"])
+    assert results["tests"] and all(
+        {"name", "points", "max_points", "message", "output"} <= set(t) for t in results["tests"]
+    )
     assert any(t["points"] < t["max_points"] and "1000." in t["output"] for t in results["tests"])
 
 
@@ -79,8 +80,10 @@ def test_entrypoint_refusal_still_writes_a_valid_result(tmp_path: Path) -> None:
 def test_entrypoint_crash_still_writes_a_valid_result(tmp_path: Path) -> None:
     root = student(tmp_path, BUGGY)
     fake = tmp_path / "python"
-    fake.write_text(f'#!/bin/sh\nif [ "$1" = "-m" ]; then echo "Traceback (most recent call last):" >&2; exit 3; fi\n'
-                    f'exec {sys.executable} "$@"\n')
+    fake.write_text(
+        f'#!/bin/sh\nif [ "$1" = "-m" ]; then echo "Traceback (most recent call last):" >&2; exit 3; fi\n'
+        f'exec {sys.executable} "$@"\n'
+    )
     fake.chmod(0o755)
     results = grade(root, PYTHON=str(fake), GRADER_EXERCISES=str(ROOT / "exercises"))
     assert results["gradable"] is False and "status 3" in results["message"]

@@ -22,9 +22,11 @@ MUTATES = "import numpy as np\ndef f(z, k=1.0):\n    z *= 2.0\n    return z * k\
 
 
 def _batch() -> CallBatch:
-    calls = [Call("f", {"z": np.array([1.0, 2.0, 3.0]), "k": 0.5}, return_inputs=True),
-             Call("f", {"z": np.arange(6.0).reshape(2, 3)}, return_inputs=True),
-             Call("f", {"z": np.array([4.0], dtype=np.float32), "k": 3})]
+    calls = [
+        Call("f", {"z": np.array([1.0, 2.0, 3.0]), "k": 0.5}, return_inputs=True),
+        Call("f", {"z": np.arange(6.0).reshape(2, 3)}, return_inputs=True),
+        Call("f", {"z": np.array([4.0], dtype=np.float32), "k": 3}),
+    ]
     return encode_calls(calls, {"f": ["z", "k"]})
 
 
@@ -79,14 +81,19 @@ def test_requests_that_hand_over_the_graders_functions_are_not_preloaded(preload
 
 def test_asking_for_a_request_the_process_does_not_hold_is_answered_as_a_decode_failure(preloaded: dict) -> None:
     module = type("M", (), {"f": staticmethod(lambda: 1.0)})
-    answers = [child.run_call(module, index, call, arguments, "/x")[0] for index, (call, arguments)
-               in enumerate(requested_calls({"op": "call_many", "preloaded": "gone", "count": 2}, []))]
+    answers = [
+        child.run_call(module, index, call, arguments, "/x")[0]
+        for index, (call, arguments) in enumerate(
+            requested_calls({"op": "call_many", "preloaded": "gone", "count": 2}, [])
+        )
+    ]
     assert [(a["ok"], a["stage"]) for a in answers] == [(False, "decode"), (False, "decode")]
 
 
 @pytest.mark.slow
 def test_the_second_learner_sent_a_plan_makes_the_warm_parent_preload_it_for_the_third(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     memo = SandboxMemo()  # the session's: what its processes share
     calls = _batch()
     sent: list[bytes] = []

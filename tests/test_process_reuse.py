@@ -60,10 +60,14 @@ def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path
     """``np.seterr(all="raise")`` and an ``error`` warning filter in one file change nothing for another file."""
     folder = tmp_path / "learner"
     folder.mkdir()
-    (folder / "aaa_first.py").write_text("import warnings\nimport numpy as np\nnp.seterr(all='raise')\n"
-                                         "warnings.simplefilter('error')\n" + _reference("stable-softmax"))
-    naive = "import numpy as np\n\ndef log_softmax(z, axis=-1):\n    z = np.asarray(z, float)\n" \
-            "    return np.log(np.exp(z) / np.exp(z).sum(axis=axis, keepdims=True))\n"
+    (folder / "aaa_first.py").write_text(
+        "import warnings\nimport numpy as np\nnp.seterr(all='raise')\n"
+        "warnings.simplefilter('error')\n" + _reference("stable-softmax")
+    )
+    naive = (
+        "import numpy as np\n\ndef log_softmax(z, axis=-1):\n    z = np.asarray(z, float)\n"
+        "    return np.log(np.exp(z) / np.exp(z).sum(axis=axis, keepdims=True))\n"
+    )
     (folder / "zzz_second.py").write_text(naive)
     alone = tmp_path / "alone"
     alone.mkdir()
@@ -76,10 +80,15 @@ def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path
 
 def test_modules_one_exercise_replaced_are_back_for_the_next(session, tmp_path: Path) -> None:
     """A file that puts its own object in ``sys.modules`` (or blocks an import) leaves the next file real modules."""
-    folder = _learner(tmp_path, files={
-        "aaa_first.py": "import sys, types\n" + _reference("stable-softmax")
-                        + "\nsys.modules['numpy'] = types.ModuleType('numpy')\nsys.modules['json'] = None\n",
-        "zzz_second.py": "import json\n" + _reference("log-softmax")})
+    folder = _learner(
+        tmp_path,
+        files={
+            "aaa_first.py": "import sys, types\n"
+            + _reference("stable-softmax")
+            + "\nsys.modules['numpy'] = types.ModuleType('numpy')\nsys.modules['json'] = None\n",
+            "zzz_second.py": "import json\n" + _reference("log-softmax"),
+        },
+    )
     exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
     assert exercises["stable-softmax"].score == exercises["stable-softmax"].max_score
     assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
@@ -115,8 +124,10 @@ def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeyp
     """A file that starts a thread gets the process to itself: the next exercise starts a new one."""
     folder = tmp_path / "learner"
     folder.mkdir()
-    (folder / "one.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), "
-                                   "daemon=True).start()\n" + _reference("stable-softmax"))
+    (folder / "one.py").write_text(
+        "import threading, time\nthreading.Thread(target=time.sleep, args=(60,), "
+        "daemon=True).start()\n" + _reference("stable-softmax")
+    )
     (folder / "two.py").write_text(_reference("log-softmax"))
     session.factory.self_test()
     pids = _spawns(monkeypatch)
@@ -129,18 +140,24 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
     """Some checks hand the learner process the grader's functions; that process serves no other exercise."""
     from grader.checks.engine import SourceModule, grade_implementation
 
-    files = {"a_gradient.py": _reference("argmax-zero-gradient").encode(),
-             # Full marks only if the grader's source is nowhere in this process when the file is imported.
-             "b_softmax.py": ("import sys\nheld = sys.modules.get('grader.sandbox.arguments')\n"
-                              "assert held is None or held._trusted[0] is None, 'found the grader source'\n"
-                              + _reference("stable-softmax")).encode()}
+    files = {
+        "a_gradient.py": _reference("argmax-zero-gradient").encode(),
+        # Full marks only if the grader's source is nowhere in this process when the file is imported.
+        "b_softmax.py": (
+            "import sys\nheld = sys.modules.get('grader.sandbox.arguments')\n"
+            "assert held is None or held._trusted[0] is None, 'found the grader source'\n"
+            + _reference("stable-softmax")
+        ).encode(),
+    }
     session.factory.self_test()
     pids = _spawns(monkeypatch)
     try:
-        gradient = grade_implementation(catalog.exercise("argmax-zero-gradient"), SourceModule(files, "a_gradient.py"),
-                                        session.factory)
-        softmax = grade_implementation(catalog.exercise("stable-softmax"), SourceModule(files, "b_softmax.py"),
-                                       session.factory)
+        gradient = grade_implementation(
+            catalog.exercise("argmax-zero-gradient"), SourceModule(files, "a_gradient.py"), session.factory
+        )
+        softmax = grade_implementation(
+            catalog.exercise("stable-softmax"), SourceModule(files, "b_softmax.py"), session.factory
+        )
     finally:
         session.factory.release()
     assert gradient.score == gradient.max_score
@@ -148,8 +165,9 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
     assert len(pids) == 2
 
 
-def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(session, tmp_path: Path,
-                                                                                 monkeypatch) -> None:
+def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(
+    session, tmp_path: Path, monkeypatch
+) -> None:
     folder = _learner(tmp_path, references=("argmax-zero-gradient", "stable-softmax", "temperature"))
     session.factory.self_test()
     pids = _spawns(monkeypatch)
@@ -166,19 +184,27 @@ def test_a_helper_module_and_process_settings_start_afresh(session, tmp_path: Pa
     folder = tmp_path / "learner"
     folder.mkdir()
     (folder / "helpers.py").write_text("CALLS = []\n")
-    (folder / "one.py").write_text("import signal, sys, helpers\nhelpers.CALLS.append(1)\nsys.setrecursionlimit(60)\n"
-                                   "signal.setitimer(signal.ITIMER_REAL, 0.3)\n" + _reference("stable-softmax"))
-    (folder / "two.py").write_text("import helpers\nassert helpers.CALLS == [], 'helpers was not imported afresh'\n"
-                                   "import time\ntime.sleep(0.5)\n" + _reference("log-softmax"))
+    (folder / "one.py").write_text(
+        "import signal, sys, helpers\nhelpers.CALLS.append(1)\nsys.setrecursionlimit(60)\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.3)\n" + _reference("stable-softmax")
+    )
+    (folder / "two.py").write_text(
+        "import helpers\nassert helpers.CALLS == [], 'helpers was not imported afresh'\n"
+        "import time\ntime.sleep(0.5)\n" + _reference("log-softmax")
+    )
     exercises = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax"]))
     assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
 
 
 def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function_costs_the_next_nothing(
-        session, tmp_path: Path, monkeypatch) -> None:
+    session, tmp_path: Path, monkeypatch
+) -> None:
     """Each exercise's calls go with its import; when nobody collects their answers the process is not reused."""
-    folder = _learner(tmp_path, files={"stable_softmax.py": "softmax = 'not written yet'\n"},
-                      references=("log-softmax", "temperature"))
+    folder = _learner(
+        tmp_path,
+        files={"stable_softmax.py": "softmax = 'not written yet'\n"},
+        references=("log-softmax", "temperature"),
+    )
     session.factory.self_test()
     pids = _spawns(monkeypatch)
     report = _by_id(session.grade(folder, exercise_ids=["stable-softmax", "log-softmax", "temperature"]))

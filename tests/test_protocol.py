@@ -15,9 +15,17 @@ from tests.fakes import WarmParentStub
 
 @pytest.mark.parametrize(
     "value",
-    [np.array([1.0, 2.5, -np.inf, np.nan]), np.zeros((2, 3, 4)), np.array(3.5), np.array([1, 2], dtype=np.int64),
-     np.array([True, False]), np.ones((3,), dtype=np.float32), np.array([], dtype=float).reshape(0, 3),
-     np.arange(6, dtype=">f8").reshape(2, 3), np.array([1 + 2j])],
+    [
+        np.array([1.0, 2.5, -np.inf, np.nan]),
+        np.zeros((2, 3, 4)),
+        np.array(3.5),
+        np.array([1, 2], dtype=np.int64),
+        np.array([True, False]),
+        np.ones((3,), dtype=np.float32),
+        np.array([], dtype=float).reshape(0, 3),
+        np.arange(6, dtype=">f8").reshape(2, 3),
+        np.array([1 + 2j]),
+    ],
     ids=["float64", "3d", "scalar", "int64", "bool", "float32", "empty", "big-endian", "complex"],
 )
 def test_encode_array_round_trips_values_shape_and_kind(value: np.ndarray) -> None:
@@ -35,8 +43,14 @@ def test_encode_array_refuses_objects() -> None:
 
 @pytest.mark.parametrize(
     "blob",
-    [b"", b"\x07", bytes([200, 1]) + struct.pack("<Q", 1) + b"\0" * 8, bytes([0, 1]) + struct.pack("<Q", 10**11),
-     bytes([0, 1]) + struct.pack("<Q", 3) + b"\0" * 8, b"\x93NUMPY\x01\x00" + b"{'descr': '|O'}"],
+    [
+        b"",
+        b"\x07",
+        bytes([200, 1]) + struct.pack("<Q", 1) + b"\0" * 8,
+        bytes([0, 1]) + struct.pack("<Q", 10**11),
+        bytes([0, 1]) + struct.pack("<Q", 3) + b"\0" * 8,
+        b"\x93NUMPY\x01\x00" + b"{'descr': '|O'}",
+    ],
     ids=["empty", "truncated-head", "unknown-dtype", "absurd-size", "short-payload", "npy-object"],
 )
 def test_decode_array_refuses_forged_payloads(blob: bytes) -> None:
@@ -56,8 +70,12 @@ def test_message_parser_reassembles_messages_split_anywhere() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [struct.pack(">I", MAX_FRAME + 1), struct.pack(">I", 4) + b"[1] ", struct.pack(">I", 2) + b"{}",
-     struct.pack(">I", 3) + b"\xff\xfe\x00"],
+    [
+        struct.pack(">I", MAX_FRAME + 1),
+        struct.pack(">I", 4) + b"[1] ",
+        struct.pack(">I", 2) + b"{}",
+        struct.pack(">I", 3) + b"\xff\xfe\x00",
+    ],
     ids=["oversized-frame", "not-an-object", "no-blob-count", "not-json"],
 )
 def test_message_parser_refuses_garbage(data: bytes) -> None:
@@ -77,12 +95,24 @@ def test_a_head_seen_before_still_needs_the_right_payload() -> None:
         decode_array(blob, max_elements=5)  # a smaller limit is a different question, not a remembered answer
 
 
-@pytest.mark.parametrize("header", [
-    {"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
-    {"op": "result", "index": 41, "ok": True, "kind": "tuple", "types": ["float", "float64"], "values": 2, "inputs": 1},
-    {"op": "result", "index": 3, "ok": True, "kind": "single", "types": ['we"ird\\name'], "values": 1},
-    {"op": "result", "index": 5, "ok": False, "stage": "call", "error": {"type": "ValueError", "message": "no"}},
-], ids=["single", "tuple-with-inputs", "odd-type-name", "error"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+        {
+            "op": "result",
+            "index": 41,
+            "ok": True,
+            "kind": "tuple",
+            "types": ["float", "float64"],
+            "values": 2,
+            "inputs": 1,
+        },
+        {"op": "result", "index": 3, "ok": True, "kind": "single", "types": ['we"ird\\name'], "values": 1},
+        {"op": "result", "index": 5, "ok": False, "stage": "call", "error": {"type": "ValueError", "message": "no"}},
+    ],
+    ids=["single", "tuple-with-inputs", "odd-type-name", "error"],
+)
 def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> None:
     """The learner process builds an ``ok`` answer's header from a template; it must read exactly the same."""
     from grader.sandbox.child import encode_answer as _answer
@@ -93,11 +123,23 @@ def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> N
 
 
 ANSWERS = [
-    ({"op": "result", "index": 4, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
-     [encode_array(np.arange(3.0))]),
+    (
+        {"op": "result", "index": 4, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+        [encode_array(np.arange(3.0))],
+    ),
     ({"op": "result", "index": 5, "ok": False, "stage": "call", "error": {"type": "ValueError", "message": "no"}}, []),
-    ({"op": "result", "index": 6, "ok": True, "kind": "tuple", "types": ["float", 'we"ird'], "values": 2, "inputs": 1},
-     [encode_array(np.float64(1.5)), encode_array(np.array([[1, 2]])), encode_array(np.zeros(0))]),
+    (
+        {
+            "op": "result",
+            "index": 6,
+            "ok": True,
+            "kind": "tuple",
+            "types": ["float", 'we"ird'],
+            "values": 2,
+            "inputs": 1,
+        },
+        [encode_array(np.float64(1.5)), encode_array(np.array([[1, 2]])), encode_array(np.zeros(0))],
+    ),
 ]
 
 
@@ -118,7 +160,7 @@ def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
 
 
 def test_a_batch_of_answers_comes_apart_into_the_answers_sent_one_by_one() -> None:
-    (header, blobs), = MessageParser().feed(_batched(ANSWERS))
+    ((header, blobs),) = MessageParser().feed(_batched(ANSWERS))
     assert header["op"] == "results"
     expected = [MessageParser().feed(encode_message(h, p))[0] for h, p in ANSWERS]
     got = [({k: v for k, v in h.items() if k != "blobs"}, p) for h, p in unbatch(header, blobs)]
@@ -128,41 +170,71 @@ def test_a_batch_of_answers_comes_apart_into_the_answers_sent_one_by_one() -> No
 def test_a_batch_names_each_distinct_answer_header_once() -> None:
     """A check's answers mostly share one header: the batch carries it once and numbers the answers."""
     same = [({**OK_ANSWERS[0][0], "index": index}, OK_ANSWERS[0][1]) for index in range(40)]
-    (header, blobs), = MessageParser().feed(_batched(same + [({**OK_ANSWERS[1][0], "index": 40}, OK_ANSWERS[1][1])]))
-    assert header["kinds"] == [{k: v for k, v in h.items() if k not in ("op", "index")}
-                               for h in (OK_ANSWERS[0][0], OK_ANSWERS[1][0])]
+    ((header, blobs),) = MessageParser().feed(_batched(same + [({**OK_ANSWERS[1][0], "index": 40}, OK_ANSWERS[1][1])]))
+    assert header["kinds"] == [
+        {k: v for k, v in h.items() if k not in ("op", "index")} for h in (OK_ANSWERS[0][0], OK_ANSWERS[1][0])
+    ]
     assert header["answers"] == [0] * 40 + [1]
 
 
-@pytest.mark.parametrize("change", [
-    {"first": -1}, {"first": "4"}, {"answers": {"0": {}}}, {"answers": [[1, 2]]}, {"answers": [True]},
-    {"answers": [0, 99]}, {"answers": [-1]}, {"kinds": {"0": {}}}, {"kinds": [[1, 2]], "answers": [0]},
-    {"sizes": [1, -1]},
-    {"sizes": [24, 16, 32, 16, 1]},  # more bytes named than sent
-    {"kinds": [{"ok": True, "values": 99}], "answers": [0]},  # more arrays named than sizes given
-    {"kinds": [{"ok": True, "values": 1}], "answers": [0]},  # arrays sent that no answer names
-    {"kinds": [{"ok": True, "values": True}], "answers": [0]},
-    {"kinds": [{"ok": True, "values": 1, "inputs": -2}], "answers": [0]},
-], ids=["negative-first", "text-first", "answers-not-a-list", "answer-not-a-number", "answer-a-boolean",
-        "answer-past-the-kinds", "negative-answer", "kinds-not-a-list", "kind-not-an-object", "negative-size",
-        "sizes-past-the-payload", "too-many-arrays-named", "arrays-left-over", "boolean-count", "negative-count"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"first": -1},
+        {"first": "4"},
+        {"answers": {"0": {}}},
+        {"answers": [[1, 2]]},
+        {"answers": [True]},
+        {"answers": [0, 99]},
+        {"answers": [-1]},
+        {"kinds": {"0": {}}},
+        {"kinds": [[1, 2]], "answers": [0]},
+        {"sizes": [1, -1]},
+        {"sizes": [24, 16, 32, 16, 1]},  # more bytes named than sent
+        {"kinds": [{"ok": True, "values": 99}], "answers": [0]},  # more arrays named than sizes given
+        {"kinds": [{"ok": True, "values": 1}], "answers": [0]},  # arrays sent that no answer names
+        {"kinds": [{"ok": True, "values": True}], "answers": [0]},
+        {"kinds": [{"ok": True, "values": 1, "inputs": -2}], "answers": [0]},
+    ],
+    ids=[
+        "negative-first",
+        "text-first",
+        "answers-not-a-list",
+        "answer-not-a-number",
+        "answer-a-boolean",
+        "answer-past-the-kinds",
+        "negative-answer",
+        "kinds-not-a-list",
+        "kind-not-an-object",
+        "negative-size",
+        "sizes-past-the-payload",
+        "too-many-arrays-named",
+        "arrays-left-over",
+        "boolean-count",
+        "negative-count",
+    ],
+)
 def test_a_malformed_batch_is_refused_before_anything_is_cut(change: dict) -> None:  # type: ignore[type-arg]
-    (header, blobs), = MessageParser().feed(_batched(ANSWERS))
+    ((header, blobs),) = MessageParser().feed(_batched(ANSWERS))
     with pytest.raises(ProtocolError):
         unbatch({**header, **change}, blobs)
 
 
 OK_ANSWERS = [
-    ({"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
-     [encode_array(np.array([0.25, 0.75]))]),
-    ({"op": "result", "index": 1, "ok": True, "kind": "tuple", "types": ["float", "float"], "values": 2},
-     [encode_array(np.float64(64.2)), encode_array(np.float64(1.003))]),
+    (
+        {"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["ndarray"], "values": 1},
+        [encode_array(np.array([0.25, 0.75]))],
+    ),
+    (
+        {"op": "result", "index": 1, "ok": True, "kind": "tuple", "types": ["float", "float"], "values": 2},
+        [encode_array(np.float64(64.2)), encode_array(np.float64(1.003))],
+    ),
 ]
 
 
 def _taken_apart(answers: list, known: KnownAnswers) -> list:  # type: ignore[type-arg]
     """What the grader's side makes of a batch: each answer's outcome, in order (``known``: recent batches)."""
-    (header, blobs), = MessageParser().feed(_batched(answers))
+    ((header, blobs),) = MessageParser().feed(_batched(answers))
     outcomes = known.find(header, blobs)
     if outcomes is None:
         outcomes = [decode_answer(h["index"], h, p) for h, p in unbatch(header, blobs)]
@@ -193,7 +265,7 @@ def test_a_batch_with_a_failed_answer_is_always_taken_apart_afresh() -> None:
 
 def test_known_batches_are_bounded_in_bytes_as_well_as_in_number() -> None:
     """A learner returning large arrays must not make the grader keep them: big batches are never kept."""
-    (header, blobs), = MessageParser().feed(_batched(OK_ANSWERS))
+    ((header, blobs),) = MessageParser().feed(_batched(OK_ANSWERS))
     size = len(blobs[0])
 
     def outcomes():  # type: ignore[no-untyped-def]
@@ -214,7 +286,7 @@ def test_known_batches_are_bounded_in_bytes_as_well_as_in_number() -> None:
 def test_known_batches_let_the_oldest_go_when_full() -> None:
     def batch(value: float):  # type: ignore[no-untyped-def]
         answers = [(OK_ANSWERS[0][0], [encode_array(np.array([value, 1 - value]))])]
-        (header, blobs), = MessageParser().feed(_batched(answers))
+        ((header, blobs),) = MessageParser().feed(_batched(answers))
         return header, blobs, [decode_answer(h["index"], h, p) for h, p in unbatch(header, blobs)]
 
     first, second = batch(0.25), batch(0.5)

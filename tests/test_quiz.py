@@ -9,8 +9,13 @@ import pytest
 from grader.checks.quiz import grade_quiz, read_choice
 from grader.spec.models import QuizExercise
 
-RIGHT = {"divide-by-sum-fails": "A", "argmax-fails": "c", "square-fails": "D", "exp-first": ["C", "A", "B"],
-         "argmax-gradient": "A"}
+RIGHT = {
+    "divide-by-sum-fails": "A",
+    "argmax-fails": "c",
+    "square-fails": "D",
+    "exp-first": ["C", "A", "B"],
+    "argmax-gradient": "A",
+}
 
 
 @pytest.fixture()
@@ -39,8 +44,10 @@ def _with_question(quiz, question_id: str, **update):
 def _with_correct(quiz, question_id: str, correct: str):
     """``quiz`` with the options of ``question_id`` marked correct exactly at the letters in ``correct``."""
     question = next(q for q in quiz.questions if q.id == question_id)
-    options = [option.model_copy(update={"correct": chr(ord("A") + index) in correct})
-               for index, option in enumerate(question.options)]
+    options = [
+        option.model_copy(update={"correct": chr(ord("A") + index) in correct})
+        for index, option in enumerate(question.options)
+    ]
     return _with_question(quiz, question_id, options=options)
 
 
@@ -60,9 +67,12 @@ def test_grade_quiz_wrong_pick_gives_that_options_reason(quiz) -> None:
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [(["A", "B"], "1 more option also applies."), (["A"], "2 more options also apply."),
-     (["A", "B", "C", "D"], "Does not belong: D (it is bounded)"),
-     (["A", "B", "C", "E"], "Does not belong: E (it is linear)")],
+    [
+        (["A", "B"], "1 more option also applies."),
+        (["A"], "2 more options also apply."),
+        (["A", "B", "C", "D"], "Does not belong: D (it is bounded)"),
+        (["A", "B", "C", "E"], "Does not belong: E (it is linear)"),
+    ],
     ids=["missing-one", "missing-two", "extra-bounded", "extra-linear"],
 )
 def test_grade_quiz_multiple_choice_counts_missing_and_names_extra(quiz, answer, expected) -> None:
@@ -82,11 +92,28 @@ def test_grade_quiz_multiple_choice_shows_the_reason_of_every_pick(quiz) -> None
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [(None, "Not answered"), ("F", "F is not an option"), (3, "is not an answer here"), ("A, B", "One option only"),
-     ("A B", "One option only"), ("AB", "AB is not an option"), ("ca", "ca is not an option"),
-     ("A or C", "or is not an option"), ("", "is not an answer here")],
-    ids=["unanswered", "no-such-option", "number", "two-for-single", "two-spaced-for-single", "run-for-single",
-         "lowercase-run-for-single", "either-or", "empty"],
+    [
+        (None, "Not answered"),
+        ("F", "F is not an option"),
+        (3, "is not an answer here"),
+        ("A, B", "One option only"),
+        ("A B", "One option only"),
+        ("AB", "AB is not an option"),
+        ("ca", "ca is not an option"),
+        ("A or C", "or is not an option"),
+        ("", "is not an answer here"),
+    ],
+    ids=[
+        "unanswered",
+        "no-such-option",
+        "number",
+        "two-for-single",
+        "two-spaced-for-single",
+        "run-for-single",
+        "lowercase-run-for-single",
+        "either-or",
+        "empty",
+    ],
 )
 def test_grade_quiz_malformed_single_answers_are_failed_with_reason(quiz, answer, expected) -> None:
     answers = dict(RIGHT)
@@ -145,8 +172,9 @@ MULTIPLE_FORMS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "picks", "status"), MULTIPLE_FORMS,
-                         ids=[repr(answer) for answer, _, _ in MULTIPLE_FORMS])
+@pytest.mark.parametrize(
+    ("answer", "picks", "status"), MULTIPLE_FORMS, ids=[repr(answer) for answer, _, _ in MULTIPLE_FORMS]
+)
 def test_grade_quiz_multiple_choice_forms(quiz, answer, picks, status) -> None:
     reading = read_choice(answer, "ABCDE", multiple=True)
     assert reading is not None
@@ -161,8 +189,25 @@ def test_grade_quiz_multiple_choice_forms(quiz, answer, picks, status) -> None:
 
 
 # Answers whose reason must not depend on the answer key: unanswered, or in a form that cannot be read.
-UNREADABLE_CHOICE = [None, "", "   ", 3, 0.5, True, {"a": 1}, [["A"]], ["A", 1], "ABF", "AAB", "A or C", "A/C",
-                     "F", "ABC F", "x" * 5000, ["Z"] * 900]
+UNREADABLE_CHOICE = [
+    None,
+    "",
+    "   ",
+    3,
+    0.5,
+    True,
+    {"a": 1},
+    [["A"]],
+    ["A", 1],
+    "ABF",
+    "AAB",
+    "A or C",
+    "A/C",
+    "F",
+    "ABC F",
+    "x" * 5000,
+    ["Z"] * 900,
+]
 # Other keys for exp-first (A to E) and for argmax-fails (A to D).
 KEYS = {"exp-first": ["ABC", "DE", "A", "ABCDE", "CE"], "argmax-fails": ["A", "B", "C", "D"]}
 
@@ -208,9 +253,16 @@ def test_grade_quiz_reveal_full_names_missing_options(quiz) -> None:
     assert "The answer is" not in _reason(quiz, "argmax-fails", "A")
 
 
-@pytest.mark.parametrize(("quiz_reveal", "question_reveal", "named"), [
-    ("picked", None, False), ("full", None, True), ("full", "picked", False), ("picked", "full", True),
-], ids=["quiz-picked", "quiz-full", "question-overrides-to-picked", "question-overrides-to-full"])
+@pytest.mark.parametrize(
+    ("quiz_reveal", "question_reveal", "named"),
+    [
+        ("picked", None, False),
+        ("full", None, True),
+        ("full", "picked", False),
+        ("picked", "full", True),
+    ],
+    ids=["quiz-picked", "quiz-full", "question-overrides-to-picked", "question-overrides-to-full"],
+)
 def test_grade_quiz_question_reveal_replaces_the_quizs(quiz, quiz_reveal, question_reveal, named) -> None:
     changed = _with_question(quiz.model_copy(update={"reveal": quiz_reveal}), "exp-first", reveal=question_reveal)
     reason = _reason(changed, "exp-first", ["A", "B"])
@@ -219,9 +271,20 @@ def test_grade_quiz_question_reveal_replaces_the_quizs(quiz, quiz_reveal, questi
 
 
 def test_quiz_spec_reveal_is_picked_unless_set_and_refuses_other_words(quiz) -> None:
-    data = {"id": "q", "kind": "quiz", "title": "Q", "questions": [
-        {"id": "a", "type": "single", "prompt": "p", "reveal": "full",
-         "options": [{"text": "x", "correct": True, "reason": "r"}, {"text": "y", "reason": "r"}]}]}
+    data = {
+        "id": "q",
+        "kind": "quiz",
+        "title": "Q",
+        "questions": [
+            {
+                "id": "a",
+                "type": "single",
+                "prompt": "p",
+                "reveal": "full",
+                "options": [{"text": "x", "correct": True, "reason": "r"}, {"text": "y", "reason": "r"}],
+            }
+        ],
+    }
     spec = QuizExercise.model_validate(data)
     assert spec.reveal == "picked" and spec.questions[0].reveal == "full"
     assert quiz.reveal == "picked" and all(q.reveal is None for q in quiz.questions)
@@ -236,8 +299,10 @@ UNREADABLE_NUMBERS = [None, "", "0,839", "yes", True, float("nan"), float("inf")
 @pytest.mark.parametrize("answer", UNREADABLE_NUMBERS, ids=[repr(a) for a in UNREADABLE_NUMBERS])
 def test_unreadable_numeric_answer_says_nothing_of_the_answer(bridge, answer, reveal) -> None:
     bridge = bridge.model_copy(update={"reveal": reveal})
-    reasons = {_reason(_with_question(bridge, "largest-weight", answer=value, mistakes=[]), "largest-weight", answer)
-               for value in (0.83898, 0.25, 1.5e-3, 42.0)}
+    reasons = {
+        _reason(_with_question(bridge, "largest-weight", answer=value, mistakes=[]), "largest-weight", answer)
+        for value in (0.83898, 0.25, 1.5e-3, 42.0)
+    }
     assert len(reasons) == 1, reasons
     (reason,) = reasons
     form = reason.split("give ", 1)[1]  # what the learner is told to write: no number in it

@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _check(**fields):  # type: ignore[no-untyped-def]
-    return MatchesReference.model_validate({"id": "matches-reference", "property": "matches-reference",
-                                            "reference": "softmax", **fields})
+    return MatchesReference.model_validate(
+        {"id": "matches-reference", "property": "matches-reference", "reference": "softmax", **fields}
+    )
 
 
 def test_validation_fills_defaults_and_coerces_like_pydantic() -> None:
@@ -33,12 +34,15 @@ def test_validation_fills_defaults_and_coerces_like_pydantic() -> None:
     assert (check.atol, check.points, check.visibility, check.cases) == (1e-9, 1.0, "hidden", [])
 
 
-@pytest.mark.parametrize(("fields", "location", "kind"), [
-    ({"rtol": -1}, ("rtol",), "greater_than_equal"),
-    ({"id": "Not Kebab"}, ("id",), "string_pattern_mismatch"),
-    ({"tolerance": 1}, ("tolerance",), "extra_forbidden"),
-    ({"points": 0}, ("points",), "greater_than"),
-])
+@pytest.mark.parametrize(
+    ("fields", "location", "kind"),
+    [
+        ({"rtol": -1}, ("rtol",), "greater_than_equal"),
+        ({"id": "Not Kebab"}, ("id",), "string_pattern_mismatch"),
+        ({"tolerance": 1}, ("tolerance",), "extra_forbidden"),
+        ({"points": 0}, ("points",), "greater_than"),
+    ],
+)
 def test_validation_errors_keep_pydantic_locations_and_kinds(fields, location, kind):  # type: ignore[no-untyped-def]
     with pytest.raises(ValidationError) as caught:
         _check(**fields)
@@ -74,6 +78,7 @@ def test_records_are_frozen_values() -> None:
 
 def test_a_field_overridden_without_annotation_is_refused_at_class_creation() -> None:
     with pytest.raises(TypeError, match="without an annotation"):
+
         class Looser(MatchesReference):  # defining it is the test
             rtol = 1e-3
 
@@ -135,11 +140,13 @@ def test_a_cold_grade_from_the_spec_cache_imports_no_pydantic(tmp_path: Path, ca
     """The first grade validates (and caches) the spec; the next one reads it back and never loads pydantic."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
-    grade = ("from grader.cli import main\n"
-             "try:\n"
-             "    main(['grade', 'solutions/stable-softmax/reference.py', '--exercise', 'stable-softmax'],"
-             " standalone_mode=False)\n"
-             "except SystemExit:\n"
-             "    pass\n")
+    grade = (
+        "from grader.cli import main\n"
+        "try:\n"
+        "    main(['grade', 'solutions/stable-softmax/reference.py', '--exercise', 'stable-softmax'],"
+        " standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+    )
     assert "pydantic" in _imported_after(grade, tmp_path)  # nothing cached yet: validated with pydantic
     assert _imported_after(grade, tmp_path) == []  # nor yaml: the spec comes from the cache

@@ -26,8 +26,15 @@ from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import ChoiceQuestion, ImplementationExercise, NumericQuestion, QuizExercise
 
 ROOT = Path(__file__).resolve().parents[1]
-CANARIES = ("canary-hidden-check", "canary-only-cases", "987654.125", "CANARY HIDDEN HINT", "CANARY MISCONCEPTION",
-            "CANARY OPTION REASON", "wrong_canary.py")
+CANARIES = (
+    "canary-hidden-check",
+    "canary-only-cases",
+    "987654.125",
+    "CANARY HIDDEN HINT",
+    "CANARY MISCONCEPTION",
+    "CANARY OPTION REASON",
+    "wrong_canary.py",
+)
 
 
 def build_project(tmp_path: Path) -> Path:
@@ -35,21 +42,36 @@ def build_project(tmp_path: Path) -> Path:
     exercises = tmp_path / "project" / "exercises"
     exercises.mkdir(parents=True)
     shutil.copytree(ROOT / "solutions" / "stable-softmax", tmp_path / "project" / "solutions" / "stable-softmax")
-    shutil.copy(ROOT / "solutions/stable-softmax/wrong_global_max.py",
-                tmp_path / "project/solutions/stable-softmax/wrong_canary.py")
+    shutil.copy(
+        ROOT / "solutions/stable-softmax/wrong_global_max.py",
+        tmp_path / "project/solutions/stable-softmax/wrong_canary.py",
+    )
     spec = yaml.safe_load((ROOT / "exercises/stable-softmax.yaml").read_text(encoding="utf-8"))
     spec["cases"]["canary-only-cases"] = [{"examples": [{"z": [987654.125, 1.0]}]}]
-    spec["checks"].append({"id": "canary-hidden-check", "property": "finite", "cases": ["canary-only-cases"],
-                           "hint": "CANARY HIDDEN HINT: look at the canary."})
-    spec["known_wrong"].append({"id": "canary", "path": "solutions/stable-softmax/wrong_canary.py",
-                                "misconception": "CANARY MISCONCEPTION about the global maximum.",
-                                "must_fail": ["matches-reference-on-extremes"]})
+    spec["checks"].append(
+        {
+            "id": "canary-hidden-check",
+            "property": "finite",
+            "cases": ["canary-only-cases"],
+            "hint": "CANARY HIDDEN HINT: look at the canary.",
+        }
+    )
+    spec["known_wrong"].append(
+        {
+            "id": "canary",
+            "path": "solutions/stable-softmax/wrong_canary.py",
+            "misconception": "CANARY MISCONCEPTION about the global maximum.",
+            "must_fail": ["matches-reference-on-extremes"],
+        }
+    )
     (exercises / "stable-softmax.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     quiz = yaml.safe_load((ROOT / "exercises/why-softmax-quiz.yaml").read_text(encoding="utf-8"))
     quiz["questions"][0]["options"][1]["reason"] = "CANARY OPTION REASON: dividing by the sum gives a sum of one."
     (exercises / "why-softmax-quiz.yaml").write_text(yaml.safe_dump(quiz, sort_keys=False), encoding="utf-8")
-    (exercises / "why-softmax.yaml").write_text("id: why-softmax\nkind: assignment\ntitle: Why softmax\n"
-                                                "exercises: [why-softmax-quiz, stable-softmax]\n", encoding="utf-8")
+    (exercises / "why-softmax.yaml").write_text(
+        "id: why-softmax\nkind: assignment\ntitle: Why softmax\nexercises: [why-softmax-quiz, stable-softmax]\n",
+        encoding="utf-8",
+    )
     return exercises
 
 
@@ -64,6 +86,7 @@ def released_texts(out: Path) -> dict[str, str]:
 
 def secret_findings(catalog: Catalog, texts: dict[str, str]) -> list[str]:
     """Every secret of ``catalog`` found in the released texts (independent of grader.leaks)."""
+
     def squash(text: str) -> str:
         return " ".join(text.split())
 
@@ -131,9 +154,18 @@ def test_release_reveals_no_secret_of_the_real_catalog(catalog: Catalog, tmp_pat
 
 def test_release_writes_pages_stubs_answers_and_public_checks(project: Catalog, tmp_path: Path) -> None:
     written = release_handout(project, out=tmp_path / "handout")
-    assert written == sorted([MARKER, "README.md", "answers.yaml", "stable-softmax.md", "stable-softmax.py",
-                              "why-softmax-quiz.md", "public-checks/stable-softmax.yaml",
-                              "public-checks/why-softmax.yaml"])
+    assert written == sorted(
+        [
+            MARKER,
+            "README.md",
+            "answers.yaml",
+            "stable-softmax.md",
+            "stable-softmax.py",
+            "why-softmax-quiz.md",
+            "public-checks/stable-softmax.yaml",
+            "public-checks/why-softmax.yaml",
+        ]
+    )
     page = (tmp_path / "handout/stable-softmax.md").read_text()
     assert "def softmax(z, axis=-1):" in page and ">>> softmax(np.array([1.0, 2.0, 3.0]))" in page
     assert "- `matches-reference` (2 points):" in page and "- `rows-sum-to-one` (1 point):" in page
@@ -172,8 +204,12 @@ def test_release_public_checks_load_with_only_public_checks(project: Catalog, tm
     public = load_catalog(tmp_path / "handout/public-checks")
     exercise = public.exercises["stable-softmax"]
     assert isinstance(exercise, ImplementationExercise)
-    assert [c.id for c in exercise.checks] == ["computes-the-right-values", "matches-reference", "rows-sum-to-one",
-                                               "default-axis-is-last"]
+    assert [c.id for c in exercise.checks] == [
+        "computes-the-right-values",
+        "matches-reference",
+        "rows-sum-to-one",
+        "default-axis-is-last",
+    ]
     assert set(exercise.cases) == {"simple", "basic", "non-square", "float32", "extreme", "default-axis"}
     assert exercise.reference_solution is None and exercise.known_wrong == []
     assert public.assignments["why-softmax"].exercises == ["stable-softmax"]
@@ -189,12 +225,14 @@ def test_release_is_byte_identical_twice(project: Catalog, tmp_path: Path) -> No
 def test_release_public_checks_grade_the_reference_with_exit_0(project: Catalog, tmp_path: Path) -> None:
     out = tmp_path / "handout"
     release_handout(project, out=out)
-    result = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
-                                       "solutions/stable-softmax/reference.py", "--public"])
+    result = CliRunner().invoke(
+        main, ["--exercises", str(out / "public-checks"), "grade", "solutions/stable-softmax/reference.py", "--public"]
+    )
     assert result.exit_code == 0, result.output
     assert "PASS matches-reference" in result.output and "Total: 5/5" in result.output
-    stub = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade",
-                                     str(out / "stable-softmax.py"), "--public"])
+    stub = CliRunner().invoke(
+        main, ["--exercises", str(out / "public-checks"), "grade", str(out / "stable-softmax.py"), "--public"]
+    )
     assert stub.exit_code == 1 and "NotImplementedError" in stub.output
 
 
@@ -240,11 +278,15 @@ def test_release_cli_writes_the_handout_and_exits_0(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_release_assignment_self_tests_then_writes_only_its_exercises(tmp_path: Path) -> None:
     exercises = build_project(tmp_path)
-    (exercises / "extra-quiz.yaml").write_text((ROOT / "exercises/softmax-bridge-quiz.yaml").read_text()
-                                               .replace("id: softmax-bridge-quiz", "id: extra-quiz", 1))
+    (exercises / "extra-quiz.yaml").write_text(
+        (ROOT / "exercises/softmax-bridge-quiz.yaml")
+        .read_text()
+        .replace("id: softmax-bridge-quiz", "id: extra-quiz", 1)
+    )
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
-                                       "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert (out / "stable-softmax.py").is_file() and (out / "public-checks/why-softmax.yaml").is_file()
     assert not (out / "extra-quiz.md").exists() and "extra-quiz" not in (out / "answers.yaml").read_text()
@@ -253,26 +295,33 @@ def test_release_assignment_self_tests_then_writes_only_its_exercises(tmp_path: 
 @pytest.mark.slow
 def test_release_assignment_refuses_one_that_fails_validation_unless_forced(tmp_path: Path) -> None:
     exercises = build_project(tmp_path)
-    shutil.copy(ROOT / "solutions/stable-softmax/wrong_global_max.py",
-                tmp_path / "project/solutions/stable-softmax/reference.py")
+    shutil.copy(
+        ROOT / "solutions/stable-softmax/wrong_global_max.py",
+        tmp_path / "project/solutions/stable-softmax/reference.py",
+    )
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
-                                       "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax", "--out", str(out)]
+    )
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("grader: error: assignment 'why-softmax' fails validation: stable-softmax "
-                                    "reference solutions/stable-softmax/reference.py: fails ")
+    assert result.stderr.startswith(
+        "grader: error: assignment 'why-softmax' fails validation: stable-softmax "
+        "reference solutions/stable-softmax/reference.py: fails "
+    )
     assert "--force" in result.stderr and not out.exists()
-    forced = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
-                                       "--out", str(out), "--force"])
+    forced = CliRunner().invoke(
+        main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax", "--out", str(out), "--force"]
+    )
     assert forced.exit_code == 0, forced.output
     assert (out / "stable-softmax.py").is_file()
 
 
 def test_release_assignment_unknown_is_usage_error(tmp_path: Path) -> None:
     exercises = build_project(tmp_path)
-    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-sofmax",
-                                       "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        main, ["--exercises", str(exercises), "release", "--assignment", "why-sofmax", "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 2 and "did you mean 'why-softmax'?" in result.stderr
 
 
@@ -282,8 +331,9 @@ def test_release_assignment_handout_holds_no_solution_hidden_case_or_answer_key(
 
     exercises = build_project(tmp_path)
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax",
-                                       "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["--exercises", str(exercises), "release", "--assignment", "why-softmax", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     catalog = load_catalog(exercises)
     texts = released_texts(out)
@@ -306,10 +356,24 @@ def test_release_handout_runs_its_public_checks_on_its_own(tmp_path: Path) -> No
     shutil.rmtree(tmp_path / "project")  # nothing of the repository is left to find
     shutil.copy(ROOT / "solutions/stable-softmax/reference.py", out / "mine.py")
     env = {key: value for key, value in os.environ.items() if key != "GRADER_EXERCISES"}
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "mine.py", "--public"], cwd=out, check=False,
-                          capture_output=True, text=True, timeout=120, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "grade", "mine.py", "--public"],
+        cwd=out,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Total: 5/5" in done.stdout
-    stub = subprocess.run([sys.executable, "-m", "grader.cli", "grade", "stable-softmax.py", "--public"], cwd=out,
-                          check=False, capture_output=True, text=True, timeout=120, env=env)
+    stub = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "grade", "stable-softmax.py", "--public"],
+        cwd=out,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert stub.returncode == 1 and "NotImplementedError" in stub.stdout

@@ -107,8 +107,10 @@ def test_a_refused_reply_is_a_fact_the_grader_phrases() -> None:
     outcome = _refused(LimitExceeded("answer", ANSWER_BYTES))
     assert outcome.status == "bad_value" and outcome.error == size_error("answer", ANSWER_BYTES)
     assert reasons.describe_error(outcome, "softmax") == "softmax returned more than 1 MiB in one answer (limit 1 MiB)"
-    for scope, limit, words in (("exercise", EXERCISE_BYTES, "in the answers of one exercise (limit 4 MiB)"),
-                                ("submission", SUBMISSION_BYTES, "in the answers of one submission (limit 16 MiB)")):
+    for scope, limit, words in (
+        ("exercise", EXERCISE_BYTES, "in the answers of one exercise (limit 4 MiB)"),
+        ("submission", SUBMISSION_BYTES, "in the answers of one submission (limit 16 MiB)"),
+    ):
         outcome = CallOutcome(status="bad_value", error=size_error(scope, limit))
         assert reasons.describe_error(outcome, "f").endswith(words)
     assert _refused(ProtocolError("garbage")).status == "protocol"
@@ -125,9 +127,16 @@ def _returning(value: object, *, return_inputs: bool = False) -> dict:  # type: 
     return header
 
 
-@pytest.mark.parametrize("value", [np.ones(ANSWER_BYTES // 8 + 1), (np.ones(ANSWER_BYTES // 16),) * 3,
-                                   [[1.0] * 1024] * 129, np.ones(ANSWER_BYTES // 2, dtype=np.int8)],
-                         ids=["array", "tuple", "nested-lists", "travels-wider"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.ones(ANSWER_BYTES // 8 + 1),
+        (np.ones(ANSWER_BYTES // 16),) * 3,
+        [[1.0] * 1024] * 129,
+        np.ones(ANSWER_BYTES // 2, dtype=np.int8),
+    ],
+    ids=["array", "tuple", "nested-lists", "travels-wider"],
+)
 def test_a_learner_process_refuses_a_value_over_the_limit_of_one_answer(value: object) -> None:
     """Refused in the process, before it is encoded: the grader reads a fact, not the value."""
     header = _returning(value)
@@ -166,7 +175,7 @@ def _frames(data: bytes) -> list[tuple[int, int]]:
     sizes, offset = [], 0
     while offset < len(data):
         (head,) = struct.unpack_from(">I", data, offset)
-        blobs = int(data[offset + 4: offset + 4 + head].split(b'"blobs":')[1].rstrip(b"}"))
+        blobs = int(data[offset + 4 : offset + 4 + head].split(b'"blobs":')[1].rstrip(b"}"))
         end = offset + 4 + head
         for _ in range(blobs):
             end += 4 + struct.unpack_from(">I", data, end)[0]
@@ -175,13 +184,30 @@ def _frames(data: bytes) -> list[tuple[int, int]]:
     return sizes
 
 
-@pytest.mark.parametrize("answers", [
-    [(HEADER, [encode_array(np.ones(40_000))])] * 12,  # 320 KB each: one answer per batch
-    [(HEADER, [encode_array(np.ones(1000))])] * 200,
-    [({"op": "result", "ok": False, "stage": "call", "error": {"type": "E", "message": "\U0001f600" * 500,
-                                                                "frames": [{"text": "\U0001f600" * 200}] * 20}},
-      [])] * 30,  # distinct long error headers, 68 KB each once escaped
-], ids=["large-answers", "many-answers", "long-errors"])
+@pytest.mark.parametrize(
+    "answers",
+    [
+        [(HEADER, [encode_array(np.ones(40_000))])] * 12,  # 320 KB each: one answer per batch
+        [(HEADER, [encode_array(np.ones(1000))])] * 200,
+        [
+            (
+                {
+                    "op": "result",
+                    "ok": False,
+                    "stage": "call",
+                    "error": {
+                        "type": "E",
+                        "message": "\U0001f600" * 500,
+                        "frames": [{"text": "\U0001f600" * 200}] * 20,
+                    },
+                },
+                [],
+            )
+        ]
+        * 30,  # distinct long error headers, 68 KB each once escaped
+    ],
+    ids=["large-answers", "many-answers", "long-errors"],
+)
 def test_a_batch_of_answers_is_never_larger_than_one_answer_may_be(answers: list) -> None:  # type: ignore[type-arg]
     from grader.sandbox import child
 

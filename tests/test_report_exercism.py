@@ -36,10 +36,19 @@ def test_exercism_has_every_required_field(case: str) -> None:
         assert len(test.get("output", "")) <= OUTPUT_LIMIT
 
 
-@pytest.mark.parametrize(("case", "status"), [("passed", "pass"), ("public-only", "pass"), ("failed", "fail"),
-                                              ("quiz", "fail"), ("error", "error"), ("missing", "error"),
-                                              ("nothing", "error")],
-                         ids=["passed", "public-only", "failed", "quiz", "syntax-error", "missing", "nothing"])
+@pytest.mark.parametrize(
+    ("case", "status"),
+    [
+        ("passed", "pass"),
+        ("public-only", "pass"),
+        ("failed", "fail"),
+        ("quiz", "fail"),
+        ("error", "error"),
+        ("missing", "error"),
+        ("nothing", "error"),
+    ],
+    ids=["passed", "public-only", "failed", "quiz", "syntax-error", "missing", "nothing"],
+)
 def test_exercism_top_level_status(case: str, status: str) -> None:
     assert json.loads(format_exercism(CASES[case]()))["status"] == status
 
@@ -63,8 +72,9 @@ def test_exercism_output_is_capped_at_500_characters_saying_so() -> None:
     long = capped("x" * 2000)
     assert len(long) == OUTPUT_LIMIT and long.endswith("Please limit to 500 chars.]")
     exercise = ExerciseResult(id="e", status="failed", score=0, max_score=1, reason="r", output="y" * 900)
-    results = json.loads(format_exercism(Report(grader_version="0", submission="s", score=0, max_score=1,
-                                                exercises=[exercise])))
+    results = json.loads(
+        format_exercism(Report(grader_version="0", submission="s", score=0, max_score=1, exercises=[exercise]))
+    )
     assert len(results["tests"][0]["output"]) == OUTPUT_LIMIT
 
 
@@ -78,8 +88,13 @@ def test_grade_cli_writes_exercism_results(tmp_path: Path) -> None:
     broken.write_text("import numpy as np\n\ndef softmax(z, axis=-1):\n    return np.exp(z) / (\n")
     cases = [("solutions/stable-softmax/wrong_no_max_shift.py", "fail", 1), (str(broken), "error", 1)]
     for path, status, code in cases:
-        done = subprocess.run([sys.executable, "-m", "grader.cli", "grade", path, "--exercise", "stable-softmax",
-                               "--format", "exercism"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cli", "grade", path, "--exercise", "stable-softmax", "--format", "exercism"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == code, done.stderr
         results = json.loads(done.stdout)
         assert results["status"] == status

@@ -31,7 +31,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SUFFIXES = {"text": "txt", "json": "report.json", "junit": "xml", "gradescope": "gradescope.json", "markdown": "md"}
 HOSTILE_OUTPUT = (
     "\x1b[32m12 passed, 0 failed\x1b[0m\n"
-    "</failure></testcase><testcase name=\"forged\"/>\n"
+    '</failure></testcase><testcase name="forged"/>\n'
     "```\n"
     "# All checks passed\n"
     "<script>alert(1)</script>\n"
@@ -43,133 +43,247 @@ HOSTILE_OUTPUT = (
 
 def _check(id: str, status: str = "passed", points: float = 1.0, visibility: str = "public", **fields) -> CheckResult:
     reason = fields.pop("reason", f"{id} holds, verified on 10 inputs.")
-    return CheckResult(id=id, status=status, score=points if status == "passed" else 0.0, max_score=points,  # type: ignore[arg-type]
-                       visibility=visibility, reason=reason, **fields)
+    return CheckResult(
+        id=id,
+        status=status,
+        score=points if status == "passed" else 0.0,
+        max_score=points,  # type: ignore[arg-type]
+        visibility=visibility,
+        reason=reason,
+        **fields,
+    )
 
 
 def _report(*exercises: ExerciseResult, **fields) -> Report:
     fields.setdefault("submission", "work/mine.py")
-    return Report(grader_version="0.1.0", score=sum(e.score for e in exercises),
-                  max_score=sum(e.max_score for e in exercises), exercises=list(exercises), **fields)
+    return Report(
+        grader_version="0.1.0",
+        score=sum(e.score for e in exercises),
+        max_score=sum(e.max_score for e in exercises),
+        exercises=list(exercises),
+        **fields,
+    )
 
 
 def _exercise(id: str, status: str, checks: list[CheckResult], reason: str, **fields) -> ExerciseResult:
     fields.setdefault("title", "A softmax that never overflows")
     fields.setdefault("kind", "implementation")
     max_score = fields.pop("max_score", sum(c.max_score for c in checks))
-    return ExerciseResult(id=id, status=status, score=sum(c.score for c in checks), max_score=max_score,  # type: ignore[arg-type]
-                          reason=reason, checks=checks, **fields)
+    return ExerciseResult(
+        id=id,
+        status=status,
+        score=sum(c.score for c in checks),
+        max_score=max_score,  # type: ignore[arg-type]
+        reason=reason,
+        checks=checks,
+        **fields,
+    )
 
 
 TIER_A = SandboxInfo(tier="A", landlock_abi=7, seccomp=True, caps_dropped=True)
 
 
 def case_passed() -> Report:
-    checks = [_check("matches-reference", points=2.0), _check("rows-sum-to-one"),
-              _check("finite-for-large-inputs", visibility="hidden")]
+    checks = [
+        _check("matches-reference", points=2.0),
+        _check("rows-sum-to-one"),
+        _check("finite-for-large-inputs", visibility="hidden"),
+    ]
     return _report(_exercise("stable-softmax", "passed", checks, "All 3 checks passed."), sandbox=TIER_A)
 
 
 def case_failed() -> Report:
     checks = [
         _check("matches-reference", points=2.0),
-        _check("rows-sum-to-one", "failed", property="the weights softmax returns sum to 1 along the normalised axis",
-               input="softmax(z=array([1000., 1001.]), axis=-1)", expected="sums of 1 along axis -1 (atol 1e-09)",
-               got="sums array([nan])", hint="subtract each slice's maximum first.", note="Every weight is nan.",
-               diagnosis="exp(z) is computed without subtracting the maximum first, so large scores overflow.",
-               more_failures=3,
-               reason="the weights softmax returns sum to 1 along the normalised axis, but not for "
-                      "softmax(z=array([1000., 1001.]), axis=-1). Expected sums of 1 along axis -1 (atol 1e-09); "
-                      "got sums array([nan]). This matches a known mistake: exp(z) is computed without "
-                      "subtracting the maximum first, so large scores overflow. (and 3 more failing inputs)"),
-        _check("non-negative", "failed", visibility="hidden",
-               reason="every weight softmax returns is non-negative: this did not hold on a hidden input."),
-        _check("order-preserving", "error", property="a higher score gets a higher weight from softmax",
-               input="softmax(z=array([1., 2., 3.]), axis=-1)", expected="a returned array",
-               got="softmax raised ZeroDivisionError: division by zero (mine.py line 4: return 1 / 0)",
-               hint="a larger score must get a larger weight.",
-               reason="a higher score gets a higher weight from softmax, but not for softmax(z=array([1., 2., 3.]), "
-                      "axis=-1). Expected a returned array; got softmax raised ZeroDivisionError: division by zero "
-                      "(mine.py line 4: return 1 / 0). Hint: a larger score must get a larger weight."),
-        _check("invariant-to-shift", "timeout", visibility="after_due_date",
-               property="adding the same constant to every score leaves softmax unchanged",
-               input="softmax(z=array([1., 2.]), axis=-1)", expected="an answer within the time limit",
-               got="no answer within 2 s",
-               reason="adding the same constant to every score leaves softmax unchanged, but not for "
-                      "softmax(z=array([1., 2.]), axis=-1). Expected an answer within the time limit; got no answer "
-                      "within 2 s."),
-        _check("leaves-input-unchanged", "timeout", visibility="after_published",
-               reason="softmax leaves its input arrays unchanged: not run, because softmax already ran out of time "
-                      "on 2 earlier checks."),
+        _check(
+            "rows-sum-to-one",
+            "failed",
+            property="the weights softmax returns sum to 1 along the normalised axis",
+            input="softmax(z=array([1000., 1001.]), axis=-1)",
+            expected="sums of 1 along axis -1 (atol 1e-09)",
+            got="sums array([nan])",
+            hint="subtract each slice's maximum first.",
+            note="Every weight is nan.",
+            diagnosis="exp(z) is computed without subtracting the maximum first, so large scores overflow.",
+            more_failures=3,
+            reason="the weights softmax returns sum to 1 along the normalised axis, but not for "
+            "softmax(z=array([1000., 1001.]), axis=-1). Expected sums of 1 along axis -1 (atol 1e-09); "
+            "got sums array([nan]). This matches a known mistake: exp(z) is computed without "
+            "subtracting the maximum first, so large scores overflow. (and 3 more failing inputs)",
+        ),
+        _check(
+            "non-negative",
+            "failed",
+            visibility="hidden",
+            reason="every weight softmax returns is non-negative: this did not hold on a hidden input.",
+        ),
+        _check(
+            "order-preserving",
+            "error",
+            property="a higher score gets a higher weight from softmax",
+            input="softmax(z=array([1., 2., 3.]), axis=-1)",
+            expected="a returned array",
+            got="softmax raised ZeroDivisionError: division by zero (mine.py line 4: return 1 / 0)",
+            hint="a larger score must get a larger weight.",
+            reason="a higher score gets a higher weight from softmax, but not for softmax(z=array([1., 2., 3.]), "
+            "axis=-1). Expected a returned array; got softmax raised ZeroDivisionError: division by zero "
+            "(mine.py line 4: return 1 / 0). Hint: a larger score must get a larger weight.",
+        ),
+        _check(
+            "invariant-to-shift",
+            "timeout",
+            visibility="after_due_date",
+            property="adding the same constant to every score leaves softmax unchanged",
+            input="softmax(z=array([1., 2.]), axis=-1)",
+            expected="an answer within the time limit",
+            got="no answer within 2 s",
+            reason="adding the same constant to every score leaves softmax unchanged, but not for "
+            "softmax(z=array([1., 2.]), axis=-1). Expected an answer within the time limit; got no answer "
+            "within 2 s.",
+        ),
+        _check(
+            "leaves-input-unchanged",
+            "timeout",
+            visibility="after_published",
+            reason="softmax leaves its input arrays unchanged: not run, because softmax already ran out of time "
+            "on 2 earlier checks.",
+        ),
     ]
-    reason = ("1 of 6 checks passed; not passing: rows-sum-to-one, non-negative, order-preserving, "
-              "invariant-to-shift, leaves-input-unchanged.")
-    return _report(_exercise("stable-softmax", "failed", checks, reason, output="step 1\nstep 2\n"),
-                   sandbox=SandboxInfo(tier="C", warning="sandbox tier C: file reads are not confined; "
-                                                          "processes, sockets and signals are not blocked"))
+    reason = (
+        "1 of 6 checks passed; not passing: rows-sum-to-one, non-negative, order-preserving, "
+        "invariant-to-shift, leaves-input-unchanged."
+    )
+    return _report(
+        _exercise("stable-softmax", "failed", checks, reason, output="step 1\nstep 2\n"),
+        sandbox=SandboxInfo(
+            tier="C",
+            warning="sandbox tier C: file reads are not confined; processes, sockets and signals are not blocked",
+        ),
+    )
 
 
 def case_error() -> Report:
     why = "Not run: your file has a SyntaxError at line 3 (invalid syntax): return e / e.sum(."
-    checks = [_check(i, "error", visibility=v, reason=why)
-              for i, v in (("matches-reference", "public"), ("rows-sum-to-one", "public"), ("non-negative", "hidden"))]
+    checks = [
+        _check(i, "error", visibility=v, reason=why)
+        for i, v in (("matches-reference", "public"), ("rows-sum-to-one", "public"), ("non-negative", "hidden"))
+    ]
     reason = "Your file has a SyntaxError at line 3 (invalid syntax): return e / e.sum(; none of its checks could run."
     return _report(_exercise("stable-softmax", "error", checks, reason, output="importing...\n"))
 
 
 def case_missing() -> Report:
-    implementation = ExerciseResult(id="stable-softmax", title="A softmax that never overflows", kind="implementation",
-                                    status="missing", score=0.0, max_score=12.0, checks=[],
-                                    reason="Not attempted: no file of the submission defines softmax().")
+    implementation = ExerciseResult(
+        id="stable-softmax",
+        title="A softmax that never overflows",
+        kind="implementation",
+        status="missing",
+        score=0.0,
+        max_score=12.0,
+        checks=[],
+        reason="Not attempted: no file of the submission defines softmax().",
+    )
     why = "No answers for why-softmax-quiz; add a 'why-softmax-quiz:' section to your answers file."
-    quiz = _exercise("why-softmax-quiz", "missing",
-                     [_check(q, "skipped", reason=why) for q in ("divide-by-sum-fails", "argmax-fails")],
-                     why, title="Why softmax", kind="quiz")
+    quiz = _exercise(
+        "why-softmax-quiz",
+        "missing",
+        [_check(q, "skipped", reason=why) for q in ("divide-by-sum-fails", "argmax-fails")],
+        why,
+        title="Why softmax",
+        kind="quiz",
+    )
     return _report(quiz, implementation, submission="work/")
 
 
 def case_quiz() -> Report:
     checks = [
         _check("divide-by-sum-fails", reason="Right: you picked A (non-negative). Scores are often negative."),
-        _check("exp-first", "failed", reason="You picked A, D. Does not belong: D (it is bounded): exp is not "
-                                             "bounded. Missing 2 options that also apply: B, C."),
-        _check("largest-weight", "failed", reason="Not quite: 0.25 is not within 0.001 of the answer. Divide "
-                                                  "exp(4.1) by the sum of the exponentials."),
+        _check(
+            "exp-first",
+            "failed",
+            reason="You picked A, D. Does not belong: D (it is bounded): exp is not "
+            "bounded. Missing 2 options that also apply: B, C.",
+        ),
+        _check(
+            "largest-weight",
+            "failed",
+            reason="Not quite: 0.25 is not within 0.001 of the answer. Divide exp(4.1) by the sum of the exponentials.",
+        ),
     ]
-    return _report(_exercise("why-softmax-quiz", "failed", checks, "1 of 3 questions answered correctly.",
-                             title="Why softmax", kind="quiz"), submission="answers.yaml")
+    return _report(
+        _exercise(
+            "why-softmax-quiz",
+            "failed",
+            checks,
+            "1 of 3 questions answered correctly.",
+            title="Why softmax",
+            kind="quiz",
+        ),
+        submission="answers.yaml",
+    )
 
 
 def case_hostile() -> Report:
-    reason = ("softmax raised ValueError: </failure><error message=\"x\"/> ``` <script>alert(1)</script> "
-              "*bold* _it_ [link](http://example.com) | $x$ \x1b[31mred\x1b[0m \x00 ]]> &lt;")
-    checks = [_check("matches-reference", "error", reason=reason, property="softmax returns the same values",
-                     input="softmax(z=array([1.])) `` ` ``", expected="a returned array",
-                     got="softmax raised ValueError: </failure> ```"),
-              _check("rows-sum-to-one", reason="passed <b>bold</b> | pipe\nnew line # heading")]
-    exercise = _exercise("stable-softmax", "error", checks, "1 of 2 checks passed; not passing: matches-reference.",
-                         title="Title | with *pipes* <i>", output=HOSTILE_OUTPUT)
-    return _report(exercise, submission="`mine`.py",
-                   problems=["mine.py answers 'x' again; the later file's answers were used. <b>\x1b[1m [link](http://x)"])
+    reason = (
+        'softmax raised ValueError: </failure><error message="x"/> ``` <script>alert(1)</script> '
+        "*bold* _it_ [link](http://example.com) | $x$ \x1b[31mred\x1b[0m \x00 ]]> &lt;"
+    )
+    checks = [
+        _check(
+            "matches-reference",
+            "error",
+            reason=reason,
+            property="softmax returns the same values",
+            input="softmax(z=array([1.])) `` ` ``",
+            expected="a returned array",
+            got="softmax raised ValueError: </failure> ```",
+        ),
+        _check("rows-sum-to-one", reason="passed <b>bold</b> | pipe\nnew line # heading"),
+    ]
+    exercise = _exercise(
+        "stable-softmax",
+        "error",
+        checks,
+        "1 of 2 checks passed; not passing: matches-reference.",
+        title="Title | with *pipes* <i>",
+        output=HOSTILE_OUTPUT,
+    )
+    return _report(
+        exercise,
+        submission="`mine`.py",
+        problems=["mine.py answers 'x' again; the later file's answers were used. <b>\x1b[1m [link](http://x)"],
+    )
 
 
 def case_nothing() -> Report:
-    problem = ("Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
-               "Run 'grader list' to see the exercises and their entry functions.")
+    problem = (
+        "Nothing here attempts an exercise: no entry function is defined and no quiz is answered. "
+        "Run 'grader list' to see the exercises and their entry functions."
+    )
     return _report(submission="empty/", problems=[problem])
 
 
 def case_public_only() -> Report:
     checks = [_check("matches-reference", points=2.0), _check("rows-sum-to-one")]
-    exercise = _exercise("stable-softmax", "passed", checks,
-                         "All 2 public checks passed; 8 hidden checks will run when your work is graded.",
-                         hidden_not_run=8)
+    exercise = _exercise(
+        "stable-softmax",
+        "passed",
+        checks,
+        "All 2 public checks passed; 8 hidden checks will run when your work is graded.",
+        hidden_not_run=8,
+    )
     return _report(exercise, public_only=True, hidden_not_run=8)
 
 
 CASES: dict[str, Callable[[], Report]] = {
-    "passed": case_passed, "failed": case_failed, "error": case_error, "missing": case_missing,
-    "quiz": case_quiz, "hostile": case_hostile, "nothing": case_nothing, "public-only": case_public_only,
+    "passed": case_passed,
+    "failed": case_failed,
+    "error": case_error,
+    "missing": case_missing,
+    "quiz": case_quiz,
+    "hostile": case_hostile,
+    "nothing": case_nothing,
+    "public-only": case_public_only,
 }
 PAIRS = [(case, fmt) for case in CASES for fmt in SUFFIXES]
 
@@ -196,7 +310,8 @@ def test_format_matches_golden_file(case: str, format_name: str) -> None:
     rendered = render(CASES[case](), format_name)
     assert rendered == path.read_bytes().decode("utf-8"), (
         f"{format_name} of case {case!r} differs from {path.name}; if the change is intended, run "
-        "python -m tests.golden.regenerate and review the diff")
+        "python -m tests.golden.regenerate and review the diff"
+    )
 
 
 def test_formats_registry_offers_every_cli_format() -> None:
@@ -358,9 +473,22 @@ def test_gradescope_unknown_visibility_is_never_shown() -> None:
 def test_gradescope_spec_setting_is_validated() -> None:
     from grader.spec.models import QuizExercise
 
-    base = {"id": "q", "kind": "quiz", "title": "Q", "questions": [
-        {"id": "a", "type": "numeric", "prompt": "?", "answer": 1.0, "tolerance": 0.1,
-         "reason_correct": "yes", "reason_wrong": "no"}]}
+    base = {
+        "id": "q",
+        "kind": "quiz",
+        "title": "Q",
+        "questions": [
+            {
+                "id": "a",
+                "type": "numeric",
+                "prompt": "?",
+                "answer": 1.0,
+                "tolerance": 0.1,
+                "reason_correct": "yes",
+                "reason_wrong": "no",
+            }
+        ],
+    }
     assert QuizExercise.model_validate(base).gradescope_hidden == "after_published"
     assert QuizExercise.model_validate({**base, "gradescope_hidden": "hidden"}).gradescope_hidden == "hidden"
     with pytest.raises(ValueError):
@@ -390,7 +518,10 @@ def test_gradescope_top_level_visibility_fields_and_no_execution_time() -> None:
 def test_gradescope_tests_carry_number_and_exercise_tag() -> None:
     results = json.loads(format_gradescope(case_missing()))
     assert [(t["number"], t["tags"]) for t in results["tests"]] == [
-        ("1.1", ["why-softmax-quiz"]), ("1.2", ["why-softmax-quiz"]), ("2.1", ["stable-softmax"])]
+        ("1.1", ["why-softmax-quiz"]),
+        ("1.2", ["why-softmax-quiz"]),
+        ("2.1", ["stable-softmax"]),
+    ]
 
 
 def test_gradescope_extra_data_names_the_sandbox_tier() -> None:
@@ -421,9 +552,16 @@ def test_markdown_escapes_markup_outside_code() -> None:
     assert table_row.count(" | ") == 3
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("plain", "`plain`"), ("a`b", "``a`b``"), ("`x`", "`` `x` ``"), ("a ``` b", "````a ``` b````"),
-], ids=["plain", "one-backtick", "edge-backticks", "triple"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain", "`plain`"),
+        ("a`b", "``a`b``"),
+        ("`x`", "`` `x` ``"),
+        ("a ``` b", "````a ``` b````"),
+    ],
+    ids=["plain", "one-backtick", "edge-backticks", "triple"],
+)
 def test_markdown_code_span_outlasts_backticks(text: str, expected: str) -> None:
     assert markdown_code(text) == expected
 
@@ -441,9 +579,11 @@ def test_markdown_fence_is_longer_than_any_backtick_run() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("path", "status"), [("solutions/stable-softmax/reference.py", 0),
-                                              ("solutions/stable-softmax/wrong_global_max.py", 1)],
-                         ids=["reference", "global-max"])
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("solutions/stable-softmax/reference.py", 0), ("solutions/stable-softmax/wrong_global_max.py", 1)],
+    ids=["reference", "global-max"],
+)
 def test_grade_cli_renders_every_new_format(path: str, status: int, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
@@ -453,8 +593,9 @@ def test_grade_cli_renders_every_new_format(path: str, status: int, tmp_path: Pa
     outputs = {}
     for format_name in ("junit", "gradescope", "markdown"):
         target = tmp_path / f"out.{format_name}"
-        result = runner.invoke(main, ["grade", path, "--exercise", "stable-softmax", "--format", format_name,
-                                      "--output", str(target)])
+        result = runner.invoke(
+            main, ["grade", path, "--exercise", "stable-softmax", "--format", format_name, "--output", str(target)]
+        )
         assert result.exit_code == status, result.output
         outputs[format_name] = target.read_text(encoding="utf-8")
     suites = ET.fromstring(outputs["junit"].encode("utf-8"))

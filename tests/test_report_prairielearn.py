@@ -25,9 +25,11 @@ def test_prairielearn_has_every_field(case: str) -> None:
     assert math.isclose(sum(t["points"] for t in results["tests"]), report.score)
 
 
-@pytest.mark.parametrize(("case", "gradable"), [("passed", True), ("failed", True), ("quiz", True),
-                                                ("error", False), ("missing", False), ("nothing", False)],
-                         ids=["passed", "failed", "quiz", "syntax-error", "missing", "nothing"])
+@pytest.mark.parametrize(
+    ("case", "gradable"),
+    [("passed", True), ("failed", True), ("quiz", True), ("error", False), ("missing", False), ("nothing", False)],
+    ids=["passed", "failed", "quiz", "syntax-error", "missing", "nothing"],
+)
 def test_prairielearn_gradable_only_when_some_check_ran(case: str, gradable: bool) -> None:
     results = json.loads(format_prairielearn(CASES[case]()))
     assert results["gradable"] is gradable

@@ -57,12 +57,25 @@ def test_json_reads_back_to_the_same_report(case: str) -> None:
 
 
 def _stored() -> dict:
-    report = Report(grader_version="0.1.0", submission="mine.py", score=1, max_score=2,
-                    exercises=[ExerciseResult(id="e", status="failed", score=1, max_score=2,
-                                              reason="1 of 2 checks passed.",
-                                              checks=[CheckResult(id="c", status="passed", score=1, max_score=1,
-                                                                  visibility="public", reason="holds.")])],
-                    sandbox=SandboxInfo(tier="A"))
+    report = Report(
+        grader_version="0.1.0",
+        submission="mine.py",
+        score=1,
+        max_score=2,
+        exercises=[
+            ExerciseResult(
+                id="e",
+                status="failed",
+                score=1,
+                max_score=2,
+                reason="1 of 2 checks passed.",
+                checks=[
+                    CheckResult(id="c", status="passed", score=1, max_score=1, visibility="public", reason="holds.")
+                ],
+            )
+        ],
+        sandbox=SandboxInfo(tier="A"),
+    )
     return json.loads(report_to_json(report))
 
 
@@ -97,13 +110,15 @@ def test_records_check_what_the_models_checked() -> None:
 
 def test_building_and_writing_a_report_imports_no_pydantic() -> None:
     """The point of plain records: a cold ``grader grade`` does not pay for pydantic to report."""
-    code = ("import sys\n"
-            "from grader.report import render\n"
-            "from tests.test_report_formats import CASES\n"
-            "for case in CASES.values():\n"
-            "    for name in ('text', 'json', 'junit', 'gradescope', 'markdown'):\n"
-            "        render(case(), name)\n"
-            "print('pydantic' in sys.modules)\n")
+    code = (
+        "import sys\n"
+        "from grader.report import render\n"
+        "from tests.test_report_formats import CASES\n"
+        "for case in CASES.values():\n"
+        "    for name in ('text', 'json', 'junit', 'gradescope', 'markdown'):\n"
+        "        render(case(), name)\n"
+        "print('pydantic' in sys.modules)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

@@ -12,10 +12,12 @@ from grader.safeyaml import YamlProblem, load_yaml
 
 @pytest.mark.parametrize(
     ("text", "line", "key"),
-    [("a: 1\nb: 2\na: 3\n", 3, "a"),
-     ("{x: 1, x: 2}\n", 1, "x"),
-     ("q:\n  - {id: 1}\n  - id: 2\n    id: 3\n", 4, "id"),
-     ("outer:\n  inner: 1\n  inner: 1\n", 3, "inner")],
+    [
+        ("a: 1\nb: 2\na: 3\n", 3, "a"),
+        ("{x: 1, x: 2}\n", 1, "x"),
+        ("q:\n  - {id: 1}\n  - id: 2\n    id: 3\n", 4, "id"),
+        ("outer:\n  inner: 1\n  inner: 1\n", 3, "inner"),
+    ],
     ids=["block", "flow", "in-a-list", "same-value"],
 )
 def test_load_yaml_refuses_a_duplicate_key_at_its_second_line(text: str, line: int, key: str) -> None:

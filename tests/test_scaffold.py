@@ -10,8 +10,10 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.spec.loader import load_catalog
 
-SIGMOID = ("import numpy as np\n\n\ndef stable_sigmoid(x):\n    x = np.asarray(x, dtype=float)\n"
-           "    return np.exp(-np.logaddexp(0.0, -x))\n")
+SIGMOID = (
+    "import numpy as np\n\n\ndef stable_sigmoid(x):\n    x = np.asarray(x, dtype=float)\n"
+    "    return np.exp(-np.logaddexp(0.0, -x))\n"
+)
 
 
 def grader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
@@ -28,12 +30,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_new_implementation_writes_spec_reference_and_known_wrong(project: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_new_implementation_writes_spec_reference_and_known_wrong(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, out, err = grader(project, monkeypatch, "new", "stable-sigmoid", "--kind", "implementation")
     assert code == 0, err
-    for name in ("exercises/stable-sigmoid.yaml", "solutions/stable-sigmoid/reference.py",
-                 "solutions/stable-sigmoid/wrong_mutates_input.py"):
+    for name in (
+        "exercises/stable-sigmoid.yaml",
+        "solutions/stable-sigmoid/reference.py",
+        "solutions/stable-sigmoid/wrong_mutates_input.py",
+    ):
         assert (project / name).is_file() and f"wrote {name}" in out
     spec = (project / "exercises/stable-sigmoid.yaml").read_text()
     assert spec.count("\n#") >= 5  # commented for the author
@@ -51,8 +57,9 @@ def test_new_quiz_writes_a_spec_that_loads(project: Path, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("kind", ["implementation", "quiz"])
-def test_new_refuses_an_existing_id_and_writes_nothing(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       kind: str) -> None:
+def test_new_refuses_an_existing_id_and_writes_nothing(
+    project: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
     (project / "exercises/taken.yaml").write_text("id: taken-id\nkind: assignment\ntitle: T\nexercises: [x]\n")
     before = sorted(p.name for p in project.rglob("*"))
     code, _, err = grader(project, monkeypatch, "new", "taken", "--kind", kind)
@@ -69,8 +76,9 @@ def test_new_refuses_an_id_another_file_uses(project: Path, monkeypatch: pytest.
 
 
 @pytest.mark.parametrize("bad", ["Stable Sigmoid", "2d-softmax", "lambda"], ids=["not-kebab", "digit", "keyword"])
-def test_new_refuses_an_id_that_cannot_name_the_function(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         bad: str) -> None:
+def test_new_refuses_an_id_that_cannot_name_the_function(
+    project: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
     code, _, err = grader(project, monkeypatch, "new", bad, "--kind", "implementation")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert not list((project / "exercises").iterdir())
@@ -81,8 +89,10 @@ def test_new_exercise_validates_once_the_reference_is_written(project: Path, mon
     grader(project, monkeypatch, "new", "stable-sigmoid", "--kind", "implementation")
     code, out, _ = grader(project, monkeypatch, "validate", "--exercise", "stable-sigmoid")
     assert code == 1
-    assert ("PROBLEM stable-sigmoid reference solutions/stable-sigmoid/reference.py: is still a stub "
-            "(stable_sigmoid() only raises NotImplementedError)") in out
+    assert (
+        "PROBLEM stable-sigmoid reference solutions/stable-sigmoid/reference.py: is still a stub "
+        "(stable_sigmoid() only raises NotImplementedError)"
+    ) in out
     (project / "solutions/stable-sigmoid/reference.py").write_text(SIGMOID)
     code, out, _ = grader(project, monkeypatch, "validate", "--exercise", "stable-sigmoid")
     assert code == 0, out

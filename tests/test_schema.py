@@ -26,8 +26,21 @@ def test_schema_is_json_with_every_property_name(schema: dict) -> None:
     text = json.dumps(schema)
     missing = [name for name in property_names() if json.dumps(name) not in text]
     assert missing == []
-    for key in ("reference_solution", "known_wrong", "must_fail", "misconception", "visibility", "questions",
-                "options", "correct", "reason", "cases", "checks", "entries", "signature"):
+    for key in (
+        "reference_solution",
+        "known_wrong",
+        "must_fail",
+        "misconception",
+        "visibility",
+        "questions",
+        "options",
+        "correct",
+        "reason",
+        "cases",
+        "checks",
+        "entries",
+        "signature",
+    ):
         assert f'"{key}"' in text, key
 
 

@@ -34,20 +34,37 @@ def test_load_catalog_reads_the_real_exercises(catalog) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "marker", "expected"),
     [
-        ("    points: 2\n    visibility: public\n", "    points: 0\n    visibility: public\n", "points: 0",
-         "checks[1].points: must be greater than 0"),
-        ("    property: sums-to-one\n", "    property: sums-to-on\n", "sums-to-on",
-         "unknown property 'sums-to-on'; did you mean 'sums-to-one'?"),
-        ("    visibility: public\n    hint: divide", "    visibilty: public\n    hint: divide", "visibilty",
-         "unknown key 'visibilty'; did you mean 'visibility'?"),
-        ("    cases: [basic, non-square, extreme]\n", "    cases: [basic, nonsquare, extreme]\n", "nonsquare",
-         "names the case set 'nonsquare', which is not in cases; did you mean 'non-square'?"),
+        (
+            "    points: 2\n    visibility: public\n",
+            "    points: 0\n    visibility: public\n",
+            "points: 0",
+            "checks[1].points: must be greater than 0",
+        ),
+        (
+            "    property: sums-to-one\n",
+            "    property: sums-to-on\n",
+            "sums-to-on",
+            "unknown property 'sums-to-on'; did you mean 'sums-to-one'?",
+        ),
+        (
+            "    visibility: public\n    hint: divide",
+            "    visibilty: public\n    hint: divide",
+            "visibilty",
+            "unknown key 'visibilty'; did you mean 'visibility'?",
+        ),
+        (
+            "    cases: [basic, non-square, extreme]\n",
+            "    cases: [basic, nonsquare, extreme]\n",
+            "nonsquare",
+            "names the case set 'nonsquare', which is not in cases; did you mean 'non-square'?",
+        ),
         ("id: stable-softmax\n", "id: Stable Softmax\n", "Stable Softmax", "id: must be lower-case words"),
     ],
     ids=["points-not-positive", "unknown-property", "misspelt-key", "unknown-case-set", "bad-id"],
 )
-def test_load_spec_file_reports_file_line_and_fix(tmp_path: Path, old: str, new: str, marker: str | None,
-                                                  expected: str) -> None:
+def test_load_spec_file_reports_file_line_and_fix(
+    tmp_path: Path, old: str, new: str, marker: str | None, expected: str
+) -> None:
     path = _broken(tmp_path, old, new)
     with pytest.raises(SpecError) as caught:
         load_spec_file(path)

@@ -18,15 +18,11 @@ from grader.sandbox.outcomes import CallOutcome
 
 
 def _pair(a: float, b: float) -> CallOutcome:
-    return CallOutcome(
-        status="ok", values=[np.array(a), np.array(b)], kind="tuple", types=["float", "float"]
-    )
+    return CallOutcome(status="ok", values=[np.array(a), np.array(b)], kind="tuple", types=["float", "float"])
 
 
 @pytest.mark.parametrize(("d", "n"), [(1, 1000), (4, 2000), (64, 10000)], ids=["d1", "d4", "d64"])
-def test_variance_interval_holds_the_truth_and_is_wider_than_six_standard_errors(
-    d: int, n: int
-) -> None:
+def test_variance_interval_holds_the_truth_and_is_wider_than_six_standard_errors(d: int, n: int) -> None:
     low, high = variance_interval(d, n)
     error = np.sqrt((2 + 6 / d) / n)
     assert low < 1 - 6 * error and high > 1 + 6 * error
@@ -63,9 +59,7 @@ def test_variance_near_uses_the_default_sample_size_when_the_case_leaves_it_out(
 
 def test_float_tuple_refuses_one_array() -> None:
     check = FloatTuple(id="f", property="returns-float-tuple", count=2)
-    single = CallOutcome(
-        status="ok", values=[np.array([1.0, 2.0])], kind="single", types=["ndarray"]
-    )
+    single = CallOutcome(status="ok", values=[np.array([1.0, 2.0])], kind="single", types=["ndarray"])
     assert check.judge(Case(args={}), [single]) is not None
     assert check.judge(Case(args={}), [_pair(1.0, 2.0)]) is None
 

@@ -106,12 +106,25 @@ def test_validate_flags_a_known_wrong_that_does_not_even_import(tmp_path: Path, 
 
 
 def test_validate_quiz_flags_a_numeric_mistake_that_the_answer_window_accepts(session: GradingSession) -> None:
-    quiz = QuizExercise.model_validate({
-        "id": "tiny-quiz", "kind": "quiz", "title": "Tiny",
-        "questions": [{"id": "largest-weight", "type": "numeric", "prompt": "How much?", "answer": 0.839,
-                       "tolerance": 0.001, "reason_correct": "Yes.", "reason_wrong": "No.",
-                       "mistakes": [{"value": 0.8395, "reason": "Rounded."}]}],
-    })
+    quiz = QuizExercise.model_validate(
+        {
+            "id": "tiny-quiz",
+            "kind": "quiz",
+            "title": "Tiny",
+            "questions": [
+                {
+                    "id": "largest-weight",
+                    "type": "numeric",
+                    "prompt": "How much?",
+                    "answer": 0.839,
+                    "tolerance": 0.001,
+                    "reason_correct": "Yes.",
+                    "reason_wrong": "No.",
+                    "mistakes": [{"value": 0.8395, "reason": "Rounded."}],
+                }
+            ],
+        }
+    )
     catalog = Catalog(root=ROOT, exercises={quiz.id: quiz})
     report = validate_catalog(catalog, session=session)
     (problem,) = report.problems
@@ -135,8 +148,10 @@ def test_validate_cli_exits_1_and_prints_the_problem(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--exercises", str(exercises), "validate", "--exercise", "stable-softmax"])
     assert result.exit_code == 1
     assert "why-softmax-quiz" not in result.output
-    assert ("PROBLEM stable-softmax known-wrong mutates-input (solutions/stable-softmax/wrong_mutates_input.py): "
-            "rows-sum-to-one lets it through (passed)") in result.output
+    assert (
+        "PROBLEM stable-softmax known-wrong mutates-input (solutions/stable-softmax/wrong_mutates_input.py): "
+        "rows-sum-to-one lets it through (passed)"
+    ) in result.output
     assert result.output.splitlines()[-1] == "validate: 1 problem in 1 exercise."
 
 
@@ -159,11 +174,14 @@ def test_validate_names_the_check_and_the_case_a_reference_fails(tmp_path: Path,
     exercises = copy_catalog(tmp_path)
     (tmp_path / "solutions/stable-softmax/reference.py").write_text(
         "import numpy as np\n\n\ndef softmax(z, axis=-1):\n    e = np.exp(z)\n"
-        "    return e / e.sum(axis=axis, keepdims=True)\n")
+        "    return e / e.sum(axis=axis, keepdims=True)\n"
+    )
     report = validate_copy(exercises, session)
     messages = [line.message for line in report.problems if line.subject.startswith("reference")]
-    assert any(message.startswith("fails finite-for-large-inputs (failed) on softmax(z=array([")
-               and ": expected " in message for message in messages), messages
+    assert any(
+        message.startswith("fails finite-for-large-inputs (failed) on softmax(z=array([") and ": expected " in message
+        for message in messages
+    ), messages
 
 
 @pytest.mark.slow
@@ -180,22 +198,30 @@ def test_validate_tells_the_author_a_reference_defines_nothing(tmp_path: Path, s
 def test_validate_says_a_reference_is_still_a_stub(tmp_path: Path, session: GradingSession) -> None:
     exercises = copy_catalog(tmp_path)
     (tmp_path / "solutions/stable-softmax/reference.py").write_text(
-        'def softmax(z, axis=-1):\n    """Write me."""\n    raise NotImplementedError("write softmax")\n')
+        'def softmax(z, axis=-1):\n    """Write me."""\n    raise NotImplementedError("write softmax")\n'
+    )
     catalog = load_catalog(exercises)
-    report = validate_catalog(catalog, session=GradingSession(catalog, warm_parent=session.warm_parent),
-                              exercise_ids=["stable-softmax"])
+    report = validate_catalog(
+        catalog, session=GradingSession(catalog, warm_parent=session.warm_parent), exercise_ids=["stable-softmax"]
+    )
     stub = [line for line in report.problems if line.subject.startswith("reference")]
     assert [line.message.split(":")[0] for line in stub] == [
-        "is still a stub (softmax() only raises NotImplementedError)"]
+        "is still a stub (softmax() only raises NotImplementedError)"
+    ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("result", "problem"),
-                         [("array([0.09003057, 0.24472847, 0.66524097])", "entry 2 is 0.66524"),
-                          ("array([0.09, 0.24472847])", "shape (3,), the result shows shape (2,)")],
-                         ids=["last-digit-wrong", "wrong-shape"])
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ("array([0.09003057, 0.24472847, 0.66524097])", "entry 2 is 0.66524"),
+        ("array([0.09, 0.24472847])", "shape (3,), the result shows shape (2,)"),
+    ],
+    ids=["last-digit-wrong", "wrong-shape"],
+)
 def test_validate_checks_each_public_example_result_against_the_reference(
-        tmp_path: Path, session: GradingSession, result: str, problem: str) -> None:
+    tmp_path: Path, session: GradingSession, result: str, problem: str
+) -> None:
     def edit(spec: dict) -> None:
         spec["examples"][0]["result"] = result
 
@@ -216,14 +242,16 @@ def test_validate_reports_the_examples_it_checked(tmp_path: Path, session: Gradi
     report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
     assert report.ok
     rendered = [line.render() for line in report.lines if line.subject == "examples"]
-    assert rendered == [("note    stable-softmax examples: example 3 (softmax(z)) is not checked: "
-                        "'z' is not a plain value"),
-                        "ok      stable-softmax examples: the reference gives the result of 2 examples"]
+    assert rendered == [
+        ("note    stable-softmax examples: example 3 (softmax(z)) is not checked: 'z' is not a plain value"),
+        "ok      stable-softmax examples: the reference gives the result of 2 examples",
+    ]
 
 
 @pytest.mark.slow
-def test_validate_names_an_example_that_calls_an_argument_the_entry_lacks(tmp_path: Path,
-                                                                          session: GradingSession) -> None:
+def test_validate_names_an_example_that_calls_an_argument_the_entry_lacks(
+    tmp_path: Path, session: GradingSession
+) -> None:
     def edit(spec: dict) -> None:
         spec["examples"][1]["call"] = "softmax(np.array([[1.0, 1.0], [0.0, 100.0]]), axes=1)"
 

@@ -23,13 +23,19 @@ def _call(warm_parent: WarmParent, source: str, function: str = "f"):  # type: i
         return process.call_many(encoded)[0]
 
 
-@pytest.mark.parametrize(("argv", "command"), [
-    (["grader", "grade", "x.py"], "grade"),
-    (["grader", "--exercises", "grade", "batch", "d"], "batch"),  # a folder named like a command is the option's value
-    (["grader", "--exercises=e", "grade", "x.py"], "grade"),
-    (["grader", "--version"], None),
-    (["grader"], None),
-])
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["grader", "grade", "x.py"], "grade"),
+        (
+            ["grader", "--exercises", "grade", "batch", "d"],
+            "batch",
+        ),  # a folder named like a command is the option's value
+        (["grader", "--exercises=e", "grade", "x.py"], "grade"),
+        (["grader", "--version"], None),
+        (["grader"], None),
+    ],
+)
 def test_the_command_is_found_past_the_group_options(argv: list[str], command: str | None) -> None:
     assert _command_named(argv) == command
 
@@ -144,8 +150,9 @@ def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() ->
     gone (the warm parent's reply comes with the next request's), and only then handed to a later process,
     which finds none of the first one's files there."""
     with WarmParent.start() as warm_parent:
-        first = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"},
-                               "m.py", ["f"])
+        first = LearnerProcess(
+            warm_parent, {"m.py": b"def f():\n    return 1.0\n", "secret.py": b"X = 1\n"}, "m.py", ["f"]
+        )
         assert first.start().status == "ok"
         pid, scratch = first.pid, first.scratch_folder
         assert pid is not None and scratch is not None and os.path.isdir(scratch)
@@ -193,8 +200,9 @@ def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open
 
 
 @pytest.mark.parametrize("close_range", [True, False], ids=["close_range", "kernel-without-close_range"])
-def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(monkeypatch: pytest.MonkeyPatch,
-                                                                        close_range: bool) -> None:
+def test_closing_inherited_descriptors_keeps_exactly_the_runs_asked_for(
+    monkeypatch: pytest.MonkeyPatch, close_range: bool
+) -> None:
     from grader.sandbox import descriptors
 
     if not close_range:  # a kernel before 5.9: the descriptors are listed instead
@@ -231,8 +239,10 @@ def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() ->
     sent along are still being written (here: more than the 1 MiB pipe holds). The rest is written afterwards;
     it used to be dropped, and the process then waited for it until the call's deadline."""
     big = np.arange(300_000, dtype=float)  # 2.4 MB: never written before the import is done
-    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": b"def f(x):\n    return x.sum()\n"},
-                                                   "m.py", ["f"]) as process:
+    with (
+        WarmParent.start() as warm_parent,
+        LearnerProcess(warm_parent, {"m.py": b"def f(x):\n    return x.sum()\n"}, "m.py", ["f"]) as process,
+    ):
         process.call_seconds = 5.0
         calls = encode_calls([Call("f", {"x": big})])
         assert process.start(calls).status == "ok"
@@ -289,8 +299,10 @@ def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_fo
     from grader.sandbox.requests import RequestMemo
 
     memo = SandboxMemo()
-    with WarmParent.start() as warm_parent, LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 4.0\n"},
-                                                   "m.py", ["f"], memo=memo) as process:
+    with (
+        WarmParent.start() as warm_parent,
+        LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 4.0\n"}, "m.py", ["f"], memo=memo) as process,
+    ):
         assert process.start(encode_calls([Call("f", {})])).status == "ok"
         memo.requests = RequestMemo()
         outcome = process.call_many(encode_calls([Call("f", {})]), batch=True)[0]

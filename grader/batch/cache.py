@@ -59,9 +59,20 @@ class KeyRecord:
     failures: int = 0
 
     def dumps(self) -> str:
-        return json.dumps({"key": self.key, "learner": self.learner, "entry": self.entry,
-                           "grader_error": self.grader_error, "failures": self.failures},
-                          ensure_ascii=False, indent=2) + "\n"
+        return (
+            json.dumps(
+                {
+                    "key": self.key,
+                    "learner": self.learner,
+                    "entry": self.entry,
+                    "grader_error": self.grader_error,
+                    "failures": self.failures,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
 
     @property
     def failure_kept(self) -> bool:
@@ -77,8 +88,13 @@ def read_key(path: Path) -> KeyRecord | None:
         failures = data.get("failures", 0 if error is None else 1)  # records from before the count: one failure
         if not isinstance(failures, int) or isinstance(failures, bool):
             raise TypeError("failures")
-        return KeyRecord(key=str(data["key"]), learner=str(data["learner"]), entry=str(data["entry"]),
-                         grader_error=None if error is None else str(error), failures=failures)
+        return KeyRecord(
+            key=str(data["key"]),
+            learner=str(data["learner"]),
+            entry=str(data["entry"]),
+            grader_error=None if error is None else str(error),
+            failures=failures,
+        )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -43,8 +43,13 @@ class Executor(Protocol):
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]: ...
 
 
-def _worker_main(config: WorkerConfig, connection: Connection, warm_parent: Any = None, inherited: Any = None,
-                 core: int | None = None) -> None:
+def _worker_main(
+    config: WorkerConfig,
+    connection: Connection,
+    warm_parent: Any = None,
+    inherited: Any = None,
+    core: int | None = None,
+) -> None:
     """A pool process: start one grading session, then grade what the parent sends until told to stop.
 
     ``warm_parent``: a warm parent cloned for this process (forked pools); ``inherited``:
@@ -164,8 +169,9 @@ class LocalPool:
             extra["core"] = core
             if twin is not None and twin.pid is not None:
                 keep_to(twin.pid, core)  # and so every learner process it forks
-        process = context.Process(target=self.worker_main, args=(self.config, theirs), kwargs=extra, daemon=True,
-                                  name="grader-batch-worker")
+        process = context.Process(
+            target=self.worker_main, args=(self.config, theirs), kwargs=extra, daemon=True, name="grader-batch-worker"
+        )
         try:
             process.start()
         finally:
@@ -241,8 +247,12 @@ class LocalPool:
                 if lost is not None:
                     code = slot.process.exitcode
                     how = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-                    yield lost, Outcome(grader_error=f"the grading process stopped unexpectedly ({how}) "
-                                                     "while grading this learner")
+                    yield (
+                        lost,
+                        Outcome(
+                            grader_error=f"the grading process stopped unexpectedly ({how}) while grading this learner"
+                        ),
+                    )
                     if pending:
                         self._start(context)
         now = time.monotonic()
@@ -251,9 +261,14 @@ class LocalPool:
                 task = slot.tasks[0]
                 self._requeue(slot, pending)
                 self._drop(slot)
-                yield task, Outcome(grader_error=f"grading this learner took longer than {self.watchdog:g} s, "
-                                                 "so the grader stopped it (learner code has far shorter limits: "
-                                                 "this points at a grader or machine problem)")
+                yield (
+                    task,
+                    Outcome(
+                        grader_error=f"grading this learner took longer than {self.watchdog:g} s, "
+                        "so the grader stopped it (learner code has far shorter limits: "
+                        "this points at a grader or machine problem)"
+                    ),
+                )
                 if pending:
                     self._start(context)
 
@@ -313,15 +328,18 @@ class DaskExecutor:
             raise UsageError(f"cannot reach the Dask scheduler at {self.scheduler!r} ({exc})") from None
         try:
             run = uuid.uuid4().hex[:8]  # a scheduler may still hold an earlier run's keys
-            futures = {client.submit(grade_task, self.config, task, key=f"{task_id(task)}-{run}", pure=False): task
-                       for task in tasks}
+            futures = {
+                client.submit(grade_task, self.config, task, key=f"{task_id(task)}-{run}", pure=False): task
+                for task in tasks
+            }
             for future in as_completed(futures):
                 task = futures.pop(future)
                 try:
                     outcome = future.result()
                 except Exception as exc:  # noqa: BLE001 - the worker died or Dask gave up on it
-                    outcome = Outcome(grader_error=f"the Dask cluster could not grade this learner: "
-                                                   f"{type(exc).__name__}: {exc}")
+                    outcome = Outcome(
+                        grader_error=f"the Dask cluster could not grade this learner: {type(exc).__name__}: {exc}"
+                    )
                 yield task, outcome
         finally:
             for future in list(futures):

@@ -42,8 +42,14 @@ from grader.answers import ANSWER_SUFFIXES
 from grader.batch.learners import display_name
 from grader.notebook import NOTEBOOK_SUFFIX
 
-__all__ = ["GRADED_SUFFIXES", "MAX_HASHED_BYTES", "MAX_HASHED_FILES", "MAX_LISTED", "Fingerprint",
-           "fingerprint_learner"]
+__all__ = [
+    "GRADED_SUFFIXES",
+    "MAX_HASHED_BYTES",
+    "MAX_HASHED_FILES",
+    "MAX_LISTED",
+    "Fingerprint",
+    "fingerprint_learner",
+]
 
 GRADED_SUFFIXES = frozenset({".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES})  # what grader.submission reads
 MAX_HASHED_BYTES = 16 << 20
@@ -53,8 +59,15 @@ MAX_LISTED = 200_000
 _FORMAT = b"grader-learner-fingerprint/1"
 _CHUNK = 1 << 20
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_KINDS = {stat.S_IFREG: "file", stat.S_IFDIR: "folder", stat.S_IFLNK: "symbolic link", stat.S_IFIFO: "FIFO",
-          stat.S_IFSOCK: "socket", stat.S_IFCHR: "device", stat.S_IFBLK: "device"}
+_KINDS = {
+    stat.S_IFREG: "file",
+    stat.S_IFDIR: "folder",
+    stat.S_IFLNK: "symbolic link",
+    stat.S_IFIFO: "FIFO",
+    stat.S_IFSOCK: "socket",
+    stat.S_IFCHR: "device",
+    stat.S_IFBLK: "device",
+}
 
 
 @dataclass(frozen=True)
@@ -109,8 +122,10 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
         found, complete = _graded_entries(folder)
         notes: list[str] = []
         if not complete:
-            notes.append(f"This folder holds more than {MAX_LISTED:,} entries, more than the batch lists, so it "
-                         "cannot tell whether the folder changed: it is graded again on every run.")
+            notes.append(
+                f"This folder holds more than {MAX_LISTED:,} entries, more than the batch lists, so it "
+                "cannot tell whether the folder changed: it is graded again on every run."
+            )
         _put(digest, b"entries", str(len(found)).encode())
         regulars = 0
         unread: list[bytes] = []
@@ -127,9 +142,11 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
             _hash_graded_file(digest, notes, folder, name, facts)
         _put(digest, b"files past the first", b"\0".join(unread))
         if regulars > MAX_HASHED_FILES:
-            notes.append(f"Of its {regulars} files the grader could read, the batch reads the first "
-                         f"{MAX_HASHED_FILES} (the grader reads fewer) to tell whether they changed; of the "
-                         "others, only their names count.")
+            notes.append(
+                f"Of its {regulars} files the grader could read, the batch reads the first "
+                f"{MAX_HASHED_FILES} (the grader reads fewer) to tell whether they changed; of the "
+                "others, only their names count."
+            )
         return Fingerprint(digest.hexdigest(), tuple(notes), complete)
     finally:
         os.close(folder)
@@ -157,13 +174,17 @@ def _hash_graded_file(digest: Any, notes: list[str], folder: int | str, name: st
         return
     if kind != stat.S_IFREG:
         _put(digest, encoded, b"not read", b"%o" % kind)
-        notes.append(f"{display_name(name)!r} is a {_KINDS.get(kind, 'special file')}, not a regular file: "
-                     "it was not opened or graded.")
+        notes.append(
+            f"{display_name(name)!r} is a {_KINDS.get(kind, 'special file')}, not a regular file: "
+            "it was not opened or graded."
+        )
         return
     if facts.st_size > MAX_HASHED_BYTES:
         _put(digest, encoded, b"size and time", b"%d:%d" % (facts.st_size, facts.st_mtime_ns))
-        notes.append(f"{display_name(name)!r} is larger than {MAX_HASHED_BYTES >> 20} MiB, so the batch tells "
-                     "whether it changed by its size and modification time, without reading it.")
+        notes.append(
+            f"{display_name(name)!r} is larger than {MAX_HASHED_BYTES >> 20} MiB, so the batch tells "
+            "whether it changed by its size and modification time, without reading it."
+        )
         return
     try:
         _put(digest, encoded, b"bytes", _hash_contents(folder, name))

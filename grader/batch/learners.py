@@ -87,8 +87,10 @@ def discover_learners(directory: Path, *, exclude: Path | None = None) -> tuple[
             while whole in named or whole in by_name and whole != name:
                 whole += "~"
             named[whole] = (entry, path)
-    learners = [Learner(name=name, entry=display_name(entry), path=path, stem=file_stem(name))
-                for name, (entry, path) in named.items()]
+    learners = [
+        Learner(name=name, entry=display_name(entry), path=path, stem=file_stem(name))
+        for name, (entry, path) in named.items()
+    ]
     return _unique_stems(sorted(learners, key=lambda learner: learner.name)), notes
 
 

@@ -72,8 +72,9 @@ def _duration(seconds: float) -> str:
 class PlainProgress:
     """Lines like ``graded 120/300, 14 below full marks, ~9 s left``, at most one per ``interval`` seconds."""
 
-    def __init__(self, stream: TextIO | None = None, *, interval: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, interval: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.stream: TextIO | None = stream or sys.stdout
         self.interval = interval
         self.counts = _Counts(clock)
@@ -134,10 +135,16 @@ class RichProgress:
             self.console.print(f"{reused} of {total} learners unchanged since the last run")
         if total == reused:
             return
-        self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
-                             TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
-                             TextColumn("{task.fields[left]}"), console=self.console, transient=False,
-                             auto_refresh=False)  # no refresh thread: grading processes are forked from this one
+        self._bar = Progress(
+            TextColumn("grading"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
+            TextColumn("{task.fields[left]}"),
+            console=self.console,
+            transient=False,
+            auto_refresh=False,
+        )  # no refresh thread: grading processes are forked from this one
         self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="", left="")
         self._bar.start()
 

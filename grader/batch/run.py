@@ -74,7 +74,7 @@ class BatchSummary:
 
     def text(self) -> str:
         """The summary for a terminal."""
-        head = (f"{self.learners} learners: {self.graded} graded now, {self.reused} unchanged since the last run.\n")
+        head = f"{self.learners} learners: {self.graded} graded now, {self.reused} unchanged since the last run.\n"
         tail = f"Wrote {self.out}/gradebook.csv, summary.md, report.html, results/ and feedback/.\n"
         notes = "".join(f"note: {note}\n" for note in self.notes)
         return head + notes + format_summary_text(self.stats) + tail
@@ -142,13 +142,19 @@ def run_batch(
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
         records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
-        todo = [learner for learner in learners
-                if force or not _finished(records[learner.name], prints[learner.name])]
+        todo = [learner for learner in learners if force or not _finished(records[learner.name], prints[learner.name])]
         graded_now = {learner.name for learner in todo}
-        kept = [name for name, record in records.items()
-                if name not in graded_now and record is not None and record.failure_kept]
-        config = WorkerConfig(exercises_dir=str(exercises_path), assignment=assignment, spec_digest=specs,
-                              allow_weak_sandbox=allow_weak_sandbox)
+        kept = [
+            name
+            for name, record in records.items()
+            if name not in graded_now and record is not None and record.failure_kept
+        ]
+        config = WorkerConfig(
+            exercises_dir=str(exercises_path),
+            assignment=assignment,
+            spec_digest=specs,
+            allow_weak_sandbox=allow_weak_sandbox,
+        )
         if executor is not None:
             runner = executor(config)
         elif scheduler:
@@ -157,29 +163,38 @@ def run_batch(
             runner = LocalPool(config, jobs or default_jobs(), watchdog=_watchdog(exercises), warm_parent=warm_parent)
         shown = progress or NoProgress()
         by_name = {learner.name: learner for learner in learners}
-        tasks = [Task(learner=one.name, path=str(one.path.absolute()), label=one.entry, notes=prints[one.name].notes)
-                 for one in todo]
+        tasks = [
+            Task(learner=one.name, path=str(one.path.absolute()), label=one.entry, notes=prints[one.name].notes)
+            for one in todo
+        ]
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
         failed: list[str] = []
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
-                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises,
-                                       records[learner.name])
+                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises, records[learner.name])
                 stored[learner.name] = report
                 if error is not None:
                     failed.append(learner.name)
-                shown.update(learner.name, below_full=report.score < report.max_score - 1e-9,
-                             grader_error=error is not None)
+                shown.update(
+                    learner.name, below_full=report.score < report.max_score - 1e-9, grader_error=error is not None
+                )
         finally:
             shown.finish()
         title = _title(catalog, assignment)
         notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints)
         stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
-    return BatchSummary(out=out_dir, learners=len(learners), graded=len(todo), reused=len(learners) - len(todo),
-                        stats=stats, grader_errors=sorted(failed), notes=notes + more_notes,
-                        kept_grader_errors=kept)
+    return BatchSummary(
+        out=out_dir,
+        learners=len(learners),
+        graded=len(todo),
+        reused=len(learners) - len(todo),
+        stats=stats,
+        grader_errors=sorted(failed),
+        notes=notes + more_notes,
+        kept_grader_errors=kept,
+    )
 
 
 def _check_apart(folder: Path, out_dir: Path) -> None:
@@ -191,11 +206,13 @@ def _check_apart(folder: Path, out_dir: Path) -> None:
     except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
         raise UsageError(f"{out_dir}: cannot tell where this folder is ({error})") from None
     if not inside:
-        raise UsageError(f"{out_dir}: the output folder cannot be the class folder itself; "
-                         "every entry there is taken for a learner")
+        raise UsageError(
+            f"{out_dir}: the output folder cannot be the class folder itself; every entry there is taken for a learner"
+        )
     if len(inside) > 1:
-        raise UsageError(f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; "
-                         "put it beside the class folder")
+        raise UsageError(
+            f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; put it beside the class folder"
+        )
 
 
 def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome]]:
@@ -232,8 +249,9 @@ class _locked:
                 os.close(handle)
                 if exc.errno not in (errno.EACCES, errno.EAGAIN):
                     raise
-                raise UsageError(f"{self.path.parent}: another 'grader batch' is writing there; "
-                                 "wait for it to finish") from None
+                raise UsageError(
+                    f"{self.path.parent}: another 'grader batch' is writing there; wait for it to finish"
+                ) from None
             if _same_file(handle, self.path):
                 self.handle = handle
             else:
@@ -290,20 +308,25 @@ def _kept_notes(kept: list[str]) -> list[str]:
     if not kept:
         return []
     names = ", ".join(repr(name) for name in kept)
-    return [f"the grader failed on {names} in earlier runs, each time it tried; the error result is kept until "
-            "their files, the specs or the grader change. Please report it; 'grader batch --force' tries again."]
+    return [
+        f"the grader failed on {names} in earlier runs, each time it tried; the error result is kept until "
+        "their files, the specs or the grader change. Please report it; 'grader batch --force' tries again."
+    ]
 
 
 def _unlisted_notes(learners: list[Learner], prints: dict[str, Fingerprint]) -> list[str]:
     names = [learner.name for learner in learners if not prints[learner.name].complete]
     if not names:
         return []
-    return [f"{', '.join(repr(name) for name in names)}: too many entries in the folder to tell whether it "
-            "changed, so graded on every run"]
+    return [
+        f"{', '.join(repr(name) for name in names)}: too many entries in the folder to tell whether it "
+        "changed, so graded on every run"
+    ]
 
 
-def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome, exercises: list[Exercise],
-           previous: KeyRecord | None) -> tuple[Report, str | None]:
+def _store(
+    out_dir: Path, learner: Learner, key: str, outcome: Outcome, exercises: list[Exercise], previous: KeyRecord | None
+) -> tuple[Report, str | None]:
     """Write result, feedback, then the key (the commit marker); each atomically.
 
     ``previous``: the record stored under the same key, if any; a grader failure counts on from its failures.
@@ -328,8 +351,10 @@ def _store(out_dir: Path, learner: Learner, key: str, outcome: Outcome, exercise
     failures = 0
     if error is not None:
         failures = 1 + (previous.failures if previous is not None and previous.grader_error is not None else 0)
-    write_atomically(key_path, KeyRecord(key=key, learner=learner.name, entry=learner.entry,
-                                         grader_error=error, failures=failures).dumps())
+    write_atomically(
+        key_path,
+        KeyRecord(key=key, learner=learner.name, entry=learner.entry, grader_error=error, failures=failures).dumps(),
+    )
     return report, error
 
 
@@ -345,8 +370,14 @@ def _feedback(report: Report) -> str:
     return f"# Feedback on {report.submission}\n\n{fence}text\n{text}{fence}\n"
 
 
-def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], title: str,
-             notes: list[str], stored: dict[str, Report] | None = None) -> tuple[ClassStats, list[str], list[str]]:
+def _rebuild(
+    out_dir: Path,
+    learners: list[Learner],
+    exercises: list[Exercise],
+    title: str,
+    notes: list[str],
+    stored: dict[str, Report] | None = None,
+) -> tuple[ClassStats, list[str], list[str]]:
     """Gradebook, summary and report from every stored result of the learners now in the class.
 
     ``stored``: the results this run wrote, already parsed (the others are read back from disk).
@@ -371,12 +402,18 @@ def _rebuild(out_dir: Path, learners: list[Learner], exercises: list[Exercise], 
     stems = {learner.stem for learner in learners}
     stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in stems)
     if stale:
-        more.append(f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
-                    "no longer in the class folder; they are kept but left out of the gradebook")
+        more.append(
+            f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
+            "no longer in the class folder; they are kept but left out of the gradebook"
+        )
     ids = [exercise.id for exercise in exercises]
-    checks = [(e.id, c.id) for e in exercises for c in
-              (e.questions if isinstance(e, QuizExercise) else e.checks if isinstance(e, ImplementationExercise)
-               else [])]
+    checks = [
+        (e.id, c.id)
+        for e in exercises
+        for c in (
+            e.questions if isinstance(e, QuizExercise) else e.checks if isinstance(e, ImplementationExercise) else []
+        )
+    ]
     max_score = float(sum(exercise.max_score for exercise in exercises))
     stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
     write_atomically(out_dir / "gradebook.csv", format_gradebook(rows, ids))

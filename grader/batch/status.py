@@ -35,8 +35,15 @@ from grader.results import ExerciseResult
 __all__ = ["DID_NOT_RUN", "STATUSES", "ExerciseStatus", "exercise_status"]
 
 ExerciseStatus = Literal["passed", "failed", "missing", "syntax-error", "import-error", "timeout", "error"]
-STATUSES: tuple[ExerciseStatus, ...] = ("passed", "failed", "missing", "syntax-error", "import-error", "timeout",
-                                        "error")
+STATUSES: tuple[ExerciseStatus, ...] = (
+    "passed",
+    "failed",
+    "missing",
+    "syntax-error",
+    "import-error",
+    "timeout",
+    "error",
+)
 # The learner's code for the exercise never reached a verdict on any property: one failure for the whole exercise.
 DID_NOT_RUN: tuple[ExerciseStatus, ...] = ("syntax-error", "import-error", "timeout")
 
@@ -50,8 +57,7 @@ def exercise_status(exercise: ExerciseResult) -> ExerciseStatus:
     if exercise.kind == "quiz":
         return "error"
     checks = exercise.checks
-    if checks and not any(c.status in ("passed", "failed") or c.input is not None or c.got is not None
-                          for c in checks):
+    if checks and not any(c.status in ("passed", "failed") or c.input is not None or c.got is not None for c in checks):
         if any(c.status == "timeout" for c in checks):
             return "timeout"
         return "syntax-error" if _SYNTAX.search(exercise.reason) else "import-error"

@@ -41,9 +41,20 @@ from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.results import CheckResult, ExerciseResult, Report
 
-__all__ = ["CHECKS_NOTE", "EXERCISES_NOTE", "CheckStat", "ClassStats", "ExerciseStat", "class_stats",
-           "format_summary_markdown", "format_summary_text", "judged_text", "reason_group", "stopped_before_checks",
-           "stopped_text"]
+__all__ = [
+    "CHECKS_NOTE",
+    "EXERCISES_NOTE",
+    "CheckStat",
+    "ClassStats",
+    "ExerciseStat",
+    "class_stats",
+    "format_summary_markdown",
+    "format_summary_text",
+    "judged_text",
+    "reason_group",
+    "stopped_before_checks",
+    "stopped_text",
+]
 
 BIN_LABELS = [f"{10 * i}-{10 * i + 9}%" for i in range(10)] + ["100%"]
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z(])")
@@ -145,15 +156,22 @@ def _most_common(groups: dict[str, list[str]]) -> tuple[str, list[str]]:
     return min(groups.items(), key=lambda item: (-len(item[1]), not item[0].startswith(_KNOWN), item[0]))
 
 
-def class_stats(reports: dict[str, Report], checks: list[tuple[str, str]], max_score: float, *,
-                grader_errors: Sequence[str] = (), notes: Sequence[str] = ()) -> ClassStats:
+def class_stats(
+    reports: dict[str, Report],
+    checks: list[tuple[str, str]],
+    max_score: float,
+    *,
+    grader_errors: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> ClassStats:
     """Statistics over ``reports`` (learner name to report), for ``checks`` (exercise id, check id) in spec order.
 
     Learners in ``grader_errors`` are left out of every number.
     """
     counted = {name: report for name, report in sorted(reports.items()) if name not in set(grader_errors)}
-    stats = ClassStats(learners=len(counted), max_score=max_score, grader_errors=sorted(grader_errors),
-                       notes=list(notes))
+    stats = ClassStats(
+        learners=len(counted), max_score=max_score, grader_errors=sorted(grader_errors), notes=list(notes)
+    )
     for report in counted.values():
         stats.scores.append(report.score)
         stats.histogram[_bin(report.score, report.max_score or max_score)] += 1
@@ -214,22 +232,30 @@ def _headline(stats: ClassStats) -> list[str]:
     if stats.mean is None or stats.median is None:
         return ["No learner was graded."]
     top = format_points(stats.max_score)
-    return [f"Learners graded: {stats.learners}",
-            f"Mean score: {format_points(stats.mean)}/{top}   Median: {format_points(stats.median)}/{top}"]
+    return [
+        f"Learners graded: {stats.learners}",
+        f"Mean score: {format_points(stats.mean)}/{top}   Median: {format_points(stats.median)}/{top}",
+    ]
 
 
-EXERCISES_NOTE = ("How each exercise ended, as in the gradebook's status columns. A learner whose code stopped "
-                  "before any check (syntax-error, import-error, timeout, or a quiz whose answers could not be "
-                  "read) is counted here once, with the most common such reason, and not under each check.")
-CHECKS_NOTE = ("Each check's share is taken among the learners judged on it: they attempted the exercise, their "
-               "code ran, and the check was not held back by the exercise's gate. The most common reason counts "
-               "learners, each once.")
+EXERCISES_NOTE = (
+    "How each exercise ended, as in the gradebook's status columns. A learner whose code stopped "
+    "before any check (syntax-error, import-error, timeout, or a quiz whose answers could not be "
+    "read) is counted here once, with the most common such reason, and not under each check."
+)
+CHECKS_NOTE = (
+    "Each check's share is taken among the learners judged on it: they attempted the exercise, their "
+    "code ran, and the check was not held back by the exercise's gate. The most common reason counts "
+    "learners, each once."
+)
 
 
 def stopped_text(stat: ExerciseStat) -> str:
     """``2 syntax-error, 1 timeout``: how the learners whose code stopped before any check stopped."""
-    return ", ".join(f"{count} {status}" for status, count in sorted(stat.stopped_by.items(),
-                                                                     key=lambda item: STATUSES.index(item[0])))
+    return ", ".join(
+        f"{count} {status}"
+        for status, count in sorted(stat.stopped_by.items(), key=lambda item: STATUSES.index(item[0]))
+    )
 
 
 def judged_text(stat: CheckStat) -> str:
@@ -242,30 +268,54 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
     lines = [f"# {markdown_text(title)}", ""]
     lines += [line + "  " for line in _headline(stats)]
     if stats.grader_errors:
-        lines += ["", f"**The grader failed on {len(stats.grader_errors)} learner"
-                      f"{'s' if len(stats.grader_errors) != 1 else ''}** (left out of every number below; "
-                      "the details are in their `results/*.key` files; the next run tries each once more, then keeps "
-                      "the failure until its files change or `--force`): "
-                      + ", ".join(markdown_code(name) for name in stats.grader_errors)]
+        lines += [
+            "",
+            f"**The grader failed on {len(stats.grader_errors)} learner"
+            f"{'s' if len(stats.grader_errors) != 1 else ''}** (left out of every number below; "
+            "the details are in their `results/*.key` files; the next run tries each once more, then keeps "
+            "the failure until its files change or `--force`): "
+            + ", ".join(markdown_code(name) for name in stats.grader_errors),
+        ]
     lines += ["", "## Score distribution", "", "| score | learners | |", "|---|---:|---|"]
     most = max(stats.histogram) or 1
     for label, count in zip(BIN_LABELS, stats.histogram, strict=True):
         lines.append(f"| {label} | {count} | {'#' * round(20 * count / most)} |")
-    lines += ["", "## Exercises", "", EXERCISES_NOTE, "",
-              "| exercise | " + " | ".join(STATUSES) + " | most common reason it stopped before any check |",
-              "|---|" + "---:|" * len(STATUSES) + "---|"]
+    lines += [
+        "",
+        "## Exercises",
+        "",
+        EXERCISES_NOTE,
+        "",
+        "| exercise | " + " | ".join(STATUSES) + " | most common reason it stopped before any check |",
+        "|---|" + "---:|" * len(STATUSES) + "---|",
+    ]
     for exercise in stats.exercises:
-        reason = (f"{markdown_text(exercise.reason, table=True)} ({exercise.reason_count} of {exercise.stopped})"
-                  if exercise.reason else "")
+        reason = (
+            f"{markdown_text(exercise.reason, table=True)} ({exercise.reason_count} of {exercise.stopped})"
+            if exercise.reason
+            else ""
+        )
         counts = " | ".join(str(exercise.statuses[status]) for status in STATUSES)
         lines.append(f"| {markdown_text(exercise.exercise, table=True)} | {counts} | {reason} |")
-    lines += ["", "## Checks, most failed first", "", CHECKS_NOTE, "",
-              "| exercise | check | did not pass | most common reason |", "|---|---|---:|---|"]
+    lines += [
+        "",
+        "## Checks, most failed first",
+        "",
+        CHECKS_NOTE,
+        "",
+        "| exercise | check | did not pass | most common reason |",
+        "|---|---|---:|---|",
+    ]
     for stat in stats.checks:
-        reason = (f"{markdown_text(stat.reason, table=True)} ({stat.reason_count} of {stat.not_passed})"
-                  if stat.reason else "")
-        lines.append(f"| {markdown_text(stat.exercise, table=True)} | {markdown_text(stat.check, table=True)} "
-                     f"| {judged_text(stat)} | {reason} |")
+        reason = (
+            f"{markdown_text(stat.reason, table=True)} ({stat.reason_count} of {stat.not_passed})"
+            if stat.reason
+            else ""
+        )
+        lines.append(
+            f"| {markdown_text(stat.exercise, table=True)} | {markdown_text(stat.check, table=True)} "
+            f"| {judged_text(stat)} | {reason} |"
+        )
     if stats.notes:
         lines += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in stats.notes]
     return "\n".join(lines) + "\n"
@@ -275,11 +325,15 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
     """A few lines for the terminal: headline, distribution, code that stopped early, the checks most failed."""
     lines = _headline(stats)
     if stats.grader_errors:
-        lines.append(f"The grader failed on {len(stats.grader_errors)}: "
-                     + ", ".join(_plain(name) for name in stats.grader_errors))
+        lines.append(
+            f"The grader failed on {len(stats.grader_errors)}: "
+            + ", ".join(_plain(name) for name in stats.grader_errors)
+        )
     if stats.scores:
-        lines.append("Distribution: " + "  ".join(f"{label} {count}" for label, count
-                                                   in zip(BIN_LABELS, stats.histogram, strict=True) if count))
+        lines.append(
+            "Distribution: "
+            + "  ".join(f"{label} {count}" for label, count in zip(BIN_LABELS, stats.histogram, strict=True) if count)
+        )
     stopped = [e for e in stats.exercises if e.stopped]
     if stopped:
         lines.append("Stopped before any check:")

@@ -23,8 +23,10 @@ from grader.results import ExerciseResult, Report
 
 __all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report", "prepare"]
 
-GRADER_ERROR_REASON = ("The grader itself failed while grading this submission, so it has not been graded yet; "
-                       "this is not a fault of your work. Please report it to your instructor, who has the details.")
+GRADER_ERROR_REASON = (
+    "The grader itself failed while grading this submission, so it has not been graded yet; "
+    "this is not a fault of your work. Please report it to your instructor, who has the details."
+)
 
 
 @dataclass(frozen=True)
@@ -101,18 +103,25 @@ class _Worker:
 
         self.warm_parent = warm_parent
         catalog, memo = _PREPARED.get(config.exercises_dir, (None, None))
-        self.session = GradingSession(catalog, exercises_dir=config.exercises_dir, warm_parent=warm_parent, memo=memo,
-                                      allow_weak_sandbox=True if config.allow_weak_sandbox else None)
+        self.session = GradingSession(
+            catalog,
+            exercises_dir=config.exercises_dir,
+            warm_parent=warm_parent,
+            memo=memo,
+            allow_weak_sandbox=True if config.allow_weak_sandbox else None,
+        )
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))
         self.expected = config.spec_digest
 
     def grade(self, task: Task) -> Outcome:
         if self.digest != self.expected:
-            return Outcome(grader_error="the exercise specs, solutions or grader code this worker loaded differ from "
-                                        "those the batch started with: they changed during the run, or a remote "
-                                        "worker has other files; run the batch again once every worker has the "
-                                        f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})")
+            return Outcome(
+                grader_error="the exercise specs, solutions or grader code this worker loaded differ from "
+                "those the batch started with: they changed during the run, or a remote "
+                "worker has other files; run the batch again once every worker has the "
+                f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})"
+            )
         try:
             report = grade_entry(self.session, self.selected, Path(task.path), task.label, notes=task.notes)
         except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
@@ -136,9 +145,15 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
     from grader.submission import Submission, read_submission
 
     if path.is_symlink():
-        submission = Submission(label=label, notes=[
-            (f"{label} is a symbolic link; the grader does not follow links, so nothing was graded. "
-             "Hand in the files themselves.")])
+        submission = Submission(
+            label=label,
+            notes=[
+                (
+                    f"{label} is a symbolic link; the grader does not follow links, so nothing was graded. "
+                    "Hand in the files themselves."
+                )
+            ],
+        )
     else:
         try:
             submission = read_submission(path)
@@ -148,8 +163,13 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
             message = message.removeprefix(prefix)
             submission = Submission(label=label, notes=[f"{label}: {message}"])
         except OSError as error:  # a folder the grader may not list: how the learner's files are, not a grader fault
-            submission = Submission(label=label, notes=[f"{label}: cannot be read ({error.strerror or error}); "
-                                                        "nothing was graded. Hand in files the grader can read."])
+            submission = Submission(
+                label=label,
+                notes=[
+                    f"{label}: cannot be read ({error.strerror or error}); "
+                    "nothing was graded. Hand in files the grader can read."
+                ],
+            )
     submission.label = label
     submission.notes.extend(notes)
     return session.grade_loaded(submission, selected)
@@ -157,11 +177,27 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
 
 def grader_error_report(label: str, exercises: list[Any]) -> Report:
     """The result of a learner the grader failed on: every exercise in error, nothing scored, nothing blamed."""
-    results = [ExerciseResult(id=e.id, title=e.title, kind=e.kind, status="error", score=0.0,
-                              max_score=e.max_score, reason=GRADER_ERROR_REASON, checks=[]) for e in exercises]
-    return Report(grader_version=__version__, submission=label, score=0.0,
-                  max_score=float(sum(e.max_score for e in exercises)), exercises=results,
-                  problems=[GRADER_ERROR_REASON])
+    results = [
+        ExerciseResult(
+            id=e.id,
+            title=e.title,
+            kind=e.kind,
+            status="error",
+            score=0.0,
+            max_score=e.max_score,
+            reason=GRADER_ERROR_REASON,
+            checks=[],
+        )
+        for e in exercises
+    ]
+    return Report(
+        grader_version=__version__,
+        submission=label,
+        score=0.0,
+        max_score=float(sum(e.max_score for e in exercises)),
+        exercises=results,
+        problems=[GRADER_ERROR_REASON],
+    )
 
 
 # One worker per process and thread: a Dask worker may run tasks on several threads,

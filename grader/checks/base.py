@@ -121,7 +121,8 @@ def extremes(cases: list[Case]) -> str:
     largest = max((case.size()[1] for case in cases), default=0.0)
     has_inf = any(
         isinstance(v, np.ndarray) and v.dtype.kind == "f" and np.isinf(v).any()
-        for case in cases for v in case.args.values()
+        for case in cases
+        for v in case.args.values()
     )
     parts = []
     if largest >= 1e3:

@@ -45,9 +45,7 @@ class ExpSumsToOne(ArrayCheck):
     """The result holds log-probabilities: its exponentials sum to one along the normalised axis."""
 
     property: Literal["exp-sums-to-one"]
-    axis_arg: str | None = Field(
-        default="axis", description="argument naming the axis; None to use `axis`"
-    )
+    axis_arg: str | None = Field(default="axis", description="argument naming the axis; None to use `axis`")
     axis: int = -1
     atol: float = Field(default=1e-9, ge=0)
 
@@ -59,19 +57,13 @@ class ExpSumsToOne(ArrayCheck):
         if self.axis_arg and case.args.get(self.axis_arg) is not None:
             axis = int(case.args[self.axis_arg])
         if got.ndim == 0 or not -got.ndim <= axis < got.ndim:
-            return Finding(
-                got=f"an array of shape {got.shape}", expected=f"an array with an axis {axis}"
-            )
+            return Finding(got=f"an array of shape {got.shape}", expected=f"an array with an axis {axis}")
         with np.errstate(all="ignore"):
             sums = np.exp(got).sum(axis=axis)
         atol = _atol(outcomes[0].values[0], case, self.atol)
         if np.all(np.abs(sums - 1) <= atol):
             return None
-        note = (
-            "Some results are positive: a log-probability is never above 0."
-            if np.any(got > 0)
-            else ""
-        )
+        note = "Some results are positive: a log-probability is never above 0." if np.any(got > 0) else ""
         return Finding(
             got=f"sums of exp {format_value(sums)}",
             expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})",
@@ -127,9 +119,7 @@ class EntropyGrows(Check):
 
     property: Literal["entropy-grows"]
     arg: str = Field(default="T", description="the argument to raise")
-    values: list[float] = Field(
-        min_length=2, description="increasing values of `arg`, called on the same scores"
-    )
+    values: list[float] = Field(min_length=2, description="increasing values of `arg`, called on the same scores")
     score_arg: str = "z"
     atol: float = Field(default=1e-9, ge=0)
 
@@ -141,9 +131,7 @@ class EntropyGrows(Check):
         return values
 
     def default_description(self, entry: str) -> str:
-        return (
-            f"the weights {entry} returns get more spread out (higher entropy) as {self.arg} grows"
-        )
+        return f"the weights {entry} returns get more spread out (higher entropy) as {self.arg} grows"
 
     def plan(self, case: Case, entry: str) -> list[Call]:
         return [Call(entry, dict(case.args, **{self.arg: value})) for value in self.values]
@@ -163,8 +151,7 @@ class EntropyGrows(Check):
             entropies.append(_entropy(got / got.sum()))
         atol = _atol(outcomes[0].values[0], case, self.atol)
         shown = ", ".join(
-            f"{format_number(h)} at {self.arg}={format_number(v)}"
-            for v, h in zip(self.values, entropies, strict=True)
+            f"{format_number(h)} at {self.arg}={format_number(v)}" for v, h in zip(self.values, entropies, strict=True)
         )
         falls = any(later < earlier - atol for earlier, later in pairwise(entropies))
         scores = np.asarray(case.args[self.score_arg], dtype=float)
@@ -180,9 +167,7 @@ class EntropyGrows(Check):
 
     def verified(self, cases: list[Case]) -> str:
         values = ", ".join(format_number(v) for v in self.values)
-        return (
-            f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, each at {self.arg} = {values}"
-        )
+        return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, each at {self.arg} = {values}"
 
 
 class MaskedGetsZero(ArrayCheck):
@@ -205,9 +190,7 @@ class MeanOverBatch(Check):
     """A per-example loss averaged over the batch: repeating the whole batch leaves it unchanged."""
 
     property: Literal["mean-over-batch"]
-    args: list[str] = Field(
-        default=["logits", "targets"], min_length=1, description="arguments indexed by example"
-    )
+    args: list[str] = Field(default=["logits", "targets"], min_length=1, description="arguments indexed by example")
     repeats: int = Field(default=3, ge=2)
     rtol: float = Field(default=1e-6, ge=0)
     atol: float = Field(default=1e-9, ge=0)
@@ -241,8 +224,7 @@ class MeanOverBatch(Check):
         if once.shape == repeated.shape and np.allclose(repeated, self.repeats * once, rtol=1e-4):
             note = f"It grew {self.repeats} times: the losses are summed, not averaged."
         return Finding(
-            got=f"{format_value(repeated)} with the batch repeated {self.repeats} times, "
-            f"{format_value(once)} without",
+            got=f"{format_value(repeated)} with the batch repeated {self.repeats} times, {format_value(once)} without",
             expected="the same value both times",
             note=note,
         )

@@ -89,8 +89,10 @@ class MatchesJacobian(ArrayCheck):
     def default_description(self, entry: str) -> str:
         if self.expect == "exact":
             return f"{entry}(f, z) equals the true Jacobian of f at z"
-        return (f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h "
-                "for the step h it is given")
+        return (
+            f"{entry}(f, z, h) equals the central differences (f(z + h e_j) - f(z - h e_j)) / 2h "
+            "for the step h it is given"
+        )
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         fn, z, h = self._arguments(case)
@@ -110,11 +112,15 @@ class MatchesJacobian(ArrayCheck):
 
     def _arguments(self, case: Case) -> tuple[Any, np.ndarray, float]:
         step = case.args.get(self.step_arg)
-        return (case.args[self.function_arg], np.asarray(case.args[self.point_arg], dtype=float),
-                float(step) if step is not None else self.default_step)
+        return (
+            case.args[self.function_arg],
+            np.asarray(case.args[self.point_arg], dtype=float),
+            float(step) if step is not None else self.default_step,
+        )
 
-    def _explain(self, got: np.ndarray, expected: np.ndarray, fn: Any, z: np.ndarray, h: float,
-                 rtol: float, atol: float) -> str:
+    def _explain(
+        self, got: np.ndarray, expected: np.ndarray, fn: Any, z: np.ndarray, h: float, rtol: float, atol: float
+    ) -> str:
         """Name the slip the result matches, if it matches a common one."""
 
         def close(candidate: np.ndarray) -> bool:
@@ -122,24 +128,34 @@ class MatchesJacobian(ArrayCheck):
                 return candidate.shape == got.shape and bool(np.allclose(got, candidate, rtol=rtol, atol=atol))
 
         if fn.name == "hard_argmax" and self.expect == "exact":
-            return ("Away from ties, moving one score by h does not change which score is largest, so every "
-                    "difference is exactly 0: hard argmax passes no gradient back.")
+            return (
+                "Away from ties, moving one score by h does not change which score is largest, so every "
+                "difference is exactly 0: hard argmax passes no gradient back."
+            )
         if expected.ndim == 2 and close(expected.T) and not np.allclose(expected, expected.T):
-            return ("This is the transpose: row i must hold the derivatives of output i of f, and column j "
-                    "the derivatives with respect to z[j].")
+            return (
+                "This is the transpose: row i must hold the derivatives of output i of f, and column j "
+                "the derivatives with respect to z[j]."
+            )
         if close(_forward_difference(fn, z, h)):
-            return ("This is the forward difference (f(z + h e_j) - f(z)) / h; step both ways and divide by 2h: "
-                    "(f(z + h e_j) - f(z - h e_j)) / 2h.")
+            return (
+                "This is the forward difference (f(z + h e_j) - f(z)) / h; step both ways and divide by 2h: "
+                "(f(z + h e_j) - f(z - h e_j)) / 2h."
+            )
         if close(2 * numerical_jacobian(fn, z, h)):
-            return ("Every entry is twice what it should be: z + h e_j and z - h e_j are 2h apart, so divide by 2h, "
-                    "not by h.")
+            return (
+                "Every entry is twice what it should be: z + h e_j and z - h e_j are 2h apart, so divide by 2h, "
+                "not by h."
+            )
         steps = [step for step in _LIKELY_FIXED_STEPS if abs(step - h) > 1e-9 * h]
         candidates = [(step, numerical_jacobian(fn, z, step)) for step in steps]
         fitting = [(float(np.max(np.abs(got - candidate))), step) for step, candidate in candidates if close(candidate)]
         if fitting:
             step = min(fitting)[1]
-            return (f"This is what a step of {format_number(step)} gives, not the h={format_number(h)} "
-                    "passed in: use the h argument.")
+            return (
+                f"This is what a step of {format_number(step)} gives, not the h={format_number(h)} "
+                "passed in: use the h argument."
+            )
         return ""
 
 
@@ -156,8 +172,10 @@ def _forward_difference(fn: Any, z: np.ndarray, h: float) -> np.ndarray:
 def _shape_finding(got: tuple[int, ...], expected: tuple[int, ...]) -> Finding:
     note = ""
     if len(expected) == 2 and got == expected[::-1]:
-        note = ("The rows and columns are swapped: the Jacobian of f: R^n -> R^m has one row per output of f "
-                "and one column per entry of z.")
+        note = (
+            "The rows and columns are swapped: the Jacobian of f: R^n -> R^m has one row per output of f "
+            "and one column per entry of z."
+        )
     return Finding(got=f"an array of shape {got}", expected=f"shape {expected}", note=note)
 
 
@@ -176,8 +194,10 @@ class JacobianShape(ArrayCheck):
         outputs = trusted_function_value(case.args[self.function_arg], z).size
         if got.shape != (outputs, z.size):
             finding = _shape_finding(got.shape, (outputs, z.size))
-            finding.expected += (f" (f has {outputs} output{'s' if outputs != 1 else ''}, "
-                                 f"z has {z.size} entr{'ies' if z.size != 1 else 'y'})")
+            finding.expected += (
+                f" (f has {outputs} output{'s' if outputs != 1 else ''}, "
+                f"z has {z.size} entr{'ies' if z.size != 1 else 'y'})"
+            )
             if got.shape == (z.size, z.size):
                 finding.note = "The result is square, but f here has a different number of outputs than inputs."
             return finding
@@ -235,6 +255,6 @@ class Symmetric(ArrayCheck):
         i, j = index
         return Finding(
             got=f"{format_value(got)}, with [{i}, {j}] = {format_number(got[i, j])} "
-                f"but [{j}, {i}] = {format_number(got[j, i])}",
+            f"but [{j}, {i}] = {format_number(got[j, i])}",
             expected=f"a matrix equal to its transpose (rtol {format_number(rtol)}, atol {format_number(atol)})",
         )

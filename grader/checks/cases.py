@@ -122,16 +122,17 @@ def trusted_function(value: Any) -> Any:
     raise ValueError(f"not a function reference: {value!r}")
 
 
-def build_cases(
-    generators: list[Any], arg_kinds: Mapping[str, str], seed_parts: tuple[str, ...]
-) -> list[Case]:
+def build_cases(generators: list[Any], arg_kinds: Mapping[str, str], seed_parts: tuple[str, ...]) -> list[Case]:
     """Every case of a case set: examples as written, then random cases simplest first."""
     cases: list[Case] = []
     for number, generator in enumerate(generators):
         if isinstance(generator, ExamplesGenerator):
             for example in generator.examples:
-                args = {name: convert_argument(example[name], arg_kinds.get(name, "any"))
-                        for name in arg_kinds if name in example}
+                args = {
+                    name: convert_argument(example[name], arg_kinds.get(name, "any"))
+                    for name in arg_kinds
+                    if name in example
+                }
                 cases.append(Case(args=args, origin="example", label=generator.label))
         else:
             rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))

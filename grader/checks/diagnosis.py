@@ -31,8 +31,14 @@ if TYPE_CHECKING:
 __all__ = ["apply_diagnosis", "diagnose"]
 
 
-def diagnose(exercise: ImplementationExercise, runs: list[CheckRun], factory: ProcessFactory, root: Path,
-             memo: GradingMemo, plan: Plan) -> dict[str, str]:
+def diagnose(
+    exercise: ImplementationExercise,
+    runs: list[CheckRun],
+    factory: ProcessFactory,
+    root: Path,
+    memo: GradingMemo,
+    plan: Plan,
+) -> dict[str, str]:
     """For each failed check, the misconception of the first known-wrong solution whose output matches."""
     wanted = [(run, run.failing[0]) for run in runs if run.failing]
     if not wanted or not exercise.known_wrong:
@@ -45,15 +51,20 @@ def diagnose(exercise: ImplementationExercise, runs: list[CheckRun], factory: Pr
         answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan)
         for run, (index, _, mine) in wanted:
             theirs = answers(run, index)
-            if (run.check.id not in found and run.check.id in wrong.must_fail and len(theirs) == len(mine)
-                    and all(map(_same, mine, theirs))
-                    and judge_case(run.check, run.entry, run.cases[index], theirs) is not None):
+            if (
+                run.check.id not in found
+                and run.check.id in wrong.must_fail
+                and len(theirs) == len(mine)
+                and all(map(_same, mine, theirs))
+                and judge_case(run.check, run.entry, run.cases[index], theirs) is not None
+            ):
                 found[run.check.id] = wrong.misconception
     return found
 
 
-def _known_wrong_answers(exercise: ImplementationExercise, path: Path, factory: ProcessFactory,
-                         memo: GradingMemo, plan: Plan) -> Callable[[CheckRun, int], list[CallOutcome]]:
+def _known_wrong_answers(
+    exercise: ImplementationExercise, path: Path, factory: ProcessFactory, memo: GradingMemo, plan: Plan
+) -> Callable[[CheckRun, int], list[CallOutcome]]:
     """A function ``(run, case index) -> outcomes`` of one known-wrong solution on that case's calls.
 
     Its answers to every call of the plan are asked once per session: they
@@ -63,14 +74,17 @@ def _known_wrong_answers(exercise: ImplementationExercise, path: Path, factory: 
     whole = plan.encode(list(range(len(plan.table.calls))))
     outcomes = memo.known_wrong.setdefault_with(
         (str(path), whole.key),
-        lambda: stored_answers(exercise, plan.check_ids(), path.read_bytes(),
-                               lambda: _ask_known_wrong(factory, path, exercise, whole)))
+        lambda: stored_answers(
+            exercise, plan.check_ids(), path.read_bytes(), lambda: _ask_known_wrong(factory, path, exercise, whole)
+        ),
+    )
     table = dict(enumerate(outcomes))
     return lambda run, index: [table[key] for key in run.keys[index] if key in table]
 
 
-def _ask_known_wrong(factory: ProcessFactory, path: Path, exercise: ImplementationExercise,
-                     calls: CallBatch) -> list[CallOutcome]:
+def _ask_known_wrong(
+    factory: ProcessFactory, path: Path, exercise: ImplementationExercise, calls: CallBatch
+) -> list[CallOutcome]:
     """A known-wrong solution's answers to ``calls``; calls cut short by a crash or hang are asked again once."""
     outcomes = [CallOutcome(status="not_run")] * len(calls)
     for batch in (True, False):
@@ -119,5 +133,12 @@ def apply_diagnosis(result: CheckResult, run: CheckRun, misconception: str) -> N
         return
     result.diagnosis = misconception
     finding = run.finding or Finding(got=result.got or "", expected=result.expected or "")
-    result.reason = failure_reason(result.property or run.check.describe(run.entry), result.input, finding,
-                                   diagnosis=misconception, hint=run.check.hint, more=result.more_failures, reveal=True)
+    result.reason = failure_reason(
+        result.property or run.check.describe(run.entry),
+        result.input,
+        finding,
+        diagnosis=misconception,
+        hint=run.check.hint,
+        more=result.more_failures,
+        reveal=True,
+    )

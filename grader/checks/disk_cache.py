@@ -102,8 +102,9 @@ def _sandbox_code() -> bytes:
     return digest.digest()
 
 
-def stored_answers(exercise: Any, check_ids: tuple[str, ...], source: bytes,
-                   ask: Callable[[], list[CallOutcome]]) -> list[CallOutcome]:
+def stored_answers(
+    exercise: Any, check_ids: tuple[str, ...], source: bytes, ask: Callable[[], list[CallOutcome]]
+) -> list[CallOutcome]:
     """A known-wrong solution's answers to the whole plan: from the cache when present, else ``ask()``, kept."""
     plan = plan_key(exercise, check_ids) if cache.enabled() else None
     if plan is None:
@@ -129,8 +130,11 @@ def stored_held(exercise: Any, check_ids: tuple[str, ...]) -> dict[str, set[byte
     value = cache.load(key, kind="held") if key is not None else None
     if not isinstance(value, dict):
         return {}
-    return {str(name): {d for d in kept if type(d) is bytes and len(d) == 16}
-            for name, kept in value.items() if isinstance(kept, (list, tuple, set))}
+    return {
+        str(name): {d for d in kept if type(d) is bytes and len(d) == 16}
+        for name, kept in value.items()
+        if isinstance(kept, (list, tuple, set))
+    }
 
 
 def store_held(exercise: Any, check_ids: tuple[str, ...], held: dict[str, set[bytes]]) -> None:

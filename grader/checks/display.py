@@ -32,6 +32,7 @@ def values_not_shown() -> Iterator[None]:
     finally:
         _state.quiet = before
 
+
 def format_number(value: SupportsFloat) -> str:
     """A float the way a person reads it: ``1e-09``, ``0.5``, ``nan``, ``inf``."""
     return f"{float(value):.6g}"

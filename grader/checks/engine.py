@@ -23,7 +23,7 @@ from grader.checks.findings import CheckRun, findings_for
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
 from grader.reasons import describe_start_failure, failure_reason, passed_reason
-from grader.results import CheckResult, ExerciseResult
+from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.replies import ReplyBudget
@@ -73,8 +73,9 @@ def grade_implementation(
     replies = replies if replies is not None else ReplyBudget()
     replies.start_exercise()
     if replies.spent is not None:  # the submission's processes have sent all they may: another would be refused
-        return _unimportable(exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()),
-                             hidden_not_run)
+        return _unimportable(
+            exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()), hidden_not_run
+        )
     memo = memo if memo is not None else GradingMemo()
     process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
@@ -88,16 +89,25 @@ def grade_implementation(
             return _unimportable(exercise, checks, start, hidden_not_run, process.output.excerpt())
         if not any(start.entries.get(name) for name in entries):
             names = ", ".join(f"{name}()" for name in entries)
-            return _whole(exercise, checks, "missing", "skipped", f"Not attempted: your file does not define {names}.",
-                          hidden_not_run)
+            return _whole(
+                exercise,
+                checks,
+                "missing",
+                "skipped",
+                f"Not attempted: your file does not define {names}.",
+                hidden_not_run,
+            )
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
         table = plan.table.fresh()
         for planned in plan.checks:
             check, entry = planned.check, planned.entry
             if not start.entries.get(entry):
-                settled[check.id] = _result(check, "error", f"{check.describe(entry)}: not checked, because your file "
-                                                            f"does not define {entry}().")
+                settled[check.id] = _result(
+                    check,
+                    "error",
+                    f"{check.describe(entry)}: not checked, because your file does not define {entry}().",
+                )
                 continue
             runs.append(CheckRun(planned, memo=findings_for(plan, planned)))
         timeouts = 0
@@ -108,12 +118,16 @@ def grade_implementation(
             if not needed:
                 break
             if timeouts >= MAX_TIMEOUTS or time.monotonic() >= deadline:
-                why = (f"{run_entry_name(runs)} already ran out of time or memory {timeouts} times"
-                       if timeouts >= MAX_TIMEOUTS else f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out")
+                why = (
+                    f"{run_entry_name(runs)} already ran out of time or memory {timeouts} times"
+                    if timeouts >= MAX_TIMEOUTS
+                    else f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out"
+                )
                 for run in runs:
                     if not run.decided(table):
-                        settled[run.check.id] = _result(run.check, "timeout", f"{run.check.describe(run.entry)}: not "
-                                                      f"run, because {why}.")
+                        settled[run.check.id] = _result(
+                            run.check, "timeout", f"{run.check.describe(run.entry)}: not run, because {why}."
+                        )
                 break
             if replies.spent is not None:  # a new process would be refused as soon as it answered
                 table.resolve_all(needed, CallOutcome(status="bad_value", error=replies.spent_error()))
@@ -152,16 +166,15 @@ def grade_implementation(
     return _summarise(exercise, results, hidden_not_run, output or None)
 
 
-
-
 def run_entry_name(runs: list[CheckRun]) -> str:
     """The entry functions of ``runs``, for a reason (``softmax and log_softmax``)."""
     names = sorted({run.entry for run in runs})
     return " and ".join(names) if names else "your code"
 
 
-def _opened(factory: ProcessFactory, source: SourceModule, entries: list[str], call_seconds: float,
-            replies: ReplyBudget) -> LearnerProcessLike:
+def _opened(
+    factory: ProcessFactory, source: SourceModule, entries: list[str], call_seconds: float, replies: ReplyBudget
+) -> LearnerProcessLike:
     """A new learner process for ``source``, charging what it sends to the submission's ``replies``."""
     process = factory.open(source.files, source.module, entries, call_seconds)
     process.replies = replies
@@ -200,37 +213,65 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
     run.finding = finding
     call_text = plan.call_text(run.planned, first_index)
     reveal = check.visibility == "public" or check.reveal == "full"
-    reason = failure_reason(description, call_text, finding, diagnosis=None, hint=check.hint,
-                            more=failures - 1, reveal=reveal)
+    reason = failure_reason(
+        description, call_text, finding, diagnosis=None, hint=check.hint, more=failures - 1, reveal=reveal
+    )
     return CheckResult(
-        id=check.id, status=finding.status, score=0.0, max_score=check.points, visibility=check.visibility,
-        reason=reason, property=description, input=call_text if reveal else None,
-        expected=finding.expected if reveal else None, got=finding.got if reveal else None,
-        hint=(check.hint or None) if reveal else None, more_failures=failures - 1,
+        id=check.id,
+        status=finding.status,
+        score=0.0,
+        max_score=check.points,
+        visibility=check.visibility,
+        reason=reason,
+        property=description,
+        input=call_text if reveal else None,
+        expected=finding.expected if reveal else None,
+        got=finding.got if reveal else None,
+        hint=(check.hint or None) if reveal else None,
+        more_failures=failures - 1,
         note=(finding.note or None) if reveal else None,
     )
 
 
-def _result(check: Check, status: str, reason: str) -> CheckResult:
-    return CheckResult(id=check.id, status=status, score=check.points if status == "passed" else 0.0,  # type: ignore[arg-type]
-                       max_score=check.points, visibility=check.visibility, reason=reason)
+def _result(check: Check, status: CheckStatus, reason: str) -> CheckResult:
+    return CheckResult(
+        id=check.id,
+        status=status,
+        score=check.points if status == "passed" else 0.0,
+        max_score=check.points,
+        visibility=check.visibility,
+        reason=reason,
+    )
 
 
-def _unimportable(exercise: ImplementationExercise, checks: list[Check], start: StartOutcome, hidden: int,
-                  output: str | None = None) -> ExerciseResult:
+def _unimportable(
+    exercise: ImplementationExercise, checks: list[Check], start: StartOutcome, hidden: int, output: str | None = None
+) -> ExerciseResult:
     why = describe_start_failure(start)
-    status = "timeout" if start.status == "timeout" else "error"
+    status: CheckStatus = "timeout" if start.status == "timeout" else "error"
     result = _whole(exercise, checks, "error", status, f"Not run: {why}.", hidden)
     result.reason = f"{why[0].upper()}{why[1:]}; none of its checks could run."
     result.output = output or None
     return result
 
 
-def _whole(exercise: ImplementationExercise, checks: list[Check], status: str, check_status: str, reason: str,
-           hidden: int) -> ExerciseResult:
+def _whole(
+    exercise: ImplementationExercise,
+    checks: list[Check],
+    status: ExerciseStatus,
+    check_status: CheckStatus,
+    reason: str,
+    hidden: int,
+) -> ExerciseResult:
     return ExerciseResult(
-        id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]
-        score=0.0, max_score=exercise.max_score, reason=reason, hidden_not_run=hidden,
+        id=exercise.id,
+        title=exercise.title,
+        kind=exercise.kind,
+        status=status,
+        score=0.0,
+        max_score=exercise.max_score,
+        reason=reason,
+        hidden_not_run=hidden,
         checks=[_result(check, check_status, reason) for check in checks],
     )
 
@@ -248,12 +289,15 @@ def _apply_gate(exercise: ImplementationExercise, results: list[CheckResult]) ->
         if result.status == "passed" and result.id != gate.id and result.id in same_entry:
             result.status = "skipped"
             result.score = 0.0
-            result.reason = (f"Not credited yet: this property held, but it counts only once {what} "
-                             f"(check {gate.id}). {result.reason}")
+            result.reason = (
+                f"Not credited yet: this property held, but it counts only once {what} "
+                f"(check {gate.id}). {result.reason}"
+            )
 
 
-def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hidden: int,
-               output: str | None) -> ExerciseResult:
+def _summarise(
+    exercise: ImplementationExercise, results: list[CheckResult], hidden: int, output: str | None
+) -> ExerciseResult:
     _apply_gate(exercise, results)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
@@ -261,8 +305,10 @@ def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hid
         status = "passed"
         reason = f"All {len(results)} checks passed."
         if hidden:
-            reason = (f"All {len(results)} public checks passed; {hidden} hidden check{'s' if hidden != 1 else ''} "
-                      "will run when your work is graded.")
+            reason = (
+                f"All {len(results)} public checks passed; {hidden} hidden check{'s' if hidden != 1 else ''} "
+                "will run when your work is graded."
+            )
     else:
         status = "failed" if any(r.status == "failed" for r in results) else "error"
         failing = ", ".join(r.id for r in results if r.status != "passed")
@@ -273,8 +319,15 @@ def _summarise(exercise: ImplementationExercise, results: list[CheckResult], hid
                 reason += f" What stopped it: {first}{'' if first.endswith('.') else '.'}"
         if hidden:
             reason += f" {hidden} hidden check{'s' if hidden != 1 else ''} will also run when your work is graded."
-    return ExerciseResult(id=exercise.id, title=exercise.title, kind=exercise.kind, status=status,  # type: ignore[arg-type]
-                          score=score, max_score=exercise.max_score, reason=reason, checks=results,
-                          output=output, hidden_not_run=hidden)
-
-
+    return ExerciseResult(
+        id=exercise.id,
+        title=exercise.title,
+        kind=exercise.kind,
+        status=status,  # type: ignore[arg-type]
+        score=score,
+        max_score=exercise.max_score,
+        reason=reason,
+        checks=results,
+        output=output,
+        hidden_not_run=hidden,
+    )

@@ -85,8 +85,9 @@ def _estimate(outcome: CallOutcome) -> tuple[float | None, Finding | None]:
     """The first number a call returned (the unscaled variance), read leniently: the form is judged elsewhere."""
     value = outcome.values[0] if outcome.values else np.array([])
     if value.dtype.kind not in "iuf" or value.size == 0:
-        return None, Finding(got=format_value(outcome.value),
-                             expected="a tuple (var_unscaled, var_scaled) of two floats")
+        return None, Finding(
+            got=format_value(outcome.value), expected="a tuple (var_unscaled, var_scaled) of two floats"
+        )
     return float(value.reshape(-1)[0]), None
 
 
@@ -102,8 +103,10 @@ def _logs(outcomes: list[CallOutcome]) -> tuple[np.ndarray | None, Finding | Non
     values = np.array(estimates)
     if not np.all(np.isfinite(values) & (values > 0)):
         bad = values[~(np.isfinite(values) & (values > 0))]
-        return None, Finding(got=f"var_unscaled = {format_number(float(bad[0]))} on one of the calls",
-                             expected="a positive variance from every call")
+        return None, Finding(
+            got=f"var_unscaled = {format_number(float(bad[0]))} on one of the calls",
+            expected="a positive variance from every call",
+        )
     return np.log(values), None
 
 
@@ -129,8 +132,11 @@ def _with(case: Case, names: tuple[str, str, str], n: int, seed: int) -> dict[st
 class _SmallSamples(Check):
     """Calls at small sample sizes, each with its own seed (shared by both checks, so they are sent once)."""
 
-    sizes: list[int] = Field(default=[4, 5, 6, 7, 8, 9, 10, 11], min_length=1,
-                             description="small values of n_samples; a large scatter is expected")
+    sizes: list[int] = Field(
+        default=[4, 5, 6, 7, 8, 9, 10, 11],
+        min_length=1,
+        description="small values of n_samples; a large scatter is expected",
+    )
     rounds: int = Field(default=6, ge=1, description="how many times each size is called, with a new seed each time")
     first_seed: int = Field(default=1000, ge=0, description="the seed of the first call; each next call adds 1")
     d_arg: str = "d_k"
@@ -141,8 +147,10 @@ class _SmallSamples(Check):
         return self.d_arg, self.n_arg, self.seed_arg
 
     def _small_plan(self, case: Case, entry: str) -> list[Call]:
-        return [Call(entry, _with(case, self._names(), n, seed))
-                for n, seed in _small_calls(self.sizes, self.rounds, self.first_seed)]
+        return [
+            Call(entry, _with(case, self._names(), n, seed))
+            for n, seed in _small_calls(self.sizes, self.rounds, self.first_seed)
+        ]
 
     def _small_scatter(self, logs: np.ndarray, d: int) -> tuple[float, np.ndarray]:
         errors = np.array([relative_error(n, d) for n, _ in _small_calls(self.sizes, self.rounds, self.first_seed)])
@@ -166,8 +174,10 @@ class ScattersLikeSamplingError(_SmallSamples):
     high: float = Field(default=3.0, gt=1, description="largest scatter accepted, in sampling errors")
 
     def default_description(self, entry: str) -> str:
-        return (f"{entry} behaves like a sampling experiment: over {len(self.sizes) * self.rounds} seeds, its "
-                "estimates differ from each other by about one sampling error")
+        return (
+            f"{entry} behaves like a sampling experiment: over {len(self.sizes) * self.rounds} seeds, its "
+            "estimates differ from each other by about one sampling error"
+        )
 
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self._small_plan(case, entry)
@@ -183,19 +193,21 @@ class ScattersLikeSamplingError(_SmallSamples):
             return None
         shown = ", ".join(format_number(float(v)) for v in np.exp(logs[:4]))
         if scatter < self.low:
-            note = ("The estimates hardly change from seed to seed, far less than a variance of so few samples "
-                    "does: numbers that do not come from random draws (or from draws that ignore n_samples) "
-                    "look like this. Compute the variance of n_samples dot products drawn with default_rng(seed).")
+            note = (
+                "The estimates hardly change from seed to seed, far less than a variance of so few samples "
+                "does: numbers that do not come from random draws (or from draws that ignore n_samples) "
+                "look like this. Compute the variance of n_samples dot products drawn with default_rng(seed)."
+            )
             if scatter == 0:
                 note = "Every call returned the same number. " + note
         else:
             note = "The estimates scatter far more than a sample variance of n_samples draws does."
         return Finding(
             got=f"over {self._where()}, var_unscaled = {shown}, ... scatter by {format_number(scatter)} "
-                "sampling errors",
+            "sampling errors",
             expected=f"about 1 sampling error (between {format_number(self.low)} and {format_number(self.high)}); "
-                     f"a variance of n dot products in d_k={d} dimensions varies by about "
-                     f"{format_number(relative_error(10, d))} of itself at n=10, shrinking like 1/sqrt(n)",
+            f"a variance of n dot products in d_k={d} dimensions varies by about "
+            f"{format_number(relative_error(10, d))} of itself at n=10, shrinking like 1/sqrt(n)",
             note=note,
         )
 
@@ -219,12 +231,15 @@ class SpreadShrinks(_SmallSamples):
     fraction: float = Field(default=0.22, gt=0, lt=1, description="share of the expected shrinking that must show")
 
     def default_description(self, entry: str) -> str:
-        return (f"the scatter of {entry}'s estimates across seeds shrinks like 1/sqrt(n_samples), "
-                f"from at most {max(self.sizes)} samples to {self.large}")
+        return (
+            f"the scatter of {entry}'s estimates across seeds shrinks like 1/sqrt(n_samples), "
+            f"from at most {max(self.sizes)} samples to {self.large}"
+        )
 
     def plan(self, case: Case, entry: str) -> list[Call]:
-        large = [Call(entry, _with(case, self._names(), self.large, self.first_seed + k))
-                 for k in range(self.large_seeds)]
+        large = [
+            Call(entry, _with(case, self._names(), self.large, self.first_seed + k)) for k in range(self.large_seeds)
+        ]
         return self._small_plan(case, entry) + large
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -241,18 +256,22 @@ class SpreadShrinks(_SmallSamples):
             return None
         typical = float(np.sqrt(np.mean(errors**2)))  # the small calls' error, as one number
         expected = typical / large_error
-        got = (f"a relative spread (standard deviation of log var_unscaled) of about {format_number(small * typical)} "
-               f"over {self._where()} and {format_number(large * large_error)} over {self.large_seeds} seeds at "
-               f"n_samples={self.large}")
+        got = (
+            f"a relative spread (standard deviation of log var_unscaled) of about {format_number(small * typical)} "
+            f"over {self._where()} and {format_number(large * large_error)} over {self.large_seeds} seeds at "
+            f"n_samples={self.large}"
+        )
         if small == 0:
             note = "Different seeds gave exactly the same estimate, so there is no spread to shrink."
         else:
-            note = ("Sampling error shrinks like 1/sqrt(n_samples); a spread that stays the same whatever "
-                    "n_samples is does not come from n_samples random draws.")
+            note = (
+                "Sampling error shrinks like 1/sqrt(n_samples); a spread that stays the same whatever "
+                "n_samples is does not come from n_samples random draws."
+            )
         return Finding(
             got=got,
             expected=f"about {format_number(expected)} times less spread at n_samples={self.large} "
-                     f"(at least {format_number(self.fraction * expected)} times less)",
+            f"(at least {format_number(self.fraction * expected)} times less)",
             note=note,
         )
 

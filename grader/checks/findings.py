@@ -72,8 +72,10 @@ class CheckRun:
             if not shown:
                 with values_not_shown():
                     self.findings[index] = (
-                        judge_case(self.check, self.entry, self.cases[index], outcomes) if self.memo is None
-                        else self.memo.judge(self, index, outcomes, shown=False))
+                        judge_case(self.check, self.entry, self.cases[index], outcomes)
+                        if self.memo is None
+                        else self.memo.judge(self, index, outcomes, shown=False)
+                    )
             elif self.memo is None:
                 self.findings[index] = judge_case(self.check, self.entry, self.cases[index], outcomes)
             else:
@@ -162,14 +164,17 @@ def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]
     try:
         return check.judge(case, outcomes)
     except Exception as exc:  # a value so odd the property cannot even be computed on it
-        return Finding(got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
-                       expected="an array of the documented shape")
+        return Finding(
+            got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
+            expected="an array of the documented shape",
+        )
 
 
 def findings_for(plan: Plan, planned: PlannedCheck) -> Findings:
     """The check's remembered findings on ``plan``, shared by every submission the session grades."""
     found = plan.findings.get(planned.check.id)
     if found is None:
-        found = plan.findings[planned.check.id] = Findings(len(planned.cases),
-                                                           plan.held_on_disk.get(planned.check.id, ()))
+        found = plan.findings[planned.check.id] = Findings(
+            len(planned.cases), plan.held_on_disk.get(planned.check.id, ())
+        )
     return found

@@ -46,16 +46,23 @@ class ReturnsForm(Check):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
         # The learner process names each value's type; a list that does not name every value is not used.
-        types = (outcome.types if len(outcome.types) == len(outcome.values)
-                 else [type(v).__name__ for v in outcome.values])
+        types = (
+            outcome.types if len(outcome.types) == len(outcome.values) else [type(v).__name__ for v in outcome.values]
+        )
         if len(self.items) == 1:
             if outcome.kind == "tuple":
-                return Finding(got=_tuple_of(len(outcome.values)), expected=self._form(),
-                               note="Return the array itself, not a tuple holding it.")
+                return Finding(
+                    got=_tuple_of(len(outcome.values)),
+                    expected=self._form(),
+                    note="Return the array itself, not a tuple holding it.",
+                )
             return _item_finding(self.items[0], outcome.values[0], types[0], "")
         if outcome.kind != "tuple":
-            return Finding(got=shown_as_returned(outcome.values[0], types[0]), expected=self._form(),
-                           note="Separate the items with commas: return z, i, j makes a tuple.")
+            return Finding(
+                got=shown_as_returned(outcome.values[0], types[0]),
+                expected=self._form(),
+                note="Separate the items with commas: return z, i, j makes a tuple.",
+            )
         if len(outcome.values) != len(self.items):
             return Finding(got=_tuple_of(len(outcome.values)), expected=self._form())
         for position, (kind, value, type_name) in enumerate(zip(self.items, outcome.values, types, strict=True)):
@@ -85,18 +92,29 @@ def _item_finding(kind: ItemKind, value: np.ndarray, type_name: str, name: str) 
     if kind == "index":
         if value.ndim == 0 and value.dtype.kind in "iu":
             return None
-        return Finding(got=f"{label}{shown_as_returned(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
-                       note="An index is a whole number such as 0 or 2 (int), not a float or an array.")
+        return Finding(
+            got=f"{label}{shown_as_returned(value, type_name)}",
+            expected=f"{label}{_WORDS[kind]}",
+            note="An index is a whole number such as 0 or 2 (int), not a float or an array.",
+        )
     if type_name != "ndarray":
-        return Finding(got=f"{label}{shown_as_returned(value, type_name)}", expected=f"{label}{_WORDS[kind]}",
-                       note="Wrap the numbers in np.array([...], dtype=float).")
+        return Finding(
+            got=f"{label}{shown_as_returned(value, type_name)}",
+            expected=f"{label}{_WORDS[kind]}",
+            note="Wrap the numbers in np.array([...], dtype=float).",
+        )
     if value.dtype.kind != "f":
-        return Finding(got=f"{label}an array of dtype {value.dtype}, {format_value(value)}",
-                       expected=f"{label}{_WORDS[kind]}",
-                       note="Scores are real numbers: write 2.0 rather than 2, or pass dtype=float.")
+        return Finding(
+            got=f"{label}an array of dtype {value.dtype}, {format_value(value)}",
+            expected=f"{label}{_WORDS[kind]}",
+            note="Scores are real numbers: write 2.0 rather than 2, or pass dtype=float.",
+        )
     if value.ndim != 1 or value.size == 0:
-        return Finding(got=f"{label}an array of shape {value.shape}", expected=f"{label}a non-empty {_WORDS[kind][2:]}",
-                       note="One score per entry, in a flat array such as np.array([2.0, -3.0]).")
+        return Finding(
+            got=f"{label}an array of shape {value.shape}",
+            expected=f"{label}a non-empty {_WORDS[kind][2:]}",
+            note="One score per entry, in a flat array such as np.array([2.0, -3.0]).",
+        )
     return None
 
 
@@ -113,5 +131,5 @@ def not_an_ndarray(outcome: CallOutcome, expected: str) -> Finding | None:
         got=shown_as_returned(outcome.values[0], type_name),
         expected=f"a numpy.ndarray{expected}",
         note=f"It returned a {type_name}; the contract asks for a numpy.ndarray, so this costs the form point "
-             "(the numbers themselves are judged by the other checks). np.asarray(...) around the result fixes it.",
+        "(the numbers themselves are judged by the other checks). np.asarray(...) around the result fixes it.",
     )

@@ -35,8 +35,9 @@ class GradingMemo:
 
     def __init__(self) -> None:
         self.plans: BoundedMemo[tuple[str, tuple[str, ...]], Plan] = BoundedMemo(_PLANS_KEPT)
-        self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = \
-            BoundedMemo(_CASE_SETS_KEPT)
+        self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = BoundedMemo(
+            _CASE_SETS_KEPT
+        )
         self.known_wrong: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_KNOWN_WRONG_KEPT)
 
     def plan(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:

@@ -109,8 +109,7 @@ def checks_to_run(exercise: ImplementationExercise, public_only: bool) -> list[C
     return [c for c in exercise.checks if not public_only or c.visibility == "public"]
 
 
-def build_plan(exercise: ImplementationExercise, checks: list[Check],
-               cases_of: Any = None) -> Plan:
+def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: Any = None) -> Plan:
     """The plan of ``checks`` on ``exercise``: each check's cases, their calls, numbered in one table.
 
     ``cases_of(exercise, name, kinds)``: where a named case set comes from
@@ -125,8 +124,11 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check],
         cases: list[Case] = []
         for name in check.cases:
             if name not in built:
-                built[name] = (cases_of(exercise, name, kinds) if cases_of is not None
-                               else build_cases(list(exercise.cases[name]), kinds, (exercise.id, name)))
+                built[name] = (
+                    cases_of(exercise, name, kinds)
+                    if cases_of is not None
+                    else build_cases(list(exercise.cases[name]), kinds, (exercise.id, name))
+                )
             cases.extend(built[name])
         cases = cases or [Case(args={})]
         calls = [check.plan(case, entry) for case in cases]

@@ -75,8 +75,10 @@ class MatchesReference(ArrayCheck):
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
         if close(got, expected, rtol, atol):
             return None
-        return Finding(got=format_value(got),
-                       expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})")
+        return Finding(
+            got=format_value(got),
+            expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})",
+        )
 
 
 class SumsToOne(ArrayCheck):
@@ -98,8 +100,9 @@ class SumsToOne(ArrayCheck):
         _, atol = _tolerances(outcomes[0].values[0], case, 0, self.atol)
         if np.all(np.abs(sums - 1) <= atol):
             return None
-        return Finding(got=f"sums {format_value(sums)}",
-                       expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})")
+        return Finding(
+            got=f"sums {format_value(sums)}", expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})"
+        )
 
 
 class NonNegative(ArrayCheck):
@@ -117,8 +120,10 @@ class NonNegative(ArrayCheck):
         if got.size == 0:
             return Finding(got="an empty array", expected="one weight per score")
         bad = got[~(got >= 0)]
-        return Finding(got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
-                       expected=f"{self.noun} of 0 or more")
+        return Finding(
+            got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
+            expected=f"{self.noun} of 0 or more",
+        )
 
 
 class Finite(Check):
@@ -232,10 +237,12 @@ class LeavesInputUnchanged(Check):
         # Not strict: an outcome that does not report the inputs back has nothing to compare.
         for (name, before), after in zip(sent, outcomes[0].inputs_after, strict=False):
             if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
-                return Finding(got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",
-                               expected=f"{name} still {format_value(before)}",
-                               note="Work on a copy: z = z - c makes a new array, while z -= c or z[j] += h "
-                                    "writes into the caller's.")
+                return Finding(
+                    got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",
+                    expected=f"{name} still {format_value(before)}",
+                    note="Work on a copy: z = z - c makes a new array, while z -= c or z[j] += h "
+                    "writes into the caller's.",
+                )
         return None
 
 
@@ -270,8 +277,9 @@ class ShapeAndDtype(Check):
         outcome = outcomes[0]
         expected = reference(self.reference, case.args, case.extra)
         if outcome.kind == "tuple":
-            return Finding(got=f"a tuple of {len(outcome.values)} values",
-                           expected=f"one float array of shape {expected.shape}")
+            return Finding(
+                got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}"
+            )
         got = outcome.values[0]
         if got.shape != expected.shape:
             return Finding(got=f"shape {got.shape}", expected=f"shape {expected.shape}")
@@ -280,8 +288,11 @@ class ShapeAndDtype(Check):
             if container:
                 return container
         if got.dtype.kind != "f":
-            return Finding(got=f"dtype {got.dtype}", expected="a floating-point dtype",
-                           note="Integer weights cannot represent probabilities between 0 and 1.")
+            return Finding(
+                got=f"dtype {got.dtype}",
+                expected="a floating-point dtype",
+                note="Integer weights cannot represent probabilities between 0 and 1.",
+            )
         return None
 
 
@@ -315,8 +326,11 @@ def zero_where(got: np.ndarray, where: np.ndarray, what: str) -> Finding | None:
     selected = got[where]
     if np.all(selected == 0):
         return None
-    return Finding(got=format_value(got), expected=f"0 exactly where {what}",
-                   note=f"weights {format_value(selected[selected != 0][:3])} where {what}")
+    return Finding(
+        got=format_value(got),
+        expected=f"0 exactly where {what}",
+        note=f"weights {format_value(selected[selected != 0][:3])} where {what}",
+    )
 
 
 class NegInfGetsZero(ArrayCheck):

@@ -64,11 +64,15 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     if problem is not None:
         return _whole_quiz(quiz, "error", f"Your answers could not be read: {problem}")
     if answers is None:
-        return _whole_quiz(quiz, "missing",
-                           f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.")
+        return _whole_quiz(
+            quiz, "missing", f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file."
+        )
     if not isinstance(answers, dict):
-        return _whole_quiz(quiz, "error", f"The answers under '{quiz.id}' must map question ids to answers, "
-                                          "one per line as 'question-id: answer'.")
+        return _whole_quiz(
+            quiz,
+            "error",
+            f"The answers under '{quiz.id}' must map question ids to answers, one per line as 'question-id: answer'.",
+        )
     checks = []
     for question in quiz.questions:
         given = answers.get(question.id)
@@ -77,28 +81,59 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
             status, reason = _numeric(question, given, reveal)
         else:
             status, reason = _choice(question, given, reveal)
-        checks.append(CheckResult(
-            id=question.id, status=status, score=question.points if status == "passed" else 0.0,
-            max_score=question.points, visibility=quiz.visibility, reason=reason,
-        ))
+        checks.append(
+            CheckResult(
+                id=question.id,
+                status=status,
+                score=question.points if status == "passed" else 0.0,
+                max_score=question.points,
+                visibility=quiz.visibility,
+                reason=reason,
+            )
+        )
     unknown = sorted(str(key) for key in answers if key not in {q.id for q in quiz.questions})
     score = sum(check.score for check in checks)
     right = sum(check.status == "passed" for check in checks)
     reason = f"{right} of {len(checks)} questions answered correctly."
     if unknown:
-        reason += f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are " \
-                  f"{', '.join(q.id for q in quiz.questions)})."
+        reason += (
+            f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are "
+            f"{', '.join(q.id for q in quiz.questions)})."
+        )
     return ExerciseResult(
-        id=quiz.id, title=quiz.title, kind="quiz", status="passed" if right == len(checks) else "failed",
-        score=score, max_score=quiz.max_score, reason=reason, checks=checks,
+        id=quiz.id,
+        title=quiz.title,
+        kind="quiz",
+        status="passed" if right == len(checks) else "failed",
+        score=score,
+        max_score=quiz.max_score,
+        reason=reason,
+        checks=checks,
     )
 
 
 def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str) -> ExerciseResult:
-    checks = [CheckResult(id=q.id, status="skipped" if status == "missing" else "error", score=0.0,
-                          max_score=q.points, visibility=quiz.visibility, reason=reason) for q in quiz.questions]
-    return ExerciseResult(id=quiz.id, title=quiz.title, kind="quiz", status=status,
-                          score=0.0, max_score=quiz.max_score, reason=reason, checks=checks)
+    checks = [
+        CheckResult(
+            id=q.id,
+            status="skipped" if status == "missing" else "error",
+            score=0.0,
+            max_score=q.points,
+            visibility=quiz.visibility,
+            reason=reason,
+        )
+        for q in quiz.questions
+    ]
+    return ExerciseResult(
+        id=quiz.id,
+        title=quiz.title,
+        kind="quiz",
+        status=status,
+        score=0.0,
+        max_score=quiz.max_score,
+        reason=reason,
+        checks=checks,
+    )
 
 
 @dataclass
@@ -202,8 +237,9 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckSt
         many = len(missing) > 1
         options_apply = f"option{'s' if many else ''} {'that ' if reveal else ''}also appl{'y' if many else 'ies'}"
         if reveal:
-            parts.append(f"Missing {len(missing)} {options_apply}: "
-                         + ", ".join(described(p, why=False) for p in missing) + ".")
+            parts.append(
+                f"Missing {len(missing)} {options_apply}: " + ", ".join(described(p, why=False) for p in missing) + "."
+            )
         else:  # counted, not named: naming them would hand over the answer before the due date
             parts.append(f"{len(missing)} more {options_apply}.")
     return "failed", " ".join(parts)
@@ -216,14 +252,16 @@ def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[Check
     if isinstance(value, str):
         return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
     if abs(value - question.answer) <= question.tolerance:
-        return "passed", (f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. "
-                          f"{question.reason_correct}")
+        return "passed", (
+            f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
+        )
     answer = f" The answer is {question.answer:g} (within {question.tolerance:g})." if reveal else ""
     for mistake in question.mistakes:
         if abs(value - mistake.value) <= mistake.tolerance:
             return "failed", f"Not quite: {value:g}. {mistake.reason}{answer}"
-    return "failed", (f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. "
-                      f"{question.reason_wrong}{answer}")
+    return "failed", (
+        f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"
+    )
 
 
 # What a numeric answer looks like, with no example value: any example could be some question's answer.
@@ -274,8 +312,16 @@ def _shown(value: Any) -> str:
             return repr(value)
         return f"{value[:_SHOWN_CHARS]!r}... ({len(value)} characters)"
     if isinstance(value, (list, tuple)):  # one level deep: a list of lists shows as [[...], ...]
-        return "[" + _listed(["[...]" if isinstance(item, (list, tuple)) else "{...}" if isinstance(item, dict)
-                              else _shown(item) for item in value]) + "]"
+        return (
+            "["
+            + _listed(
+                [
+                    "[...]" if isinstance(item, (list, tuple)) else "{...}" if isinstance(item, dict) else _shown(item)
+                    for item in value
+                ]
+            )
+            + "]"
+        )
     if isinstance(value, dict):
         return f"a mapping of {len(value)} key{'s' if len(value) != 1 else ''}"
     if isinstance(value, (datetime.date, datetime.datetime)):

@@ -129,17 +129,13 @@ def _pair(outcome: CallOutcome) -> tuple[tuple[float, float] | None, Finding | N
     """The two numbers a ``(var_unscaled, var_scaled)`` entry returned, or why there are not two."""
     if outcome.kind != "tuple" or len(outcome.values) != 2:
         shown = (
-            f"a tuple of {len(outcome.values)} values"
-            if outcome.kind == "tuple"
-            else format_value(outcome.values[0])
+            f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else format_value(outcome.values[0])
         )
         return None, Finding(got=shown, expected="a tuple (var_unscaled, var_scaled) of two floats")
     numbers = []
     for value in outcome.values:
         if value.ndim != 0 or value.dtype.kind not in "iuf":
-            return None, Finding(
-                got=format_value(outcome.value), expected="two plain numbers, not arrays"
-            )
+            return None, Finding(got=format_value(outcome.value), expected="two plain numbers, not arrays")
         numbers.append(float(value))
     return (numbers[0], numbers[1]), None
 
@@ -156,9 +152,7 @@ class FloatTuple(Check):
 
     property: Literal["returns-float-tuple"]
     count: int = Field(default=2, ge=1)
-    names: list[str] = Field(
-        default_factory=list, description="the items' names, as the prompt writes them"
-    )
+    names: list[str] = Field(default_factory=list, description="the items' names, as the prompt writes them")
 
     def default_description(self, entry: str) -> str:
         names = f" ({', '.join(self.names)})" if len(self.names) == self.count else ""
@@ -198,12 +192,8 @@ class VarianceNear(Check):
     which: Literal["unscaled", "scaled"]
     d_arg: str = "d_k"
     n_arg: str = "n_samples"
-    default_n: int = Field(
-        default=10000, ge=2, description="n_samples when a case leaves it to its default"
-    )
-    delta: float = Field(
-        default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed"
-    )
+    default_n: int = Field(default=10000, ge=2, description="n_samples when a case leaves it to its default")
+    delta: float = Field(default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed")
 
     def default_description(self, entry: str) -> str:
         if self.which == "unscaled":
@@ -250,9 +240,7 @@ class VarianceTracksDimension(Check):
     """Across several ``d_k``, the unscaled variance grows (about ``d_k``) while the scaled one stays near 1."""
 
     property: Literal["variance-tracks-dimension"]
-    dims: list[int] = Field(
-        min_length=2, description="increasing values of d_k to call the entry with"
-    )
+    dims: list[int] = Field(min_length=2, description="increasing values of d_k to call the entry with")
     d_arg: str = "d_k"
     n_arg: str = "n_samples"
     default_n: int = Field(default=10000, ge=2)
@@ -274,8 +262,7 @@ class VarianceTracksDimension(Check):
             assert pair is not None
             pairs.append(pair)
         shown = ", ".join(
-            f"d_k={d}: ({format_number(a)}, {format_number(b)})"
-            for d, (a, b) in zip(self.dims, pairs, strict=True)
+            f"d_k={d}: ({format_number(a)}, {format_number(b)})" for d, (a, b) in zip(self.dims, pairs, strict=True)
         )
         unscaled = [a for a, _ in pairs]
         if not all(later > earlier for earlier, later in pairwise(unscaled)):
@@ -284,9 +271,7 @@ class VarianceTracksDimension(Check):
             for value, which in ((a, "unscaled"), (b, "scaled")):
                 finding = _variance_finding(value, d, n, which, self.delta)
                 if finding:
-                    return Finding(
-                        got=shown, expected=f"at d_k={d}, {finding.expected}", note=finding.note
-                    )
+                    return Finding(got=shown, expected=f"at d_k={d}, {finding.expected}", note=finding.note)
         return None
 
 
@@ -335,8 +320,7 @@ class Reproducible(Check):
                 first.kind == other.kind
                 and len(first.values) == len(other.values)
                 and all(
-                    a.shape == b.shape
-                    and np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
+                    a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
                     for a, b in zip(first.values, other.values, strict=True)
                 )
             )
@@ -359,9 +343,7 @@ class ChangesWithArgument(Check):
 
     property: Literal["changes-with-argument"]
     arg: str = Field(description="the argument to vary")
-    values: list[float | int] = Field(
-        min_length=2, description="values to call the entry with, the rest unchanged"
-    )
+    values: list[float | int] = Field(min_length=2, description="values to call the entry with, the rest unchanged")
 
     def default_description(self, entry: str) -> str:
         return f"{entry} returns different results for different values of {self.arg}"
@@ -376,8 +358,7 @@ class ChangesWithArgument(Check):
                 first.kind == other.kind
                 and len(first.values) == len(other.values)
                 and all(
-                    a.shape == b.shape and np.array_equal(a, b)
-                    for a, b in zip(first.values, other.values, strict=True)
+                    a.shape == b.shape and np.array_equal(a, b) for a, b in zip(first.values, other.values, strict=True)
                 )
             )
             if not same:

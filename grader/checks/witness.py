@@ -31,8 +31,11 @@ def _as_scores(value: np.ndarray) -> tuple[np.ndarray | None, Finding | None]:
     if z.ndim != 1 or z.size == 0:
         return None, Finding(got=f"an array of shape {z.shape}", expected="a non-empty 1-D array of scores")
     if not np.all(np.isfinite(z)):
-        return None, Finding(got=format_value(z), expected="finite scores",
-                             note="A counterexample must break the method on ordinary, finite scores.")
+        return None, Finding(
+            got=format_value(z),
+            expected="finite scores",
+            note="A counterexample must break the method on ordinary, finite scores.",
+        )
     return z, None
 
 
@@ -48,20 +51,29 @@ def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
     if np.any(~np.isfinite(weights)) or np.any(weights < 0) or np.any(weights > 1):
         return None
     if np.all(z >= 0):
-        note = ("Every score is non-negative, so dividing by their sum gives valid weights. "
-                "The method breaks when a score is negative (a dot product often is), or when the scores sum to 0.")
+        note = (
+            "Every score is non-negative, so dividing by their sum gives valid weights. "
+            "The method breaks when a score is negative (a dot product often is), or when the scores sum to 0."
+        )
     else:
-        note = ("Every score is at most 0, so the sum is negative too and the signs cancel in each ratio: the "
-                "weights come out valid. Mix signs, e.g. a negative score next to a larger positive one.")
-    return Finding(got=f"z={format_value(z)}, whose weights z / z.sum() are {format_value(weights)}",
-                   expected="a z whose weights include a negative value, a value above 1, or inf/nan", note=note)
+        note = (
+            "Every score is at most 0, so the sum is negative too and the signs cancel in each ratio: the "
+            "weights come out valid. Mix signs, e.g. a negative score next to a larger positive one."
+        )
+    return Finding(
+        got=f"z={format_value(z)}, whose weights z / z.sum() are {format_value(weights)}",
+        expected="a z whose weights include a negative value, a value above 1, or inf/nan",
+        note=note,
+    )
 
 
 def verify_square_order(outcome: CallOutcome) -> Finding | None:
     """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` not above weight ``j``."""
     if outcome.kind != "tuple" or len(outcome.values) != 3:
-        return Finding(got=f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else "a single value",
-                       expected="a tuple (z, i, j)")
+        return Finding(
+            got=f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else "a single value",
+            expected="a tuple (z, i, j)",
+        )
     z, problem = _as_scores(outcome.values[0])
     if problem:
         return problem
@@ -79,26 +91,45 @@ def verify_square_order(outcome: CallOutcome) -> Finding | None:
         weights = square_normalise(z)
     if not np.all(np.isfinite(weights)):
         if np.all(z == 0):
-            return Finding(got=f"z={format_value(z)}", expected="scores that are not all zero",
-                           note="With every score 0 the squares sum to 0 and nothing is defined.")
-        return Finding(got=f"z={format_value(z)}, whose squares overflow", expected="scores of ordinary size",
-                       note="A square above about 1e308 is inf in float64; scores like 2 and -3 show the same thing.")
+            return Finding(
+                got=f"z={format_value(z)}",
+                expected="scores that are not all zero",
+                note="With every score 0 the squares sum to 0 and nothing is defined.",
+            )
+        return Finding(
+            got=f"z={format_value(z)}, whose squares overflow",
+            expected="scores of ordinary size",
+            note="A square above about 1e308 is inf in float64; scores like 2 and -3 show the same thing.",
+        )
     if i == j:
-        return Finding(got=f"i = j = {i}", expected="two different entries with z[i] > z[j]",
-                       note="A score cannot be compared with itself; name two different entries.")
+        return Finding(
+            got=f"i = j = {i}",
+            expected="two different entries with z[i] > z[j]",
+            note="A score cannot be compared with itself; name two different entries.",
+        )
     if not z[i] > z[j]:
-        return Finding(got=f"z[i]={z[i]:g} and z[j]={z[j]:g}", expected="z[i] > z[j]",
-                       note="Order the pair so that i has the higher score.")
+        return Finding(
+            got=f"z[i]={z[i]:g} and z[j]={z[j]:g}",
+            expected="z[i] > z[j]",
+            note="Order the pair so that i has the higher score.",
+        )
     if weights[i] <= weights[j]:
         return None
     if z[j] >= 0:
-        note = ("Both scores are non-negative, so squaring keeps their order; the failure needs a negative score "
-                "whose magnitude is at least the positive one's.")
+        note = (
+            "Both scores are non-negative, so squaring keeps their order; the failure needs a negative score "
+            "whose magnitude is at least the positive one's."
+        )
     else:
-        note = ("The lower score is negative but smaller in magnitude, so its square is still smaller; "
-                "make it more negative.")
-    return Finding(got=f"weights {weights[i]:.6g} for z[i]={z[i]:g} and {weights[j]:.6g} for z[j]={z[j]:g}",
-                   expected="weight i not above weight j", note=note)
+        note = (
+            "The lower score is negative but smaller in magnitude, so its square is still smaller; "
+            "make it more negative."
+        )
+    return Finding(
+        got=f"weights {weights[i]:.6g} for z[i]={z[i]:g} and {weights[j]:.6g} for z[j]={z[j]:g}",
+        expected="weight i not above weight j",
+        note=note,
+    )
 
 
 VERIFIERS: dict[str, Callable[[CallOutcome], Finding | None]] = {

@@ -59,8 +59,7 @@ class CiRecipe:
             raise UsageError(f"--min-score {self.min_score:g} is not a fraction between 0 and 1")
         if not _PYTHON.match(self.python):
             raise UsageError(f"--python {self.python!r} is not a Python version like 3.11")
-        for option, value in (("--install", self.install), ("--submission", self.submission),
-                              ("--specs", self.specs)):
+        for option, value in (("--install", self.install), ("--submission", self.submission), ("--specs", self.specs)):
             if not value.strip() or any(ord(ch) < 32 for ch in value) or "${{" in value or "$[[" in value:
                 raise UsageError(f"{option} {value!r} must be one line of plain text")
 
@@ -76,8 +75,7 @@ class CiRecipe:
 
     def grade(self, format_name: str, *, output: str | None = None, min_score: bool = False) -> str:
         """The shell command that grades the submission once, in ``format_name``."""
-        words = ['grader --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"',
-                 '--assignment "$GRADER_ASSIGNMENT"']
+        words = ['grader --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"', '--assignment "$GRADER_ASSIGNMENT"']
         if self.public_only:
             words.append("--public")
         words.append(f"--format {format_name}")

@@ -71,8 +71,10 @@ def _inside(catalog: Catalog, exercise_id: str, relative: str) -> str:
     root = catalog.root.resolve()
     path = catalog.resolve(relative)
     if not path.is_relative_to(root):
-        raise UsageError(f"{catalog.sources[exercise_id]}: solution {relative!r} is outside {root}, so the bundle "
-                         "cannot keep its path; move it under that folder")
+        raise UsageError(
+            f"{catalog.sources[exercise_id]}: solution {relative!r} is outside {root}, so the bundle "
+            "cannot keep its path; move it under that folder"
+        )
     return path.relative_to(root).as_posix()
 
 

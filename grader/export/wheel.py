@@ -70,9 +70,11 @@ def _distribution(name: str) -> importlib.metadata.Distribution:
     try:
         return importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
-        raise UsageError(f"cannot build a wheel of {name}: it is not installed as a package here; install it "
-                         "from its source folder with 'pip install .' (or 'pip install -e .'), then run this "
-                         "again") from None
+        raise UsageError(
+            f"cannot build a wheel of {name}: it is not installed as a package here; install it "
+            "from its source folder with 'pip install .' (or 'pip install -e .'), then run this "
+            "again"
+        ) from None
 
 
 def _package_files(distribution: str, package: str) -> dict[str, bytes]:
@@ -84,12 +86,18 @@ def _package_files(distribution: str, package: str) -> dict[str, bytes]:
         root = Path(location)
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root)
-            if (not path.is_file() or "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo")
-                    or any(part.startswith(".") for part in relative.parts)):  # editor and OS droppings
+            if (
+                not path.is_file()
+                or "__pycache__" in relative.parts
+                or path.suffix in (".pyc", ".pyo")
+                or any(part.startswith(".") for part in relative.parts)
+            ):  # editor and OS droppings
                 continue
             if path.suffix in _COMPILED:
-                raise UsageError(f"cannot build a wheel of {distribution}: {path} is compiled code, and the "
-                                 "wheel is for any platform")
+                raise UsageError(
+                    f"cannot build a wheel of {distribution}: {path} is compiled code, and the "
+                    "wheel is for any platform"
+                )
             files[f"{package}/{relative.as_posix()}"] = path.read_bytes()
     return files
 

@@ -116,16 +116,16 @@ class Record:
             if _is_class_variable(annotation) or name.startswith("_") or name in ("model_config", "model_fields"):
                 continue
             if name in _RESERVED:  # Record's own attribute would hide the field's value
-                raise TypeError(f"{cls.__name__}.{name}: a record field may not be named "
-                                f"{name!r}")
+                raise TypeError(f"{cls.__name__}.{name}: a record field may not be named {name!r}")
             declared = cls.__dict__.get(name, _UNSET)
             fields[name] = declared if isinstance(declared, FieldSpec) else FieldSpec(declared)
             if name in cls.__dict__:
                 delattr(cls, name)  # the default lives in model_fields; an instance always has every field
         for name in fields.keys() - annotated.keys():
             if name in cls.__dict__:  # pydantic refuses this too: the value would silently change nothing
-                raise TypeError(f"{cls.__name__}.{name} overrides a field without an annotation; "
-                                f"write '{name}: <type> = ...'")
+                raise TypeError(
+                    f"{cls.__name__}.{name} overrides a field without an annotation; write '{name}: <type> = ...'"
+                )
         cls.model_fields = fields
         checks: dict[str, Any] = {}  # a subclass's method of the same name replaces its base's, as in pydantic
         for klass in reversed(cls.__mro__):

@@ -21,6 +21,7 @@ from grader.record import FieldSpec, Record
 
 __all__ = ["adapter", "model_for", "pydantic_type", "to_record", "validate_record"]
 
+
 def _field(spec: FieldSpec) -> Any:
     arguments = dict(spec.options)
     if spec.default_factory is not None:
@@ -61,8 +62,9 @@ def model_for(record: type[Record]) -> type[BaseModel]:
 
 def _build_model(record: type[Record]) -> type[BaseModel]:
     hints = typing.get_type_hints(record, include_extras=True)
-    fields: dict[str, Any] = {name: (pydantic_type(hints[name]), _field(spec))
-                              for name, spec in record.model_fields.items()}
+    fields: dict[str, Any] = {
+        name: (pydantic_type(hints[name]), _field(spec)) for name, spec in record.model_fields.items()
+    }
     validators: dict[str, Any] = {}
     for name, mark in record.__record_checks__:
         method = getattr(record, name)
@@ -73,8 +75,13 @@ def _build_model(record: type[Record]) -> type[BaseModel]:
     # A record's model_config holds pydantic's config keys in a plain dict (records do not import pydantic).
     config = cast(pydantic.ConfigDict, {k: v for k, v in record.model_config.items() if k != "defer_build"})
     model = pydantic.create_model(
-        record.__name__, __config__=config, __doc__=record.__dict__.get("__doc__"), __module__=record.__module__,
-        __validators__=validators, **fields)
+        record.__name__,
+        __config__=config,
+        __doc__=record.__dict__.get("__doc__"),
+        __module__=record.__module__,
+        __validators__=validators,
+        **fields,
+    )
     model.__record__ = record  # the class its values become (to_record)
     return model
 

@@ -53,8 +53,7 @@ def _prairielearn(report: Report) -> str:
 
 
 FORMATS: dict[str, Callable[[Report], str]] = {"text": _text, "json": _json}
-FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown, exercism=_exercism,
-               prairielearn=_prairielearn)
+FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown, exercism=_exercism, prairielearn=_prairielearn)
 
 
 def render(report: Report, format_name: str, *, catalog: Any = None) -> str:

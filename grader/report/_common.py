@@ -9,7 +9,7 @@ renderers out of the learner's hands, and the output byte-identical.
 
 from __future__ import annotations
 
-from grader.results import CheckResult, ExerciseResult
+from grader.results import CheckResult, CheckStatus, ExerciseResult
 
 __all__ = ["ATTEMPTED", "check_rows", "points", "printable"]
 
@@ -60,6 +60,15 @@ def check_rows(exercise: ExerciseResult) -> list[CheckResult]:
     """
     if exercise.checks:
         return list(exercise.checks)
-    status = {"passed": "passed", "missing": "failed", "failed": "failed", "error": "error"}[exercise.status]
-    return [CheckResult(id=ATTEMPTED, status=status, score=exercise.score,  # type: ignore[arg-type]
-                        max_score=exercise.max_score, visibility="public", reason=exercise.reason)]
+    as_check: dict[str, CheckStatus] = {"passed": "passed", "missing": "failed", "failed": "failed", "error": "error"}
+    status = as_check[exercise.status]
+    return [
+        CheckResult(
+            id=ATTEMPTED,
+            status=status,
+            score=exercise.score,
+            max_score=exercise.max_score,
+            visibility="public",
+            reason=exercise.reason,
+        )
+    ]

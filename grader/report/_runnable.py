@@ -22,7 +22,8 @@ def nothing_ran(report: Report) -> bool:
 def why_nothing_ran(report: Report) -> list[str]:
     """The sentences that say why: the notes about the submission, then each exercise's reason."""
     return [*report.problems, *(f"{exercise.id}: {exercise.reason}" for exercise in report.exercises)] or [
-        "Nothing was graded."]
+        "Nothing was graded."
+    ]
 
 
 def _stopped_whole(exercise: ExerciseResult) -> bool:
@@ -37,5 +38,7 @@ def _stopped_whole(exercise: ExerciseResult) -> bool:
         return True
     if exercise.status != "error" or not exercise.checks:
         return False
-    return (all(check.status in ("error", "timeout") for check in exercise.checks)
-            and len({check.reason for check in exercise.checks}) == 1)
+    return (
+        all(check.status in ("error", "timeout") for check in exercise.checks)
+        and len({check.reason for check in exercise.checks}) == 1
+    )

@@ -38,9 +38,11 @@ _STATUS = {"passed": "pass", "failed": "fail", "skipped": "fail", "error": "erro
 
 def format_exercism(report: Report) -> str:
     """The report as Exercism test-runner ``results.json`` text (version 3)."""
-    tests = [_test(task_id, exercise, index, check)
-             for task_id, exercise in enumerate(report.exercises, start=1)
-             for index, check in enumerate(check_rows(exercise))]
+    tests = [
+        _test(task_id, exercise, index, check)
+        for task_id, exercise in enumerate(report.exercises, start=1)
+        for index, check in enumerate(check_rows(exercise))
+    ]
     if nothing_ran(report):
         status, message = "error", printable("\n".join(why_nothing_ran(report)))
     else:
@@ -81,4 +83,4 @@ def capped(text: str) -> str:
     text = printable(text)
     if len(text) <= OUTPUT_LIMIT:
         return text
-    return text[:OUTPUT_LIMIT - len(_TRUNCATED)] + _TRUNCATED
+    return text[: OUTPUT_LIMIT - len(_TRUNCATED)] + _TRUNCATED

@@ -49,8 +49,11 @@ __all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_grade
 # Ours to Gradescope's; ``hidden`` depends on the exercise (``hidden_as``).
 _VISIBILITY = {"public": "visible", "after_due_date": "after_due_date", "after_published": "after_published"}
 # What learners are told about the checks they cannot see yet, by Gradescope's visibility word.
-_WHEN_SHOWN = {"after_published": "shown once grades are published", "after_due_date": "shown after the due date",
-               "hidden": "counted in your score but never shown"}
+_WHEN_SHOWN = {
+    "after_published": "shown once grades are published",
+    "after_due_date": "shown after the due date",
+    "hidden": "counted in your score but never shown",
+}
 
 
 def gradescope_visibility(visibility: str, *, hidden_as: str = "after_published") -> str:
@@ -67,8 +70,10 @@ def gradescope_visibility(visibility: str, *, hidden_as: str = "after_published"
 
 def hidden_checks_on_gradescope(catalog: Any) -> dict[str, str]:
     """Per exercise id, the Gradescope word its spec gives its ``hidden`` checks (``gradescope_hidden``)."""
-    return {exercise_id: getattr(exercise, "gradescope_hidden", "after_published")
-            for exercise_id, exercise in catalog.exercises.items()}
+    return {
+        exercise_id: getattr(exercise, "gradescope_hidden", "after_published")
+        for exercise_id, exercise in catalog.exercises.items()
+    }
 
 
 def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = None) -> str:

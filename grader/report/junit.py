@@ -57,8 +57,12 @@ def format_junit(report: Report) -> str:
 def _suite(exercise: ExerciseResult) -> ET.Element:
     suite = ET.Element("testsuite", {"name": printable(exercise.id)})
     properties = ET.SubElement(suite, "properties")
-    facts = [("score", points(exercise.score)), ("max_score", points(exercise.max_score)),
-             ("status", exercise.status), ("reason", exercise.reason)]
+    facts = [
+        ("score", points(exercise.score)),
+        ("max_score", points(exercise.max_score)),
+        ("status", exercise.status),
+        ("reason", exercise.reason),
+    ]
     if exercise.hidden_not_run:
         facts.append(("hidden_not_run", str(exercise.hidden_not_run)))
     for name, value in facts:

@@ -35,8 +35,10 @@ def format_markdown(report: Report) -> str:
         for exercise in report.exercises:
             rows = check_rows(exercise)
             passed = sum(check.status == "passed" for check in rows)
-            lines.append(f"| {markdown_text(exercise.id, table=True)} | {exercise.status} | "
-                         f"{points(exercise.score)} / {points(exercise.max_score)} | {passed} of {len(rows)} |")
+            lines.append(
+                f"| {markdown_text(exercise.id, table=True)} | {exercise.status} | "
+                f"{points(exercise.score)} / {points(exercise.max_score)} | {passed} of {len(rows)} |"
+            )
         lines.append("")
     if report.public_only and report.hidden_not_run:
         lines += [f"Only public checks ran; {report.hidden_not_run} hidden checks run when your work is graded.", ""]
@@ -80,8 +82,10 @@ def _failing(check: CheckResult) -> list[str]:
     head = f"- **{label}** {markdown_code(check.id)} ({_points(check)}{hidden})"
     if check.input is None:
         return [f"{head}: {markdown_text(check.reason)}"]
-    lines = [f"{head}: {markdown_text(check.property or check.reason)}",
-             f"  - smallest failing input: {markdown_code(check.input)}"]
+    lines = [
+        f"{head}: {markdown_text(check.property or check.reason)}",
+        f"  - smallest failing input: {markdown_code(check.input)}",
+    ]
     if check.expected is not None:
         lines.append(f"  - expected: {markdown_text(check.expected)}")
     if check.got is not None:

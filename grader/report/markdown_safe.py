@@ -80,7 +80,7 @@ def markdown_text(text: str, *, table: bool = False) -> str:
     if start is None:
         return line
     if start.group()[0].isdigit():
-        return f"{start.group()}\\{line[start.end():]}"
+        return f"{start.group()}\\{line[start.end() :]}"
     return "\\" + line
 
 

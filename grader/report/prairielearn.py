@@ -65,13 +65,21 @@ def _test(exercise: ExerciseResult, check: CheckResult) -> dict[str, Any]:
 
 def _details(check: CheckResult) -> str:
     """The parts of a reason a reader scans for: input, expected, got, likely mistake or hint."""
-    parts = [("smallest failing input", check.input), ("expected", check.expected), ("got", check.got),
-             ("note", check.note), ("likely mistake", check.diagnosis),
-             ("hint", None if check.diagnosis else check.hint)]
+    parts = [
+        ("smallest failing input", check.input),
+        ("expected", check.expected),
+        ("got", check.got),
+        ("note", check.note),
+        ("likely mistake", check.diagnosis),
+        ("hint", None if check.diagnosis else check.hint),
+    ]
     return printable("\n".join(f"{label}: {value}" for label, value in parts if value))
 
 
 def _printed(report: Report) -> str:
-    blocks = [f"Output of your code ({exercise.id}):\n{exercise.output.rstrip()}"
-              for exercise in report.exercises if exercise.output]
+    blocks = [
+        f"Output of your code ({exercise.id}):\n{exercise.output.rstrip()}"
+        for exercise in report.exercises
+        if exercise.output
+    ]
     return printable("\n\n".join(blocks))

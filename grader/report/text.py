@@ -22,8 +22,9 @@ def format_text(report: Report) -> str:
         lines += _exercise(exercise)
     lines.append(f"Total: {_points(report.score)}/{_points(report.max_score)}")
     if report.public_only and report.hidden_not_run:
-        lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks "
-                     "will run when your work is graded.")
+        lines.append(
+            f"Only public checks ran; {report.hidden_not_run} hidden checks will run when your work is graded."
+        )
     if report.sandbox and report.sandbox.warning:
         lines.append(f"warning: {report.sandbox.warning}")
     return "\n".join(lines) + "\n"
@@ -64,8 +65,9 @@ def _check(check: CheckResult) -> list[str]:
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
     text = printable(text)
-    return textwrap.wrap(text, _WIDTH, initial_indent=first, subsequent_indent=rest,
-                         break_long_words=False, break_on_hyphens=False) or [first]
+    return textwrap.wrap(
+        text, _WIDTH, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
+    ) or [first]
 
 
 def _points(value: float) -> str:

@@ -119,11 +119,20 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
     Each answer is then checked by ``decode_answer`` as any other.
     """
     kinds, answers, sizes, first = header.get("kinds"), header.get("answers"), header.get("sizes"), header.get("first")
-    if (not isinstance(kinds, list) or not isinstance(answers, list) or not isinstance(sizes, list)
-            or type(first) is not int or first < 0 or len(blobs) != 1
-            or len(kinds) > MAX_BATCH or len(answers) > MAX_BATCH or len(sizes) > MAX_BATCH
-            or not all(type(kind) is int and 0 <= kind < len(kinds) for kind in answers)
-            or not all(type(size) is int and size >= 0 for size in sizes) or sum(sizes) != len(blobs[0])):
+    if (
+        not isinstance(kinds, list)
+        or not isinstance(answers, list)
+        or not isinstance(sizes, list)
+        or type(first) is not int
+        or first < 0
+        or len(blobs) != 1
+        or len(kinds) > MAX_BATCH
+        or len(answers) > MAX_BATCH
+        or len(sizes) > MAX_BATCH
+        or not all(type(kind) is int and 0 <= kind < len(kinds) for kind in answers)
+        or not all(type(size) is int and size >= 0 for size in sizes)
+        or sum(sizes) != len(blobs[0])
+    ):
         raise ProtocolError("a batch of answers is malformed")
     counts = [_array_count(entry) for entry in kinds]
     data, offset, taken = blobs[0], 0, 0
@@ -133,8 +142,8 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
         if taken + count > len(sizes):
             raise ProtocolError("a batch of answers names more arrays than it holds")
         payload = []
-        for size in sizes[taken:taken + count]:
-            payload.append(data[offset:offset + size])
+        for size in sizes[taken : taken + count]:
+            payload.append(data[offset : offset + size])
             offset += size
         taken += count
         out.append(({**kinds[kind], "op": "result", "index": first + number}, payload))
@@ -191,7 +200,8 @@ class KnownAnswers:
     def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 4 << 20) -> None:
         self._max_batch_bytes = max_batch_bytes
         self._batches: BoundedMemo[bytes, _KnownBatch] = BoundedMemo(
-            limit, max_weight=max_bytes, weigh=lambda batch: len(batch.data))
+            limit, max_weight=max_bytes, weigh=lambda batch: len(batch.data)
+        )
 
     @property
     def held_bytes(self) -> int:
@@ -209,18 +219,29 @@ class KnownAnswers:
         known = self._batches.get(key) if key is not None else None
         if known is None:
             return None
-        if (type(header.get("first")) is not int or header["first"] != known.first or known.data != blobs[0]
-                or header.get("sizes") != known.sizes or header.get("answers") != known.answers
-                or header.get("kinds") != known.kinds):
+        if (
+            type(header.get("first")) is not int
+            or header["first"] != known.first
+            or known.data != blobs[0]
+            or header.get("sizes") != known.sizes
+            or header.get("answers") != known.answers
+            or header.get("kinds") != known.kinds
+        ):
             return None
         return known.outcomes
 
-    def remember(self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome],
-                 key: bytes | None = None) -> None:
+    def remember(
+        self, header: dict[str, Any], blobs: list[bytes], outcomes: list[CallOutcome], key: bytes | None = None
+    ) -> None:
         """Keep a decoded batch whose every answer was ``ok`` (and not too large) for the next learner."""
         key = key if key is not None else self.key(blobs)
-        if (key is None or not outcomes or len(blobs[0]) > self._max_batch_bytes
-                or not all(type(o) is WireOutcome for o in outcomes)):
+        if (
+            key is None
+            or not outcomes
+            or len(blobs[0]) > self._max_batch_bytes
+            or not all(type(o) is WireOutcome for o in outcomes)
+        ):
             return
-        self._batches[key] = _KnownBatch(header["first"], header["kinds"], header["answers"], header["sizes"],
-                                         bytes(blobs[0]), outcomes)
+        self._batches[key] = _KnownBatch(
+            header["first"], header["kinds"], header["answers"], header["sizes"], bytes(blobs[0]), outcomes
+        )

@@ -17,8 +17,14 @@ import numpy as np
 from grader.memo import BoundedMemo
 from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array
 
-__all__ = ["decode_arguments", "preload", "preloaded_keys", "read_trusted_source", "requested_calls",
-           "set_trusted_source"]
+__all__ = [
+    "decode_arguments",
+    "preload",
+    "preloaded_keys",
+    "read_trusted_source",
+    "requested_calls",
+    "set_trusted_source",
+]
 
 
 # Requests the warm parent decoded before forking this process (``preload``), by key: every
@@ -68,8 +74,10 @@ def requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[d
         return [(call, partial(decode_arguments, call, blobs)) for call in request["calls"]]
     held = _PRELOADED.get(key) if isinstance(key, str) else None
     if held is None:  # the grader asks only for what this process said it holds
+
         def missing() -> Any:
             raise ProtocolError(f"no preloaded request {key!r} here")
+
         return [({"fn": ""}, missing)] * max(0, min(int(request.get("count", 1)), 1 << 16))
     return [(call, partial(_fresh_arguments, args, kwargs)) for call, args, kwargs in held]
 

@@ -82,8 +82,14 @@ def _process_state() -> dict[str, Any]:
     """What one exercise's code could change for the next in a shared process, as it is before any runs."""
     import warnings
 
-    return {"errors": np.geterr(), "filters": list(warnings.filters), "path": list(sys.path),
-            "recursion": sys.getrecursionlimit(), "cwd": os.getcwd(), "modules": dict(sys.modules)}
+    return {
+        "errors": np.geterr(),
+        "filters": list(warnings.filters),
+        "path": list(sys.path),
+        "recursion": sys.getrecursionlimit(),
+        "cwd": os.getcwd(),
+        "modules": dict(sys.modules),
+    }
 
 
 def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
@@ -110,10 +116,17 @@ def _restore_process_state(state: dict[str, Any], scratch: str) -> None:
         cast("list[Any]", warnings.filters)[:] = state["filters"]  # a list, though typeshed says Sequence
         warnings._filters_mutated()  # type: ignore[attr-defined]
 
-    steps = [lambda: np.seterr(**state["errors"]), filters, lambda: sys.path.__setitem__(slice(None), state["path"]),
-             forget_learner_modules, lambda: sys.setrecursionlimit(state["recursion"]), lambda: sys.settrace(None),
-             lambda: sys.setprofile(None), lambda: signal.setitimer(signal.ITIMER_REAL, 0),
-             lambda: os.chdir(state["cwd"])]
+    steps = [
+        lambda: np.seterr(**state["errors"]),
+        filters,
+        lambda: sys.path.__setitem__(slice(None), state["path"]),
+        forget_learner_modules,
+        lambda: sys.setrecursionlimit(state["recursion"]),
+        lambda: sys.settrace(None),
+        lambda: sys.setprofile(None),
+        lambda: signal.setitimer(signal.ITIMER_REAL, 0),
+        lambda: os.chdir(state["cwd"]),
+    ]
     for step in steps:
         try:
             step()
@@ -244,7 +257,7 @@ class _Answers:
         entry = _entry(header)
         size = sum(map(len, payloads)) + 16 * len(payloads) + 64  # its arrays, and its share of the batch's header
         if self._answers and self._held + size + len(entry) > _BATCH_BYTES:  # the grader reads no batch larger
-            self.flush()                                                     # than one answer may be
+            self.flush()  # than one answer may be
         if not self._answers:
             self._first = header["index"]
         kind = self._kinds.get(entry)
@@ -262,7 +275,11 @@ class _Answers:
         if self._answers:
             sizes = b",".join(b"%d" % len(blob) for blob in self._blobs)
             head = b'{"op":"results","first":%d,"kinds":[%s],"answers":[%s],"sizes":[%s],"blobs":1}' % (
-                self._first, b",".join(self._kinds), b",".join(self._answers), sizes)
+                self._first,
+                b",".join(self._kinds),
+                b",".join(self._answers),
+                sizes,
+            )
             self._channel.write(frame_message(head, [b"".join(self._blobs)]))
             self._kinds, self._answers, self._blobs, self._held = {}, [], [], 0
         self._since = time.monotonic() if now is None else now
@@ -277,14 +294,39 @@ _BATCH_SECONDS = 0.01
 # the last sensitive action; the parent turns the kind into a sentence. A
 # learner can fool this only into a different wording of its own failure.
 _ACTION_KINDS = {
-    "os.fork": "process", "os.forkpty": "process", "os.posix_spawn": "process", "os.exec": "process",
-    "os.spawn": "process", "os.system": "process", "subprocess.Popen": "process", "pty.spawn": "process",
-    "os.kill": "signal", "os.killpg": "signal", "signal.pthread_kill": "signal",
-    "resource.setrlimit": "limits", "resource.prlimit": "limits",
-    "open": "file", "os.listdir": "file", "os.scandir": "file", "os.remove": "file", "os.rename": "file",
-    "os.rmdir": "file", "os.mkdir": "file", "os.chmod": "file", "os.chown": "file", "os.truncate": "file",
-    "os.link": "file", "os.symlink": "file", "os.utime": "file", "shutil.rmtree": "file", "shutil.copyfile": "file",
-    "shutil.move": "file", "os.chdir": "file", "os.setxattr": "file", "os.removexattr": "file", "glob.glob": "file",
+    "os.fork": "process",
+    "os.forkpty": "process",
+    "os.posix_spawn": "process",
+    "os.exec": "process",
+    "os.spawn": "process",
+    "os.system": "process",
+    "subprocess.Popen": "process",
+    "pty.spawn": "process",
+    "os.kill": "signal",
+    "os.killpg": "signal",
+    "signal.pthread_kill": "signal",
+    "resource.setrlimit": "limits",
+    "resource.prlimit": "limits",
+    "open": "file",
+    "os.listdir": "file",
+    "os.scandir": "file",
+    "os.remove": "file",
+    "os.rename": "file",
+    "os.rmdir": "file",
+    "os.mkdir": "file",
+    "os.chmod": "file",
+    "os.chown": "file",
+    "os.truncate": "file",
+    "os.link": "file",
+    "os.symlink": "file",
+    "os.utime": "file",
+    "shutil.rmtree": "file",
+    "shutil.copyfile": "file",
+    "shutil.move": "file",
+    "os.chdir": "file",
+    "os.setxattr": "file",
+    "os.removexattr": "file",
+    "glob.glob": "file",
 }
 _last_action: list[str | None] = [None]
 
@@ -404,37 +446,58 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
         code = tb.tb_frame.f_code
         filename = code.co_filename
         if filename and filename.startswith(scratch):
-            frames.append({
-                "file": os.path.relpath(filename, scratch)[:200],
-                "line": tb.tb_lineno,
-                "function": code.co_name[:100],
-                "text": linecache.getline(filename, tb.tb_lineno).strip()[:200],
-            })
+            frames.append(
+                {
+                    "file": os.path.relpath(filename, scratch)[:200],
+                    "line": tb.tb_lineno,
+                    "function": code.co_name[:100],
+                    "text": linecache.getline(filename, tb.tb_lineno).strip()[:200],
+                }
+            )
         tb = tb.tb_next
     return frames
 
 
 def run_call(
-    module: Any, index: int, call: dict[str, Any], arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
+    module: Any,
+    index: int,
+    call: dict[str, Any],
+    arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
 ) -> tuple[dict[str, Any], list[bytes]]:
     """Call one entry function and encode what it returned, or what it raised."""
     try:
         args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
-        return {"op": "result", "index": index, "ok": False, "stage": "decode",
-                "error": {"type": type(exc).__name__[:100], "message": str(exc)[:_MESSAGE_LIMIT], "frames": []}}, []
+        return {
+            "op": "result",
+            "index": index,
+            "ok": False,
+            "stage": "decode",
+            "error": {"type": type(exc).__name__[:100], "message": str(exc)[:_MESSAGE_LIMIT], "frames": []},
+        }, []
     function = _lookup(module, call["fn"])
     _last_action[0] = None
     try:
         value = function(*args, **kwargs)
     except BaseException as exc:
-        return {"op": "result", "index": index, "ok": False, "stage": "call",
-                "error": describe_exception(exc, scratch)}, []
+        return {
+            "op": "result",
+            "index": index,
+            "ok": False,
+            "stage": "call",
+            "error": describe_exception(exc, scratch),
+        }, []
     try:
         kind, types, encoded = _encode_result(value)
-        header: dict[str, Any] = {"op": "result", "index": index, "ok": True, "kind": kind, "types": types,
-                                  "values": len(encoded)}
+        header: dict[str, Any] = {
+            "op": "result",
+            "index": index,
+            "ok": True,
+            "kind": kind,
+            "types": types,
+            "values": len(encoded),
+        }
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
             after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
             if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
@@ -459,21 +522,24 @@ def encode_answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
     """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
     if header.get("op") != "result" or header.get("ok") is not True:
         return encode_message(header, payloads)
-    return frame_message(b'{"op":"result","index":%d,' % header["index"] + _entry(header)[1:-1] + b',"blobs":%d}'
-                         % len(payloads), payloads)
+    return frame_message(
+        b'{"op":"result","index":%d,' % header["index"] + _entry(header)[1:-1] + b',"blobs":%d}' % len(payloads),
+        payloads,
+    )
 
 
 def _entry(header: dict[str, Any]) -> bytes:
     """An answer's header without ``op`` and ``index``, as JSON: for an ``ok`` answer, kept per shape of answer."""
     if header.get("ok") is not True:
-        return json.dumps({name: value for name, value in header.items() if name not in ("op", "index")},
-                          separators=(",", ":")).encode()
+        return json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+        ).encode()
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
         entry = _ANSWER_TAILS[key] = json.dumps(
-            {name: value for name, value in header.items() if name not in ("op", "index")},
-            separators=(",", ":")).encode()
+            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+        ).encode()
     return entry
 
 

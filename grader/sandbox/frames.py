@@ -14,8 +14,16 @@ import json
 import struct
 from typing import Any, Protocol
 
-__all__ = ["MAX_BLOBS", "MAX_FRAME", "Allowance", "LimitExceeded", "MessageParser", "ProtocolError", "encode_message",
-           "frame_message"]
+__all__ = [
+    "MAX_BLOBS",
+    "MAX_FRAME",
+    "Allowance",
+    "LimitExceeded",
+    "MessageParser",
+    "ProtocolError",
+    "encode_message",
+    "frame_message",
+]
 
 MAX_FRAME = 64 * 1024 * 1024
 MAX_BLOBS = 4096
@@ -84,8 +92,9 @@ class MessageParser:
     each becomes Python objects, many times its bytes.
     """
 
-    def __init__(self, max_frame: int = MAX_FRAME, *, max_header: int | None = None,
-                 allowance: Allowance | None = None) -> None:
+    def __init__(
+        self, max_frame: int = MAX_FRAME, *, max_header: int | None = None, allowance: Allowance | None = None
+    ) -> None:
         self._buffer = bytearray()
         self._max_frame = max_frame
         self._max_header = max_frame if max_header is None else max_header

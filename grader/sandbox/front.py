@@ -48,8 +48,15 @@ class Sandbox:
     requests, known answers); by default one of its own.
     """
 
-    def __init__(self, warm_parent: WarmParentLike, limits: Limits, layers: Layers, *, allow_weak: bool = False,
-                 memo: SandboxMemo | None = None) -> None:
+    def __init__(
+        self,
+        warm_parent: WarmParentLike,
+        limits: Limits,
+        layers: Layers,
+        *,
+        allow_weak: bool = False,
+        memo: SandboxMemo | None = None,
+    ) -> None:
         self.warm_parent, self.limits, self.layers = warm_parent, limits, layers
         self.allow_weak = allow_weak
         self.memo = memo if memo is not None else SandboxMemo()
@@ -74,13 +81,16 @@ class Sandbox:
         kept = self.warm_parent.self_tests
         if self.layers not in kept:  # the warm parent may have run it already, while this process imported
             early = self.warm_parent.early_self_test(
-                {"limits": self.limits.child_limits(), "layers": asdict(self.layers)})
+                {"limits": self.limits.child_limits(), "layers": asdict(self.layers)}
+            )
             if early is not None:
                 kept[self.layers] = judge(early, self.warm_parent.facts, self.layers)
         if self.layers not in kept:
             kept[self.layers] = run_self_test(
                 lambda spec: self._new_process({}, "selftest.py", [], self.limits).self_test(spec),
-                self.warm_parent.facts, self.layers)
+                self.warm_parent.facts,
+                self.layers,
+            )
         return kept[self.layers]
 
     def require_strong(self) -> None:
@@ -108,16 +118,24 @@ class Sandbox:
             warning = "; ".join(parts) or f"sandbox tier {test.tier}"
             if self.allow_weak:
                 warning += " (graded anyway: --allow-weak-sandbox)"
-        return SandboxInfo(tier=test.tier, landlock_abi=abi, seccomp=seccomp, caps_dropped=caps, warning=warning,
-                           self_test=summarise(test), unprotected=test.unprotected or None)
+        return SandboxInfo(
+            tier=test.tier,
+            landlock_abi=abi,
+            seccomp=seccomp,
+            caps_dropped=caps,
+            warning=warning,
+            self_test=summarise(test),
+            unprotected=test.unprotected or None,
+        )
 
     # -- sharing one process between the exercises of a submission -------------
 
     def _new_process(self, files: dict[str, bytes], module: str, entries: list[str], limits: Limits) -> LearnerProcess:
         return LearnerProcess(self.warm_parent, files, module, entries, limits, self.layers, memo=self.memo)
 
-    def _take(self, files: dict[str, bytes], module: str, entries: list[str],
-              limits: Limits) -> tuple[LearnerProcess, bool, bool]:
+    def _take(
+        self, files: dict[str, bytes], module: str, entries: list[str], limits: Limits
+    ) -> tuple[LearnerProcess, bool, bool]:
         """``(process, shared, reused)``: the shared process if it can serve ``files``, else a new one."""
         process = self._process
         if process is not None and not self._busy and self._files == files:
@@ -145,15 +163,17 @@ class Sandbox:
         if usage is None:
             return False
         cpu, resident, threads = usage
-        return (cpu < limits.cpu_seconds * _FRESH_SHARE and resident < limits.memory_bytes * _FRESH_SHARE
-                and threads <= 1)  # a process forked from the warm parent has one thread until the learner starts one
+        return (
+            cpu < limits.cpu_seconds * _FRESH_SHARE and resident < limits.memory_bytes * _FRESH_SHARE and threads <= 1
+        )  # a process forked from the warm parent has one thread until the learner starts one
 
 
 class _Handle:
     """What the engine sees as its learner process for one exercise (``contracts.LearnerProcessLike``)."""
 
-    def __init__(self, sandbox: Sandbox, files: dict[str, bytes], module: str, entries: list[str],
-                 limits: Limits) -> None:
+    def __init__(
+        self, sandbox: Sandbox, files: dict[str, bytes], module: str, entries: list[str], limits: Limits
+    ) -> None:
         self._sandbox = sandbox
         self._files, self._module, self._entries, self._limits = files, module, entries, limits
         self._process: LearnerProcess | None = None

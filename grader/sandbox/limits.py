@@ -47,8 +47,12 @@ class Limits:
     output_cap: int = 1 << 20
 
     def child_limits(self) -> dict[str, Any]:
-        return {"cpu_seconds": self.cpu_seconds, "memory_bytes": self.memory_bytes,
-                "file_bytes": self.file_bytes, "open_files": self.open_files}
+        return {
+            "cpu_seconds": self.cpu_seconds,
+            "memory_bytes": self.memory_bytes,
+            "file_bytes": self.file_bytes,
+            "open_files": self.open_files,
+        }
 
     @staticmethod
     def call_seconds_for(exercise_limit: float) -> float:

@@ -53,8 +53,13 @@ class ReplyBudget:
     stays reached (``spent``): a new process would only be refused again.
     """
 
-    def __init__(self, answer: int = ANSWER_BYTES, exercise: int = EXERCISE_BYTES,
-                 submission: int = SUBMISSION_BYTES, header: int = HEADER_BYTES) -> None:
+    def __init__(
+        self,
+        answer: int = ANSWER_BYTES,
+        exercise: int = EXERCISE_BYTES,
+        submission: int = SUBMISSION_BYTES,
+        header: int = HEADER_BYTES,
+    ) -> None:
         self.limits = {"answer": answer, "exercise": exercise, "submission": submission}
         self.header = header
         self._exercise_sent = 0

@@ -171,8 +171,7 @@ class LearnerProcess:
         if fields is None:
             return None
         try:
-            return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES,
-                    int(fields[17]))
+            return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES, int(fields[17]))
         except (IndexError, ValueError):
             return None
 
@@ -188,14 +187,20 @@ class LearnerProcess:
             return StartOutcome(status="protocol", detail="the process sent something other than its first answer")
         if not header.get("ok"):
             self._end()
-            return StartOutcome(status="raised", error=self.limit_facts(clean_error(header.get("error"))),
-                                layers=clean_layers(header.get("layers")))
+            return StartOutcome(
+                status="raised",
+                error=self.limit_facts(clean_error(header.get("error"))),
+                layers=clean_layers(header.get("layers")),
+            )
         entries = header.get("entries", {})
         held = header.get("preloaded")
         if isinstance(held, list) and len(held) <= 1024:
             self._preloaded = {key for key in held if isinstance(key, str)}
-        return StartOutcome(status="ok", layers=clean_layers(header.get("layers")),
-                            entries={str(k): bool(v) for k, v in entries.items()})
+        return StartOutcome(
+            status="ok",
+            layers=clean_layers(header.get("layers")),
+            entries={str(k): bool(v) for k, v in entries.items()},
+        )
 
     def self_test(self, spec: dict[str, Any]) -> dict[str, Any]:
         """Run the sandbox self-test (trusted probes, no learner code) in a process confined like this one.
@@ -209,8 +214,9 @@ class LearnerProcess:
             message, failure = self._receive(max(self._limits.import_seconds, 10.0), "self-test")
             if failure is not None or message is None or message[0].get("op") != "selftest":
                 why = _fact_text(failure) if failure is not None else "it sent something else"
-                raise SandboxError(f"the sandbox self-test process did not report ({why}); "
-                                   f"output: {self.output.excerpt()[:500]!r}")
+                raise SandboxError(
+                    f"the sandbox self-test process did not report ({why}); output: {self.output.excerpt()[:500]!r}"
+                )
             header = message[0]
             probes: dict[Any, Any] = header["probes"] if isinstance(header.get("probes"), dict) else {}
             return {
@@ -391,8 +397,10 @@ class LearnerProcess:
             outcomes = [decode_answer(answer["index"], answer, payload) for answer, payload in unbatch(header, blobs)]
             known.remember(header, blobs, outcomes, key)
         first = header["first"]
-        return [({"op": "result", "index": first + number, _DECODED: outcome}, [])
-                for number, outcome in enumerate(outcomes)]
+        return [
+            ({"op": "result", "index": first + number, _DECODED: outcome}, [])
+            for number, outcome in enumerate(outcomes)
+        ]
 
     def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
         decoded = header.get(_DECODED)  # a key JSON cannot spell: only _answers_in puts it there
@@ -436,8 +444,9 @@ class LearnerProcess:
             if writing and pipes.request_w in selector.get_map():
                 selector.unregister(pipes.request_w)
 
-    def _wait(self, selector: selectors.BaseSelector, seconds: float,
-              phase: Phase) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
+    def _wait(
+        self, selector: selectors.BaseSelector, seconds: float, phase: Phase
+    ) -> tuple[tuple[dict[str, Any], list[bytes]] | None, CallOutcome | None]:
         assert self._pipes is not None
         pipes = self._pipes
         started = time.monotonic()
@@ -481,8 +490,10 @@ class LearnerProcess:
                         self.output.add(data)
                         if self.output.flooded:
                             self._end()
-                            return None, CallOutcome(status="output_limit", stop=Stop(
-                                "output_limit", phase, output_cap=self._limits.output_cap))
+                            return None, CallOutcome(
+                                status="output_limit",
+                                stop=Stop("output_limit", phase, output_cap=self._limits.output_cap),
+                            )
                         if len(data) < READ_SIZE:
                             break
                     continue
@@ -586,5 +597,3 @@ def _fact_text(failure: CallOutcome) -> str:
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-

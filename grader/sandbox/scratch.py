@@ -57,8 +57,12 @@ class ScratchFolders:
                 pass
             except OSError:
                 break
-        if (not self._closed and os.getpid() == self._owner and len(self._free) < self._keep
-                and _empty_folder_of_ours(folder)):
+        if (
+            not self._closed
+            and os.getpid() == self._owner
+            and len(self._free) < self._keep
+            and _empty_folder_of_ours(folder)
+        ):
             self._free.append(folder)
         else:
             shutil.rmtree(folder, ignore_errors=True)

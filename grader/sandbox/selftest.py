@@ -69,17 +69,32 @@ _FIOSETOWN, _SIOCSPGRP, _FIOASYNC = 0x8901, 0x8902, 0x5452
 # Groups of probes: what each protects, as said to the person running the grader
 # (in a result's sandbox block, and shortly in a refusal).
 _PROTECTS: list[tuple[str, tuple[str, ...], str, str]] = [
-    ("reads", ("read", "list", "proc_environ"),
-     "file reads are not confined: learner code can read hidden checks, answer keys, other learners' work "
-     "and the grader's files", "read hidden checks and answer keys"),
-    ("writes", ("write",), "file writes are not blocked: learner code can change or delete the grader user's files",
-     "change files"),
-    ("processes", ("fork",),
-     "starting processes is not blocked (leftover processes are still killed after each learner)",
-     "start processes"),
+    (
+        "reads",
+        ("read", "list", "proc_environ"),
+        "file reads are not confined: learner code can read hidden checks, answer keys, other learners' work "
+        "and the grader's files",
+        "read hidden checks and answer keys",
+    ),
+    (
+        "writes",
+        ("write",),
+        "file writes are not blocked: learner code can change or delete the grader user's files",
+        "change files",
+    ),
+    (
+        "processes",
+        ("fork",),
+        "starting processes is not blocked (leftover processes are still killed after each learner)",
+        "start processes",
+    ),
     ("network", ("connect", "udp"), "the network is open to learner code", "use the network"),
-    ("signals", ("signal",), "learner code can signal the grader and other processes of the same user",
-     "signal the grader"),
+    (
+        "signals",
+        ("signal",),
+        "learner code can signal the grader and other processes of the same user",
+        "signal the grader",
+    ),
     ("limits", ("raise_limit",), "learner code can raise its own resource limits", "raise its own limits"),
 ]
 
@@ -99,7 +114,7 @@ def serve_probe(config: dict[str, Any], response_fd: int) -> None:
     layers = apply_layers(config)
     report = memoryview(encode_message({"op": "selftest", "layers": layers, "probes": probe(config["selftest"])}))
     while report:
-        report = report[os.write(response_fd, report):]
+        report = report[os.write(response_fd, report) :]
 
 
 def probe(spec: dict[str, Any]) -> dict[str, str]:
@@ -148,8 +163,15 @@ def probe(spec: dict[str, Any]) -> dict[str, str]:
         os.listdir(folder)
 
     probes: dict[str, Callable[[], None]] = {
-        "read": read, "list": list_folder, "write": write, "proc_environ": proc_environ,
-        "connect": connect, "udp": udp, "fork": fork, "signal": kill_others, "raise_limit": raise_limit,
+        "read": read,
+        "list": list_folder,
+        "write": write,
+        "proc_environ": proc_environ,
+        "connect": connect,
+        "udp": udp,
+        "fork": fork,
+        "signal": kill_others,
+        "raise_limit": raise_limit,
     }
     ports = {"connect": spec.get("tcp_port"), "udp": spec.get("udp_port")}
     for name in PROBES:
@@ -170,6 +192,7 @@ def _signal_through_owner(grader: int, thread: int | None) -> str:
     no signal could be sent at the bait's ``thread``; ``sent`` when it was:
     whether it arrived is for the bait to say (:meth:`Bait.outcome`).
     """
+
     def owner_ex(kind: int, target: int) -> Callable[[int], Any]:
         return lambda fd: fcntl.fcntl(fd, _F_SETOWN_EX, struct.pack("ii", kind, target))
 
@@ -264,8 +287,14 @@ class SelfTest:
 
     _FIELDS = ("probes", "expected", "layers", "reached", "error")
 
-    def __init__(self, probes: dict[str, str], expected: dict[str, bool], layers: dict[str, Any] | None = None,
-                 reached: tuple[str, ...] = (), error: str | None = None) -> None:
+    def __init__(
+        self,
+        probes: dict[str, str],
+        expected: dict[str, bool],
+        layers: dict[str, Any] | None = None,
+        reached: tuple[str, ...] = (),
+        error: str | None = None,
+    ) -> None:
         self.probes, self.expected = probes, expected
         self.layers = {} if layers is None else layers
         self.reached = reached  # "connect" / "udp": the parent's listener got something; "signal": the bait's thread
@@ -318,10 +347,12 @@ class SelfTest:
         if self.error is not None:
             return f"the sandbox self-test could not run ({self.error}); {flag}"
         if self.failures:
-            return (f"the sandbox self-test failed: a confined learner process was not stopped from "
-                    f"{', '.join(_DOING[name] for name in self.failures)}, "
-                    f"although the layers asked for should stop it; "
-                    f"refusing to grade hidden checks here; {flag}")
+            return (
+                f"the sandbox self-test failed: a confined learner process was not stopped from "
+                f"{', '.join(_DOING[name] for name in self.failures)}, "
+                f"although the layers asked for should stop it; "
+                f"refusing to grade hidden checks here; {flag}"
+            )
         why = []
         if not layers.landlock:
             why.append("Landlock is switched off by GRADER_SANDBOX_LAYERS")
@@ -333,15 +364,22 @@ class SelfTest:
             why.append("this machine offers no seccomp")
         cause = f" ({' and '.join(why)})" if why else ""
         could = [short for group, _, _, short in _PROTECTS if not self.protected(group)]
-        return (f"the sandbox here is tier {self.tier}{cause}, so learner code could {', '.join(could)}; "
-                f"refusing to grade hidden checks: {flag}, or grade with --public")
+        return (
+            f"the sandbox here is tier {self.tier}{cause}, so learner code could {', '.join(could)}; "
+            f"refusing to grade hidden checks: {flag}, or grade with --public"
+        )
 
 
 _DOING = {
-    "read": "reading a file outside its allow-list", "list": "listing a folder outside its allow-list",
-    "write": "writing a file outside its scratch folder", "proc_environ": "reading the grader's environment",
-    "connect": "connecting to a loopback TCP port", "udp": "sending a UDP datagram", "fork": "starting a process",
-    "signal": "signalling the grader", "raise_limit": "raising its own CPU limit",
+    "read": "reading a file outside its allow-list",
+    "list": "listing a folder outside its allow-list",
+    "write": "writing a file outside its scratch folder",
+    "proc_environ": "reading the grader's environment",
+    "connect": "connecting to a loopback TCP port",
+    "udp": "sending a UDP datagram",
+    "fork": "starting a process",
+    "signal": "signalling the grader",
+    "raise_limit": "raising its own CPU limit",
 }
 
 
@@ -385,10 +423,13 @@ class Bait:
         self.tcp = _listener(socket.SOCK_STREAM)
         self.udp = _listener(socket.SOCK_DGRAM)
         self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _OWNER_SIGNALS)
-        self.spec = {"canary": self.canary, "grader_pid": grader_pid,
-                     "tcp_port": self.tcp.getsockname()[1] if self.tcp else 0,
-                     "udp_port": self.udp.getsockname()[1] if self.udp else 0,
-                     "signal_thread": _thread.get_native_id()}
+        self.spec = {
+            "canary": self.canary,
+            "grader_pid": grader_pid,
+            "tcp_port": self.tcp.getsockname()[1] if self.tcp else 0,
+            "udp_port": self.udp.getsockname()[1] if self.udp else 0,
+            "signal_thread": _thread.get_native_id(),
+        }
 
     def outcome(self, report: dict[str, Any]) -> dict[str, Any]:
         """The child's report and what the bait saw: probes, layers, sockets reached or signal received,
@@ -401,8 +442,12 @@ class Bait:
             probes["signal"] = "allowed" if "signal" in reached else "denied"
         with open(self.canary, "rb") as handle:
             intact = handle.read() == _CANARY_TEXT
-        return {"probes": probes, "reached": list(reached), "intact": intact,
-                "layers": {k: v for k, v in dict(report.get("layers", {})).items() if k != "errors"}}
+        return {
+            "probes": probes,
+            "reached": list(reached),
+            "intact": intact,
+            "layers": {k: v for k, v in dict(report.get("layers", {})).items() if k != "errors"},
+        }
 
     def close(self) -> None:
         for sock in (self.tcp, self.udp):
@@ -430,8 +475,12 @@ def judge(outcome: dict[str, Any], facts: dict[str, Any], layers: Any) -> SelfTe
     probes = {name: str(outcome["probes"].get(name, "error: not reported"))[:80] for name in PROBES}
     if not outcome.get("intact", False):
         probes["write"] = "allowed"
-    return SelfTest(probes=probes, expected=expected_denials(facts, layers), layers=dict(outcome.get("layers", {})),
-                    reached=tuple(str(name) for name in outcome.get("reached", ())))
+    return SelfTest(
+        probes=probes,
+        expected=expected_denials(facts, layers),
+        layers=dict(outcome.get("layers", {})),
+        reached=tuple(str(name) for name in outcome.get("reached", ())),
+    )
 
 
 def _listener(kind: int) -> socket.socket | None:

@@ -24,8 +24,12 @@ def clean_text(value: Any, limit: int) -> str:
     text = str(value)[: limit * 2]
     if text.isprintable():  # the usual case (a type name, a plain message): nothing to escape
         return text[:limit]
-    text = "".join(ch if ch.isprintable() else (" " if ch in "\n\r\t" else f"\\x{ord(ch):02x}"
-                                                  if ord(ch) < 0x100 else f"\\u{ord(ch):04x}") for ch in text)
+    text = "".join(
+        ch
+        if ch.isprintable()
+        else (" " if ch in "\n\r\t" else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        for ch in text
+    )
     return text[:limit]
 
 
@@ -41,12 +45,14 @@ def clean_error(error: Any) -> dict[str, Any]:
     frames = []
     for frame in error.get("frames", [])[:20] if isinstance(error.get("frames"), list) else []:
         if isinstance(frame, dict):
-            frames.append({
-                "file": clean_text(frame.get("file", ""), 200),
-                "line": frame.get("line") if type(frame.get("line")) is int else None,
-                "function": clean_text(frame.get("function", ""), 100),
-                "text": clean_text(frame.get("text", ""), 200),
-            })
+            frames.append(
+                {
+                    "file": clean_text(frame.get("file", ""), 200),
+                    "line": frame.get("line") if type(frame.get("line")) is int else None,
+                    "function": clean_text(frame.get("function", ""), 100),
+                    "text": clean_text(frame.get("text", ""), 200),
+                }
+            )
     cleaned: dict[str, Any] = {
         "type": clean_text(error.get("type", "Exception"), 100),
         "message": clean_text(error.get("message", ""), 500),

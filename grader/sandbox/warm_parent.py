@@ -72,8 +72,10 @@ def default_self_test() -> dict[str, Any] | None:
         return None
     if os.environ.get("GRADER_CPU_SECONDS"):
         return None
-    return {"limits": {"cpu_seconds": 20.0, "memory_bytes": 512 << 20, "file_bytes": 1 << 20, "open_files": 64},
-            "layers": {"caps": True, "landlock": True, "seccomp": True}}
+    return {
+        "limits": {"cpu_seconds": 20.0, "memory_bytes": 512 << 20, "file_bytes": 1 << 20, "open_files": 64},
+        "layers": {"caps": True, "landlock": True, "seccomp": True},
+    }
 
 
 def _harden_grader() -> None:
@@ -106,7 +108,7 @@ def sweep_stale_scratch() -> int:
     except OSError:
         return 0
     for name in names:
-        pid_text = name[len(SCRATCH_PREFIX):].split("-", 1)[0] if name.startswith(SCRATCH_PREFIX) else ""
+        pid_text = name[len(SCRATCH_PREFIX) :].split("-", 1)[0] if name.startswith(SCRATCH_PREFIX) else ""
         if not pid_text.isdigit() or int(pid_text) == os.getpid():
             continue
         path = os.path.join(root, name)
@@ -182,8 +184,9 @@ class WarmParent:
         _harden_grader()
         sweep_stale_scratch()
 
-    def _attach(self, control: socket.socket, stderr: Any, process: subprocess.Popen[bytes] | None,
-                early: dict[str, Any] | None) -> None:
+    def _attach(
+        self, control: socket.socket, stderr: Any, process: subprocess.Popen[bytes] | None, early: dict[str, Any] | None
+    ) -> None:
         """The client's state: its end of the control socket, the file the warm parent's errors go to,
         the warm parent's process (``None`` for a clone, which its own parent reaps) and the early self-test
         asked for."""
@@ -292,7 +295,7 @@ class WarmParent:
             try:
                 view = memoryview(message)
                 while view:
-                    view = view[os.write(memfd, view):]
+                    view = view[os.write(memfd, view) :]
                 request = {"op": "preload", "key": key, "size": len(message)}
                 socket.send_fds(self._socket, [json.dumps(request).encode()], [memfd])
             finally:

@@ -52,9 +52,13 @@ _RULESETS_KEPT = 16
 
 
 class _Server:
-    def __init__(self, control: socket.socket, early: dict[str, Any] | None = None,
-                 landlock_paths: dict[str, list[Any]] | None = None,
-                 rulesets: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        control: socket.socket,
+        early: dict[str, Any] | None = None,
+        landlock_paths: dict[str, list[Any]] | None = None,
+        rulesets: dict[tuple[int, int], tuple[int, int]] | None = None,
+    ) -> None:
         from grader.sandbox.confine import landlock, privileges, seccomp
         from grader.sandbox.reading import Reader
 
@@ -219,8 +223,11 @@ class _Server:
             from grader.sandbox.confine import landlock
 
             try:
-                ruleset = landlock.build_ruleset(self.landlock_paths["read"] + [config["scratch"]], ["/dev/null"],
-                                                 list_paths=self.landlock_paths.get("list", []))
+                ruleset = landlock.build_ruleset(
+                    self.landlock_paths["read"] + [config["scratch"]],
+                    ["/dev/null"],
+                    list_paths=self.landlock_paths.get("list", []),
+                )
             except (OSError, RuntimeError):
                 return None
             while len(self._rulesets) >= _RULESETS_KEPT:
@@ -265,8 +272,9 @@ class _Server:
                 for fd in (self.control.fileno(), self.wake_r, self.wake_w):
                     os.close(fd)
                 privileges.die_with_parent(me)
-                _Server(socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths,
-                        rulesets=self._rulesets).run()
+                _Server(
+                    socket.socket(fileno=control_fd), landlock_paths=self.landlock_paths, rulesets=self._rulesets
+                ).run()
             except BaseException:  # noqa: BLE001 - nothing may escape into this warm parent's loop
                 code = 70
             os._exit(code)
@@ -297,8 +305,14 @@ class _Server:
             response_r, response_w = os.pipe()
             output_r, output_w = os.pipe()
             started["fds"] = (request_w, response_r, output_r)
-            config = {"scratch": scratch, "module": os.path.join(scratch, "selftest.py"), "entries": [],
-                      "limits": early["limits"], "layers": early["layers"], "selftest": started["bait"].spec}
+            config = {
+                "scratch": scratch,
+                "module": os.path.join(scratch, "selftest.py"),
+                "entries": [],
+                "limits": early["limits"],
+                "layers": early["layers"],
+                "selftest": started["bait"].spec,
+            }
             started["pid"] = self._spawn(config, [request_r, response_w, output_w])
         except Exception as exc:  # noqa: BLE001
             started["error"] = f"{exc!r}"

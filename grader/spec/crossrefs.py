@@ -35,7 +35,7 @@ def parameters(signature: str) -> tuple[str, dict[str, bool]] | None:
         return None
     arguments = tree.body[0].args
     positional = arguments.posonlyargs + arguments.args
-    defaulted = positional[len(positional) - len(arguments.defaults):] if arguments.defaults else []
+    defaulted = positional[len(positional) - len(arguments.defaults) :] if arguments.defaults else []
     with_default = {a.arg for a in defaulted}
     with_default |= {a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None}
     names = [a.arg for a in positional + arguments.kwonlyargs]
@@ -52,109 +52,178 @@ def _problems(exercise: Any) -> Iterator[SpecProblem]:
     for name, entry in exercise.entries.items():
         parsed = parameters(entry.signature)
         if parsed is None or parsed[0] != name:
-            yield SpecProblem(f"{entry.signature!r} is not a Python signature of {name}(...)",
-                              "entries", name, "signature")
+            yield SpecProblem(
+                f"{entry.signature!r} is not a Python signature of {name}(...)", "entries", name, "signature"
+            )
             continue
         signatures[name] = parsed[1]
         if list(entry.args) != list(parsed[1]):
             declared = ", ".join(entry.args) or "nothing"
-            yield SpecProblem(f"names {declared}, but {entry.signature} takes {', '.join(parsed[1]) or 'no arguments'} "
-                              "(args gives a kind to every parameter, in order)", "entries", name, "args")
+            yield SpecProblem(
+                f"names {declared}, but {entry.signature} takes {', '.join(parsed[1]) or 'no arguments'} "
+                "(args gives a kind to every parameter, in order)",
+                "entries",
+                name,
+                "args",
+            )
     ids: dict[str, int] = {}
     for number, check in enumerate(exercise.checks):
         if check.id in ids:
-            yield SpecProblem(f"the check id {check.id!r} is also used by checks[{ids[check.id]}]; ids must be unique",
-                              "checks", number, "id")
+            yield SpecProblem(
+                f"the check id {check.id!r} is also used by checks[{ids[check.id]}]; ids must be unique",
+                "checks",
+                number,
+                "id",
+            )
         ids.setdefault(check.id, number)
     for number, check in enumerate(exercise.checks):
         yield from _check_problems(exercise, number, check, signatures)
     if exercise.gate is not None and exercise.gate not in ids:
-        yield SpecProblem(f"names the check {exercise.gate!r}, which does not exist{_close(exercise.gate, ids)}",
-                          "gate")
+        yield SpecProblem(
+            f"names the check {exercise.gate!r}, which does not exist{_close(exercise.gate, ids)}", "gate"
+        )
     for number, wrong in enumerate(exercise.known_wrong):
         for index, check_id in enumerate(wrong.must_fail):
             if check_id not in ids:
-                yield SpecProblem(f"names the check {check_id!r}, which does not exist{_close(check_id, ids)}",
-                                  "known_wrong", number, "must_fail", index)
+                yield SpecProblem(
+                    f"names the check {check_id!r}, which does not exist{_close(check_id, ids)}",
+                    "known_wrong",
+                    number,
+                    "must_fail",
+                    index,
+                )
 
 
-def _check_problems(exercise: Any, number: int, check: Any,
-                    signatures: dict[str, dict[str, bool]]) -> Iterator[SpecProblem]:
+def _check_problems(
+    exercise: Any, number: int, check: Any, signatures: dict[str, dict[str, bool]]
+) -> Iterator[SpecProblem]:
     entry = check.entry or next(iter(exercise.entries))
     if entry not in exercise.entries:
-        yield SpecProblem(f"names the entry {entry!r}, which is not in entries{_close(entry, exercise.entries)}",
-                          "checks", number, "entry")
+        yield SpecProblem(
+            f"names the entry {entry!r}, which is not in entries{_close(entry, exercise.entries)}",
+            "checks",
+            number,
+            "entry",
+        )
         return
     reference = getattr(check, "reference", None)
     if isinstance(reference, str):
         from grader.checks.references import REFERENCES
 
         if reference not in REFERENCES:
-            yield SpecProblem(f"names the reference {reference!r}, which the grader does not have"
-                              f"{_close(reference, REFERENCES)} (known: {', '.join(sorted(REFERENCES))})",
-                              "checks", number, "reference")
+            yield SpecProblem(
+                f"names the reference {reference!r}, which the grader does not have"
+                f"{_close(reference, REFERENCES)} (known: {', '.join(sorted(REFERENCES))})",
+                "checks",
+                number,
+                "reference",
+            )
     verifier = getattr(check, "verifier", None)
     if isinstance(verifier, str):
         from grader.checks.witness import VERIFIERS
 
         if verifier not in VERIFIERS:
-            yield SpecProblem(f"names the verifier {verifier!r}, which the grader does not have"
-                              f"{_close(verifier, VERIFIERS)} (known: {', '.join(sorted(VERIFIERS))})",
-                              "checks", number, "verifier")
+            yield SpecProblem(
+                f"names the verifier {verifier!r}, which the grader does not have"
+                f"{_close(verifier, VERIFIERS)} (known: {', '.join(sorted(VERIFIERS))})",
+                "checks",
+                number,
+                "verifier",
+            )
     for index, name in enumerate(check.cases):
         if name not in exercise.cases:
-            yield SpecProblem(f"names the case set {name!r}, which is not in cases{_close(name, exercise.cases)}",
-                              "checks", number, "cases", index)
+            yield SpecProblem(
+                f"names the case set {name!r}, which is not in cases{_close(name, exercise.cases)}",
+                "checks",
+                number,
+                "cases",
+                index,
+            )
     signature = signatures.get(entry)
     if signature is None:
         return
     required = [name for name, has_default in signature.items() if not has_default]
     if not check.cases and required:
-        yield SpecProblem(f"has no 'cases:', so {entry}() would be called without its arguments "
-                          f"({', '.join(required)}); name a case set, like 'cases: [basic]'", "checks", number)
+        yield SpecProblem(
+            f"has no 'cases:', so {entry}() would be called without its arguments "
+            f"({', '.join(required)}); name a case set, like 'cases: [basic]'",
+            "checks",
+            number,
+        )
     for name in check.cases:
         for index, generator in enumerate(exercise.cases.get(name, [])):
-            yield from _case_problems(entry, exercise.entries[entry].signature, signature, ("cases", name, index),
-                                      generator)
+            yield from _case_problems(
+                entry, exercise.entries[entry].signature, signature, ("cases", name, index), generator
+            )
 
 
-def _case_problems(entry: str, written: str, signature: dict[str, bool], where: tuple[str | int, ...],
-                   generator: Any) -> Iterator[SpecProblem]:
+def _case_problems(
+    entry: str, written: str, signature: dict[str, bool], where: tuple[str | int, ...], generator: Any
+) -> Iterator[SpecProblem]:
     required = [name for name, has_default in signature.items() if not has_default]
     examples = getattr(generator, "examples", None)
     if examples is not None:
         for number, example in enumerate(examples):
             for key in example:
                 if key not in signature:
-                    yield SpecProblem(f"{key!r} is not an argument of {written}{_close(str(key), signature)}",
-                                      *where, "examples", number, key)
+                    yield SpecProblem(
+                        f"{key!r} is not an argument of {written}{_close(str(key), signature)}",
+                        *where,
+                        "examples",
+                        number,
+                        key,
+                    )
             missing = [name for name in required if name not in example]
             if missing:
-                yield SpecProblem(f"gives no {', '.join(map(repr, missing))}, which {written} needs "
-                                  "(only arguments with a default may be left out)", *where, "examples", number)
+                yield SpecProblem(
+                    f"gives no {', '.join(map(repr, missing))}, which {written} needs "
+                    "(only arguments with a default may be left out)",
+                    *where,
+                    "examples",
+                    number,
+                )
         return
     draw = generator.random
     for key in draw.args:
         if key not in signature:
-            yield SpecProblem(f"{key!r} is not an argument of {written}{_close(str(key), signature)}",
-                              *where, "random", "args", key)
+            yield SpecProblem(
+                f"{key!r} is not an argument of {written}{_close(str(key), signature)}", *where, "random", "args", key
+            )
     missing = [name for name in required if name not in draw.args]
     if missing:
-        yield SpecProblem(f"draws no {', '.join(map(repr, missing))}, which {written} needs "
-                          "(only arguments with a default may be left out)", *where, "random", "args")
+        yield SpecProblem(
+            f"draws no {', '.join(map(repr, missing))}, which {written} needs "
+            "(only arguments with a default may be left out)",
+            *where,
+            "random",
+            "args",
+        )
     for key, how in draw.args.items():
         for index, shape in enumerate(getattr(how, "shape", [])):
             for place, size in enumerate(shape):
                 if isinstance(size, str) and size not in draw.dims:
-                    yield SpecProblem(f"the size {size!r} is not one of dims{_close(size, draw.dims)}",
-                                      *where, "random", "args", key, "shape", index, place)
+                    yield SpecProblem(
+                        f"the size {size!r} is not one of dims{_close(size, draw.dims)}",
+                        *where,
+                        "random",
+                        "args",
+                        key,
+                        "shape",
+                        index,
+                        place,
+                    )
         high = getattr(how, "high", None)
         if isinstance(high, str) and high not in draw.dims:
-            yield SpecProblem(f"the size {high!r} is not one of dims{_close(high, draw.dims)}",
-                              *where, "random", "args", key, "high")
+            yield SpecProblem(
+                f"the size {high!r} is not one of dims{_close(high, draw.dims)}", *where, "random", "args", key, "high"
+            )
     if draw.axis_of is not None and draw.axis_of not in draw.args:
-        yield SpecProblem(f"names {draw.axis_of!r}, which is not one of the drawn arguments"
-                          f"{_close(draw.axis_of, draw.args)}", *where, "random", "axis_of")
+        yield SpecProblem(
+            f"names {draw.axis_of!r}, which is not one of the drawn arguments{_close(draw.axis_of, draw.args)}",
+            *where,
+            "random",
+            "axis_of",
+        )
 
 
 def _close(word: str, choices: Any) -> str:

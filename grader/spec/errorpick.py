@@ -35,7 +35,8 @@ def _branch_point(loc: tuple[Any, ...], data: Any) -> int | None:
     current = data
     for index, part in enumerate(loc[:-1]):
         if (isinstance(current, dict) and part in current) or (
-                isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)):
+            isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
+        ):
             current = current[part]
         elif isinstance(part, str) and (part[:1].isupper() or "[" in part):
             return index
@@ -48,7 +49,8 @@ def _reach(loc: tuple[Any, ...], data: Any, kind: str) -> tuple[int, int]:
     depth, current = 0, data
     for part in loc:
         if (isinstance(current, dict) and part in current) or (
-                isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)):
+            isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
+        ):
             current = current[part]
         else:
             continue

@@ -67,8 +67,13 @@ def store_rows(exercises_dir: str | os.PathLike[str] | None, catalog: Any, rows:
     key = _key(exercises_dir) if cache.enabled() else None
     if key is None:
         return
-    paths = [str(catalog.resolve(relative)) for exercise in catalog.exercises.values()
-             for relative in [getattr(exercise, "reference_solution", None),
-                              *(wrong.path for wrong in getattr(exercise, "known_wrong", []))]
-             if relative is not None]
+    paths = [
+        str(catalog.resolve(relative))
+        for exercise in catalog.exercises.values()
+        for relative in [
+            getattr(exercise, "reference_solution", None),
+            *(wrong.path for wrong in getattr(exercise, "known_wrong", [])),
+        ]
+        if relative is not None
+    ]
     cache.store(key, {"rows": rows, "paths": paths}, kind=_KIND)

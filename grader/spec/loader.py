@@ -27,12 +27,13 @@ from grader.spec.models import Assignment, Exercise, ImplementationExercise, Qui
 __all__ = ["Catalog", "find_exercises_dir", "line_in", "load_catalog", "load_spec_file"]
 
 
-
 def _spec_adapter() -> Any:
     """Pydantic's validator for every kind of spec, built on first use (from the spec cache, grading needs none)."""
     from grader.record.validation import adapter
 
     return adapter(Spec)
+
+
 ALL = "all"
 
 
@@ -128,8 +129,11 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
     for path in files:
         spec = load_spec_file(path)
         if spec.id in catalog.sources:
-            raise SpecError(f"id: {spec.id!r} is also used by {catalog.sources[spec.id]}", path=str(path),
-                            line=line_in(path, ("id",)))
+            raise SpecError(
+                f"id: {spec.id!r} is also used by {catalog.sources[spec.id]}",
+                path=str(path),
+                line=line_in(path, ("id",)),
+            )
         catalog.sources[spec.id] = path
         if isinstance(spec, Assignment):
             catalog.assignments[spec.id] = spec
@@ -142,7 +146,8 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
                 raise SpecError(
                     f"exercises[{number}]: unknown exercise {exercise_id!r}"
                     f"{_did_you_mean(exercise_id, catalog.exercises)}",
-                    path=str(source), line=line_in(source, ("exercises", number)),
+                    path=str(source),
+                    line=line_in(source, ("exercises", number)),
                 )
     for exercise in catalog.exercises.values():
         if isinstance(exercise, ImplementationExercise):
@@ -157,8 +162,12 @@ def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
         if relative is not None and not catalog.resolve(relative).is_file():
             source = catalog.sources[exercise.id]
             shown = ".".join(f"[{part}]" if isinstance(part, int) else part for part in loc).replace(".[", "[")
-            raise SpecError(f"{shown}: the solution file {relative!r} does not exist (paths are relative to the "
-                            "folder holding exercises/)", path=str(source), line=line_in(source, loc))
+            raise SpecError(
+                f"{shown}: the solution file {relative!r} does not exist (paths are relative to the "
+                "folder holding exercises/)",
+                path=str(source),
+                line=line_in(source, loc),
+            )
 
 
 def line_in(path: Path, loc: tuple[Any, ...]) -> int | None:
@@ -193,15 +202,20 @@ def _explain(error: Mapping[str, Any], data: Any) -> str:
             return f"unknown key {name!r}{_did_you_mean(name, _all_field_names())}"
         what, keys = model
         if name == "answer" and what == "ChoiceQuestion":
-            return ("unknown key 'answer': a choice question has no answer key; mark each right option "
-                    "with 'correct: true' under options")
+            return (
+                "unknown key 'answer': a choice question has no answer key; mark each right option "
+                "with 'correct: true' under options"
+            )
         close = _did_you_mean(name, keys)
         return f"unknown key {name!r}{close or ' (the keys here are: ' + ', '.join(keys) + ')'}"
     if kind == "union_tag_invalid":
         tag = str(context.get("tag", ""))
         discriminator = str(context.get("discriminator", "")).strip("'")
-        choices = property_names() if discriminator == "property" else [
-            t.strip(" '") for t in str(context.get("expected_tags", "")).split(",")]
+        choices = (
+            property_names()
+            if discriminator == "property"
+            else [t.strip(" '") for t in str(context.get("expected_tags", "")).split(",")]
+        )
         return f"unknown {discriminator} {tag!r}{_did_you_mean(tag, choices)} (expected one of: {', '.join(choices)})"
     if kind == "union_tag_not_found":
         return f"needs a {str(context.get('discriminator', 'kind')).strip(chr(39))!s} key"
@@ -224,9 +238,22 @@ def _all_field_names() -> set[str]:
 
     names: set[str] = set()
     records: tuple[type[Record], ...] = (
-        ImplementationExercise, QuizExercise, Assignment, models.EntrySpec, models.KnownWrong, models.Option,
-        models.ChoiceQuestion, models.NumericQuestion, models.NumericMistake, models.PublicExample, ArrayDraw,
-        RandomSpec, ExamplesGenerator, RandomGenerator, *CHECK_TYPES)
+        ImplementationExercise,
+        QuizExercise,
+        Assignment,
+        models.EntrySpec,
+        models.KnownWrong,
+        models.Option,
+        models.ChoiceQuestion,
+        models.NumericQuestion,
+        models.NumericMistake,
+        models.PublicExample,
+        ArrayDraw,
+        RandomSpec,
+        ExamplesGenerator,
+        RandomGenerator,
+        *CHECK_TYPES,
+    )
     for record in records:
         names.update(record.model_fields)
     return names

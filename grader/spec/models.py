@@ -34,8 +34,10 @@ ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "boo
 QuizReveal = Literal["full", "picked"]
 # On Gradescope, when learners see an exercise's ``hidden`` checks: once grades are published, or never.
 GradescopeHidden = Literal["after_published", "hidden"]
-_GRADESCOPE_HIDDEN = ("on Gradescope, when learners see this exercise's hidden checks and their reasons: "
-                      "'after_published' (once the instructor publishes grades) or 'hidden' (never; instructors only)")
+_GRADESCOPE_HIDDEN = (
+    "on Gradescope, when learners see this exercise's hidden checks and their reasons: "
+    "'after_published' (once the instructor publishes grades) or 'hidden' (never; instructors only)"
+)
 
 
 class _Strict(Record):

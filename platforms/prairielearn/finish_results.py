@@ -33,7 +33,7 @@ def refusal(log):
             lines = [line.strip() for line in stream if line.startswith("grader: error:")]
     except OSError:
         return ""
-    return lines[0][len("grader: error:"):].strip().rstrip(".") if lines else ""
+    return lines[0][len("grader: error:") :].strip().rstrip(".") if lines else ""
 
 
 def fallback(status, log):

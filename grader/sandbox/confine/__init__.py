@@ -45,13 +45,13 @@ from __future__ import annotations
 
 from .landlock import PythonPaths, abi_version, python_read_paths, restrict
 from .privileges import (
-                         drop_capabilities,
-                         kill_descendants,
-                         set_child_subreaper,
-                         set_limits,
-                         set_no_new_privs,
-                         set_non_dumpable,
-                         thread_count,
+    drop_capabilities,
+    kill_descendants,
+    set_child_subreaper,
+    set_limits,
+    set_no_new_privs,
+    set_non_dumpable,
+    thread_count,
 )
 from .seccomp import available as seccomp_available
 from .seccomp import install_filter

@@ -46,9 +46,7 @@ def word(value: object) -> object:
 def prctl(option: int, arg2: int = 0, arg3: object = 0, arg4: int = 0, arg5: int = 0) -> int:
     """Call prctl(2); raise ``OSError`` naming the option when it fails."""
     ctypes.set_errno(0)
-    result = libc.prctl(
-        ctypes.c_int(option), word(arg2), word(arg3), word(arg4), word(arg5)
-    )
+    result = libc.prctl(ctypes.c_int(option), word(arg2), word(arg3), word(arg4), word(arg5))
     if result < 0:
         raise fail(f"prctl({option})")
     return result

@@ -55,14 +55,15 @@ HIGHEST_KNOWN_ABI = 7  # rights beyond this ABI are unknown here, so never handl
 # Rights a rule on a non-directory may carry; anything else gives EINVAL.
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 READ_RIGHTS = EXECUTE | READ_FILE | READ_DIR
-WRITE_RIGHTS = (READ_FILE | READ_DIR | WRITE_FILE | TRUNCATE | IOCTL_DEV | REMOVE_DIR
-                | REMOVE_FILE | MAKE_DIR | MAKE_REG)
+WRITE_RIGHTS = READ_FILE | READ_DIR | WRITE_FILE | TRUNCATE | IOCTL_DEV | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64),
-                ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -117,9 +118,11 @@ def _fs_rights(abi: int) -> int:
 def _create_ruleset(abi: int) -> tuple[int, int]:
     """Create a ruleset for ``abi``; on EINVAL retry one ABI lower."""
     while abi >= 1:
-        attr = _RulesetAttr(_fs_rights(abi),
-                            NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
-                            SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
+        attr = _RulesetAttr(
+            _fs_rights(abi),
+            NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
+            SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0,
+        )
         size = 24 if abi >= 6 else 16 if abi >= 4 else 8
         fd = syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
         if fd >= 0:
@@ -231,8 +234,12 @@ def _add_rule_at(ruleset_fd: int, fd: int, is_dir: bool, wanted: int, handled: i
     return True
 
 
-def restrict(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Opened] = (), *,
-             list_paths: Iterable[str | Opened] = ()) -> int:
+def restrict(
+    read_paths: Iterable[str | Opened],
+    write_paths: Iterable[str | Opened] = (),
+    *,
+    list_paths: Iterable[str | Opened] = (),
+) -> int:
     """Confine this process with Landlock; return the ABI level enforced.
 
     ``read_paths`` get read+execute (directories also READ_DIR), ``write_paths``
@@ -252,8 +259,12 @@ def restrict(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Ope
         os.close(ruleset_fd)
 
 
-def build_ruleset(read_paths: Iterable[str | Opened], write_paths: Iterable[str | Opened] = (), *,
-                  list_paths: Iterable[str | Opened] = ()) -> tuple[int, int]:
+def build_ruleset(
+    read_paths: Iterable[str | Opened],
+    write_paths: Iterable[str | Opened] = (),
+    *,
+    list_paths: Iterable[str | Opened] = (),
+) -> tuple[int, int]:
     """A ruleset descriptor holding :func:`restrict`'s rules for these paths, and its ABI level.
 
     A warm parent builds one per scratch folder and keeps it: each learner
@@ -265,13 +276,11 @@ def build_ruleset(read_paths: Iterable[str | Opened], write_paths: Iterable[str 
     """
     kernel_abi, err = _probe()
     if kernel_abi < 1:
-        raise OSError(err or errno.ENOSYS,
-                      f"Landlock is not available: {os.strerror(err or errno.ENOSYS)}")
+        raise OSError(err or errno.ENOSYS, f"Landlock is not available: {os.strerror(err or errno.ENOSYS)}")
     ruleset_fd, abi = _create_ruleset(min(kernel_abi, HIGHEST_KNOWN_ABI))
     try:
         handled = _fs_rights(abi)
-        for rights, paths in ((READ_RIGHTS, read_paths), (WRITE_RIGHTS, write_paths),
-                              (READ_DIR, list_paths)):
+        for rights, paths in ((READ_RIGHTS, read_paths), (WRITE_RIGHTS, write_paths), (READ_DIR, list_paths)):
             for path in paths:
                 _add_rule(ruleset_fd, path if isinstance(path, Opened) else os.fspath(path), rights, handled)
     except BaseException:
@@ -291,8 +300,7 @@ def restrict_with(ruleset_fd: int, abi: int) -> int:
 
 def _single_threaded() -> None:
     if thread_count() > 1:
-        raise RuntimeError("landlock.restrict: the process has several threads; "
-                           "confine it while it is single-threaded")
+        raise RuntimeError("landlock.restrict: the process has several threads; confine it while it is single-threaded")
 
 
 class PythonPaths(NamedTuple):
@@ -353,8 +361,7 @@ def python_read_paths(extra_packages: Iterable[str] = ("numpy",)) -> PythonPaths
             entries = sorted(os.listdir(stdlib))
         except OSError:
             continue
-        reads += [os.path.join(stdlib, e) for e in entries
-                  if e not in ("site-packages", "dist-packages")]
+        reads += [os.path.join(stdlib, e) for e in entries if e not in ("site-packages", "dist-packages")]
     dynload = sysconfig.get_config_var("DESTSHARED")
     if dynload:
         reads.append(dynload)
@@ -367,8 +374,7 @@ def python_read_paths(extra_packages: Iterable[str] = ("numpy",)) -> PythonPaths
         lists += pkg_parents
     usr_lib = os.path.realpath("/usr/lib")
     try:
-        reads += [os.path.join("/usr/lib", e) for e in sorted(os.listdir("/usr/lib"))
-                  if not e.startswith("python")]
+        reads += [os.path.join("/usr/lib", e) for e in sorted(os.listdir("/usr/lib")) if not e.startswith("python")]
     except OSError:
         pass
     reads += [p for p in ("/lib", "/lib64") if os.path.realpath(p) != usr_lib]
@@ -376,8 +382,7 @@ def python_read_paths(extra_packages: Iterable[str] = ("numpy",)) -> PythonPaths
 
     site_dirs = {os.path.realpath(p) for p in (paths.get("purelib"), paths.get("platlib")) if p}
     for stdlib in stdlib_dirs:
-        site_dirs |= {os.path.realpath(os.path.join(stdlib, d))
-                      for d in ("site-packages", "dist-packages")}
+        site_dirs |= {os.path.realpath(os.path.join(stdlib, d)) for d in ("site-packages", "dist-packages")}
     resolved = _Resolver()
     safe = [p for p in reads if not any(_is_within(s, resolved(p)) for s in site_dirs)]
     return PythonPaths(list(dict.fromkeys(safe)), list(dict.fromkeys(lists)))

@@ -41,14 +41,12 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 def _caps() -> dict[str, int]:
     fields = status_fields()
-    return {k: int(fields.get(k, "0"), 16)
-            for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+    return {k: int(fields.get(k, "0"), 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
 
 
 def _cap_last_cap(bounding: int) -> int:
@@ -93,8 +91,11 @@ def drop_capabilities() -> bool:
         _clear_held()
     after = _caps()
     if after["CapEff"] or after["CapPrm"] or after["CapAmb"]:
-        raise OSError(errno.EPERM, f"drop_capabilities: still holding CapEff={after['CapEff']:x}"
-                                   f" CapPrm={after['CapPrm']:x} CapAmb={after['CapAmb']:x}")
+        raise OSError(
+            errno.EPERM,
+            f"drop_capabilities: still holding CapEff={after['CapEff']:x}"
+            f" CapPrm={after['CapPrm']:x} CapAmb={after['CapAmb']:x}",
+        )
     return True
 
 
@@ -106,8 +107,11 @@ def _held() -> tuple[int, int, int]:
     if libc.capget(ctypes.byref(header), data) != 0:
         raise fail("capget")
     low, high = data
-    return (low.effective | high.effective << 32, low.permitted | high.permitted << 32,
-            low.inheritable | high.inheritable << 32)
+    return (
+        low.effective | high.effective << 32,
+        low.permitted | high.permitted << 32,
+        low.inheritable | high.inheritable << 32,
+    )
 
 
 def _clear_held() -> None:
@@ -193,7 +197,7 @@ def _children_map() -> dict[int, list[tuple[int, str]]]:
                 raw = fh.read()
         except OSError:
             continue  # exited meanwhile
-        fields = raw[raw.rfind(b")") + 2:].split()  # comm may contain spaces and ')'
+        fields = raw[raw.rfind(b")") + 2 :].split()  # comm may contain spaces and ')'
         if len(fields) >= 2:
             children.setdefault(int(fields[1]), []).append((int(name), fields[0].decode()))
     return children

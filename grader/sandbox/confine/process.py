@@ -37,16 +37,22 @@ def apply_layers(config: dict[str, Any]) -> dict[str, Any]:
     if ruleset is not None:
         steps.append(("landlock_abi", lambda: _confine_with(ruleset)))
     elif wanted.get("landlock", True):
-        steps.append((
-            "landlock_abi",
-            lambda: landlock.restrict(
-                list(paths.get("read", [])) + [config["scratch"]],
-                ["/dev/null"],
-                list_paths=list(paths.get("list", [])),
-            ),
-        ))
-    steps.append(("landlock_paths_closed",
-                  _held(lambda: landlock.close_ahead(item for items in paths.values() for item in items))))
+        steps.append(
+            (
+                "landlock_abi",
+                lambda: landlock.restrict(
+                    list(paths.get("read", [])) + [config["scratch"]],
+                    ["/dev/null"],
+                    list_paths=list(paths.get("list", [])),
+                ),
+            )
+        )
+    steps.append(
+        (
+            "landlock_paths_closed",
+            _held(lambda: landlock.close_ahead(item for items in paths.values() for item in items)),
+        )
+    )
     limits = config.get("limits")
     if limits:
         steps.append(("rlimits", _held(lambda: privileges.set_limits(**limits))))
