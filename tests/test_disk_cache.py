@@ -116,6 +116,7 @@ def test_known_wrong_answers_are_kept_only_when_every_call_answered(tmp_path: Pa
     assert len(asked) == 4
 
 
+@pytest.mark.slow
 def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(
     session, tmp_path: Path, cache_dir: Path, monkeypatch
 ) -> None:
@@ -140,6 +141,7 @@ def test_diagnosis_in_a_later_session_starts_no_known_wrong_process(
     assert len(spawned) == 1
 
 
+@pytest.mark.slow
 def test_a_grade_builds_its_plans_before_it_waits_for_the_sandbox(session, tmp_path: Path, monkeypatch) -> None:
     """A cold ``grader grade`` loads its plans while the warm parent may still be importing numpy."""
     from grader.grading import GradingSession

@@ -105,6 +105,7 @@ def test_selftest_expectations_follow_the_layers_and_the_machine() -> None:
         ("none", "C"),
     ],
 )
+@pytest.mark.slow
 def test_selftest_on_this_machine_proves_the_expected_tier(
     monkeypatch: pytest.MonkeyPatch, layers: str, tier: str
 ) -> None:
@@ -132,6 +133,7 @@ def test_selftest_on_this_machine_proves_the_expected_tier(
         ("caps,landlock", "5", "C", "allowed"),
     ],
 )
+@pytest.mark.slow
 def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_seccomp(
     monkeypatch: pytest.MonkeyPatch, layers: str, cap: str, tier: str, signal_probe: str
 ) -> None:
@@ -217,6 +219,7 @@ def test_the_default_early_self_test_confines_like_a_default_session() -> None:
 
 
 @FULL
+@pytest.mark.slow
 def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
@@ -231,6 +234,7 @@ def test_every_warm_parent_runs_the_self_test_early_and_hands_it_over_once(monke
 
 
 @FULL
+@pytest.mark.slow
 def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "all")
     monkeypatch.delenv("GRADER_CPU_SECONDS", raising=False)
@@ -239,6 +243,7 @@ def test_a_session_confined_otherwise_runs_its_own_self_test(monkeypatch: pytest
     assert test.tier == "B" and test.probes["read"] == "allowed" and test.failures == []
 
 
+@pytest.mark.slow
 def test_grader_process_becomes_non_dumpable_when_it_starts_the_sandbox() -> None:
     code = (
         "import ctypes\nfrom grader.sandbox.warm_parent import WarmParent\n"
@@ -281,6 +286,7 @@ def test_allow_weak_sandbox_reads_the_environment_only_without_a_flag(monkeypatc
 
 
 @FULL
+@pytest.mark.slow
 def test_preflight_refuses_tier_b_and_passes_tier_a(monkeypatch: pytest.MonkeyPatch) -> None:
     assert preflight_sandbox().tier == "A"
     monkeypatch.setenv("GRADER_SANDBOX_LAYERS", "seccomp")
@@ -521,6 +527,7 @@ def test_answers_file_of_50_mb_is_refused_after_reading_32_kib(tmp_path: Path) -
     assert time.monotonic() - started < 2
 
 
+@pytest.mark.slow
 def test_json_result_carries_learner_output_only_as_a_string(tmp_path: Path) -> None:
     learner = tmp_path / "mine.py"
     learner.write_text((HOSTILE / "fake_results_output.py").read_text())

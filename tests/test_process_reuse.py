@@ -45,6 +45,7 @@ def _by_id(report) -> dict:  # type: ignore[no-untyped-def]
     return {exercise.id: exercise for exercise in report.exercises}
 
 
+@pytest.mark.slow
 def test_exercises_of_one_submission_share_one_process(session, tmp_path: Path, monkeypatch) -> None:
     folder = _learner(tmp_path, references=("stable-softmax", "log-softmax", "temperature"))
     session.factory.self_test()
@@ -56,6 +57,7 @@ def test_exercises_of_one_submission_share_one_process(session, tmp_path: Path, 
     assert second.score == second.max_score and len(pids) == 2
 
 
+@pytest.mark.slow
 def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path) -> None:
     """``np.seterr(all="raise")`` and an ``error`` warning filter in one file change nothing for another file."""
     folder = tmp_path / "learner"
@@ -78,6 +80,7 @@ def test_one_exercise_settings_do_not_leak_into_the_next(session, tmp_path: Path
     assert "FloatingPointError" not in " ".join(c.reason for c in shared.checks)
 
 
+@pytest.mark.slow
 def test_modules_one_exercise_replaced_are_back_for_the_next(session, tmp_path: Path) -> None:
     """A file that puts its own object in ``sys.modules`` (or blocks an import) leaves the next file real modules."""
     folder = _learner(
@@ -94,6 +97,7 @@ def test_modules_one_exercise_replaced_are_back_for_the_next(session, tmp_path: 
     assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
 
 
+@pytest.mark.slow
 def test_each_exercise_shows_only_what_it_printed(session, tmp_path: Path) -> None:
     folder = tmp_path / "learner"
     folder.mkdir()
@@ -106,6 +110,7 @@ def test_each_exercise_shows_only_what_it_printed(session, tmp_path: Path) -> No
     assert "first" not in (exercises["log-softmax"].output or "")
 
 
+@pytest.mark.slow
 def test_a_crash_in_one_exercise_costs_the_next_nothing(session, tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "learner"
     folder.mkdir()
@@ -120,6 +125,7 @@ def test_a_crash_in_one_exercise_costs_the_next_nothing(session, tmp_path: Path,
     assert len(set(pids)) == len(pids) >= 2  # the dead process was replaced, never reused
 
 
+@pytest.mark.slow
 def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeypatch) -> None:
     """A file that starts a thread gets the process to itself: the next exercise starts a new one."""
     folder = tmp_path / "learner"
@@ -136,6 +142,7 @@ def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeyp
     assert len(pids) == 2
 
 
+@pytest.mark.slow
 def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog, tmp_path: Path, monkeypatch) -> None:
     """Some checks hand the learner process the grader's functions; that process serves no other exercise."""
     from grader.checks.engine import SourceModule, grade_implementation
@@ -165,6 +172,7 @@ def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog
     assert len(pids) == 2
 
 
+@pytest.mark.slow
 def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(
     session, tmp_path: Path, monkeypatch
 ) -> None:
@@ -178,6 +186,7 @@ def test_exercises_handing_over_functions_are_graded_last_and_reported_in_order(
     assert len(pids) == 1
 
 
+@pytest.mark.slow
 def test_a_helper_module_and_process_settings_start_afresh(session, tmp_path: Path) -> None:
     """A helper file imported by two exercises runs afresh for each; a low recursion limit or a pending
     alarm set by one exercise's file is gone for the next."""
@@ -196,6 +205,7 @@ def test_a_helper_module_and_process_settings_start_afresh(session, tmp_path: Pa
     assert exercises["log-softmax"].score == exercises["log-softmax"].max_score, exercises["log-softmax"].reason
 
 
+@pytest.mark.slow
 def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function_costs_the_next_nothing(
     session, tmp_path: Path, monkeypatch
 ) -> None:
@@ -215,6 +225,7 @@ def test_calls_sent_with_the_import_are_answered_and_a_file_without_its_function
     assert len(pids) <= 2  # the process owing the first file's answers was replaced, not asked again
 
 
+@pytest.mark.slow
 def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
     from grader.sandbox.calls import CallBatch
     from grader.sandbox.runner import LearnerProcess
@@ -241,6 +252,7 @@ def test_a_process_asked_for_other_calls_than_those_sent_ahead_ends() -> None:
 
 
 @pytest.mark.parametrize("wrong", ["wrong_global_state", "wrong_unseeded_generator"])
+@pytest.mark.slow
 def test_unseeded_draws_are_the_same_each_time_a_submission_is_graded(session, catalog, wrong: str) -> None:
     """NumPy's global generator and ``default_rng()`` without a seed draw the same numbers in every learner
     process, whether it was forked before or after ``numpy.random`` was imported: the reasons are the same."""

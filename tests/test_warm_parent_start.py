@@ -40,6 +40,7 @@ def test_the_command_is_found_past_the_group_options(argv: list[str], command: s
     assert _command_named(argv) == command
 
 
+@pytest.mark.slow
 def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(client, "_EARLY", [])
     client.start_early()
@@ -57,6 +58,7 @@ def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: py
         early.close()
 
 
+@pytest.mark.slow
 def test_learner_code_has_exit_and_quit_although_site_never_ran() -> None:
     """The warm parent runs with ``-S``; ``exit()`` must still end a learner's call as it does in any Python."""
     with WarmParent.start() as warm_parent:
@@ -66,6 +68,7 @@ def test_learner_code_has_exit_and_quit_although_site_never_ran() -> None:
     assert quitting.value == 1.0
 
 
+@pytest.mark.slow
 def test_numpy_is_found_even_when_the_site_folders_named_do_not_hold_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Numpy installed where only site's own processing finds it: the warm parent runs site after all."""
     monkeypatch.setattr(client, "_site_dirs", lambda: ["/nonexistent"])
@@ -74,6 +77,7 @@ def test_numpy_is_found_even_when_the_site_folders_named_do_not_hold_it(monkeypa
         assert outcome.value.tolist() == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_a_learner_forked_before_numpy_random_was_imported_can_still_draw() -> None:
     """The warm parent imports numpy.random only when idle; a learner forked earlier imports it, confined."""
     # Its first spawn arrives while the early self-test runs: before the idle import.
@@ -125,6 +129,7 @@ def test_the_subtree_listing_agrees_with_a_scan_of_every_process() -> None:
         os.waitpid(zombie, 0)
 
 
+@pytest.mark.slow
 def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     """``grader grade`` does not wait for its warm parent to exit; it must exit all the same, learners with it."""
     import time
@@ -145,6 +150,7 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     learner.close()
 
 
+@pytest.mark.slow
 def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() -> None:
     """``close(wait=False)`` (a graded submission): the grader moves on; its folder is emptied once the process is
     gone (the warm parent's reply comes with the next request's), and only then handed to a later process,
@@ -189,6 +195,7 @@ def f():
 """
 
 
+@pytest.mark.slow
 def test_a_learner_process_holds_only_its_pipes_of_what_the_warm_parent_had_open() -> None:
     """The warm parent's ~280 Landlock descriptors, its socket and other learners' pipes are closed in the learner
     (with ``close_range``, one call per gap between the descriptors kept)."""
@@ -234,6 +241,7 @@ def _is_open(fd: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_calls_sent_with_the_import_arrive_whole_when_they_outgrow_the_pipe() -> None:
     """A new process imports its file before it reads a request, so its ``ready`` can come back while the calls
     sent along are still being written (here: more than the 1 MiB pipe holds). The rest is written afterwards;
@@ -271,6 +279,7 @@ def f(outside):
 """
 
 
+@pytest.mark.slow
 def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_ruleset(tmp_path) -> None:
     """A folder handed out again gets the ruleset its warm parent built the first time: each process can read its
     own files and nothing outside, and cannot add a rule to the ruleset the next process will be confined with."""
@@ -291,6 +300,7 @@ def test_learner_processes_sharing_a_scratch_folder_are_each_confined_by_its_rul
     assert seen[0] == seen[1] == seen[2]  # the same folder each time: the ruleset was built once
 
 
+@pytest.mark.slow
 def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_forgotten() -> None:
     """The answers to calls sent ahead are collected by a batch of the same calls, whether or not the encoded
     request is still remembered (a long session forgets it) and whichever object carries the calls: matching
