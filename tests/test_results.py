@@ -15,6 +15,7 @@ from grader.results import (
     Report,
     SandboxInfo,
     report_from_json,
+    report_from_worker,
     report_to_json,
 )
 from tests.test_report_formats import CASES
@@ -54,6 +55,7 @@ def test_to_data_is_what_asdict_gives_without_sharing_anything(case: str, exclud
 def test_json_reads_back_to_the_same_report(case: str) -> None:
     report = CASES[case]()
     assert report_from_json(report_to_json(report)) == report
+    assert report_from_worker(report_to_json(report)) == report
 
 
 def _stored() -> dict:
@@ -79,20 +81,31 @@ def _stored() -> dict:
     return json.loads(report_to_json(report))
 
 
-MALFORMED = [  # a result read back, from a worker or from disk, is checked field by field
+MALFORMED = [  # refused by both readers: pydantic's for files on disk, the records' own for a worker's text
     (lambda d: d.update(surprise=1), "surprise"),
     (lambda d: d["exercises"][0]["checks"][0].update(reason=""), "needs a reason"),
     (lambda d: d["exercises"][0].update(status="great"), "status"),
     (lambda d: d["exercises"][0]["checks"][0].pop("id"), "id"),
     (lambda d: d["sandbox"].update(depth=3), "depth"),
-    (lambda d: d.update(exercises=["not a record"]), "should be an object"),
+    (lambda d: d.update(exercises=["not a record"]), "not a report|should be an object"),
+]
+WRONG_TYPES = [  # a file on disk is checked field by field; a worker's text comes from report_to_json
     (lambda d: d["sandbox"].update(tier=3), "tier"),
     (lambda d: d.update(score="lots"), "score"),
 ]
 
 
+@pytest.mark.parametrize("reader", [report_from_json, report_from_worker])
 @pytest.mark.parametrize(("change", "complaint"), MALFORMED)
-def test_reading_refuses_what_is_not_a_report(change, complaint: str) -> None:  # type: ignore[no-untyped-def]
+def test_reading_refuses_what_is_not_a_report(reader, change, complaint: str) -> None:
+    data = _stored()
+    change(data)
+    with pytest.raises(ValueError, match=complaint):
+        reader(json.dumps(data))
+
+
+@pytest.mark.parametrize(("change", "complaint"), WRONG_TYPES)
+def test_reading_a_file_refuses_fields_of_the_wrong_type(change, complaint: str) -> None:
     data = _stored()
     change(data)
     with pytest.raises(ValueError, match=complaint):

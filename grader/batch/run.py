@@ -46,7 +46,7 @@ from grader.batch.summary import (
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.errors import UsageError
-from grader.results import Report, report_from_json
+from grader.results import Report, report_from_json, report_from_worker
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 
 __all__ = ["BatchSummary", "run_batch"]
@@ -336,7 +336,7 @@ def _store(
     text = outcome.result_json
     if text is not None:
         try:
-            report = report_from_json(text)
+            report = report_from_worker(text)
         except ValueError as exc:
             error = f"the worker sent a result that is not a valid report ({exc})"
     if report is None or text is None:
