@@ -94,70 +94,65 @@ def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: 
     return recipe
 
 
-@export_group.command("github-actions")
-@_ci_options
-@exercises_option
-@click.pass_context
-@guard
-def export_github_actions(
-    ctx: click.Context,
-    out_dir: str,
-    install: str | None,
-    assignment: str,
-    submission: str,
-    specs: str,
-    min_score: float,
-    public_only: bool,
-    python_version: str,
-) -> None:
-    """Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score."""
+def _ci_export(name: str, summary: str, writer: Callable[[], Callable[[Path, Any], Path]]) -> None:
+    """Register ``grader export NAME``: the CI options in, one file written by ``writer()`` out.
+
+    ``writer`` returns the write function when called, so its module is imported only when the
+    command runs.
+    """
+
+    @export_group.command(name, help=summary)
+    @_ci_options
+    @exercises_option
+    @click.pass_context
+    @guard
+    def export_ci(
+        ctx: click.Context,
+        out_dir: str,
+        install: str | None,
+        assignment: str,
+        submission: str,
+        specs: str,
+        min_score: float,
+        public_only: bool,
+        python_version: str,
+    ) -> None:
+        recipe = _ci_recipe(
+            ctx,
+            out_dir,
+            install,
+            assignment=assignment,
+            submission=submission,
+            specs=specs,
+            min_score=min_score,
+            public_only=public_only,
+            python=python_version,
+        )
+        click.echo(f"wrote {writer()(Path(out_dir), recipe)}")
+
+
+def _github_actions_writer() -> Callable[[Path, Any], Path]:
     from grader.export.github_actions import write_github_actions
 
-    recipe = _ci_recipe(
-        ctx,
-        out_dir,
-        install,
-        assignment=assignment,
-        submission=submission,
-        specs=specs,
-        min_score=min_score,
-        public_only=public_only,
-        python=python_version,
-    )
-    click.echo(f"wrote {write_github_actions(Path(out_dir), recipe)}")
+    return write_github_actions
 
 
-@export_group.command("gitlab-ci")
-@_ci_options
-@exercises_option
-@click.pass_context
-@guard
-def export_gitlab_ci(
-    ctx: click.Context,
-    out_dir: str,
-    install: str | None,
-    assignment: str,
-    submission: str,
-    specs: str,
-    min_score: float,
-    public_only: bool,
-    python_version: str,
-) -> None:
-    """Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score."""
+def _gitlab_ci_writer() -> Callable[[Path, Any], Path]:
     from grader.export.gitlab_ci import write_gitlab_ci
 
-    recipe = _ci_recipe(
-        ctx,
-        out_dir,
-        install,
-        assignment=assignment,
-        submission=submission,
-        specs=specs,
-        min_score=min_score,
-        public_only=public_only,
-        python=python_version,
-    )
-    click.echo(f"wrote {write_gitlab_ci(Path(out_dir), recipe)}")
+    return write_gitlab_ci
+
+
+_ci_export(
+    "github-actions",
+    "Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score.",
+    _github_actions_writer,
+)
+_ci_export(
+    "gitlab-ci",
+    "Write .gitlab-ci.yml: grade each push, JUnit report and feedback artifacts, fail below --min-score.",
+    _gitlab_ci_writer,
+)
 
 
 @export_group.command("gradescope")
