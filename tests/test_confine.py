@@ -26,6 +26,7 @@ from bystander import Bystander
 
 from grader.sandbox import confine
 from grader.sandbox.confine import seccomp as seccomp_mod
+from grader.sandbox.confine.syscalls import ARCHES
 
 REPO = Path(__file__).resolve().parents[1]
 PRELUDE = f"""\
@@ -117,7 +118,7 @@ def _run_filter(program: list[tuple[int, int, int, int]], arch: int, nr: int, *a
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 def test_seccomp_program_refuses_descriptor_owners_and_other_processes_by_argument(machine):
     """Decided on the arguments the kernel reads (low 32 bits of an int, pid_t or unsigned int), on both arches."""
-    arch, table = seccomp_mod._ARCHES[machine]
+    arch, table = ARCHES[machine]
     allow, eperm = 0x7FFF0000, 0x00050001
     me = 4242
     for read_only in (False, True):
