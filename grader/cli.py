@@ -17,7 +17,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 
-def _command_named(argv: list[str]) -> str | None:
+def command_named(argv: list[str]) -> str | None:
     """The subcommand ``argv`` names, skipping the group's own options; ``None`` when it names none."""
     words = iter(argv[1:])
     for word in words:
@@ -30,7 +30,7 @@ def _command_named(argv: list[str]) -> str | None:
 
 if (
     (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader")
-    and _command_named(sys.argv) == "grade"
+    and command_named(sys.argv) == "grade"
     and not {"--help", "-h"} & set(sys.argv)
 ):  # the program itself, about to grade: boot the warm parent now
     from grader.sandbox.warm_parent import start_early

@@ -146,7 +146,7 @@ class GradingSession:
         self._require_sandbox(submission, selected, public_only)
         try:
             problems = list(submission.notes)
-            modules = self._locate(submission, selected)
+            modules = self.locate(submission, selected)
             if selected is None:
                 selected = self._attempted(submission, modules)
                 if submission.answers_problem:
@@ -237,7 +237,7 @@ class GradingSession:
             replies=replies,
         )
 
-    def _locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
+    def locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
         implementations = [
             e

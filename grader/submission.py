@@ -20,7 +20,8 @@ MAX_PY_BYTES = MAX_CODE_BYTES  # one cap for Python, from a .py file or a notebo
 MAX_SUBMISSION_PY_BYTES = 4 << 20
 MAX_FILES = 64
 _PROBLEM_CHARS = 500
-_GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
+# The suffixes of the files a submission is graded from (Python, notebooks, quiz answers files).
+GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
 
 
 @dataclass
@@ -42,7 +43,7 @@ def read_submission(path: str | os.PathLike[str]) -> Submission:
     if not given.exists():
         raise SubmissionError(f"{path}: no such file or directory")
     if given.is_file():
-        if given.suffix not in _GRADED_SUFFIXES:
+        if given.suffix not in GRADED_SUFFIXES:
             raise SubmissionError(
                 f"{path}: cannot grade a {given.suffix or 'extensionless'} file; give a .py file, "
                 "a Jupyter notebook (.ipynb), an answers file (.yaml, .yml, .json) or a directory holding them"
@@ -51,7 +52,7 @@ def read_submission(path: str | os.PathLike[str]) -> Submission:
         return submission
     if not given.is_dir():
         raise SubmissionError(f"{path}: not a file or a directory")
-    candidates = sorted(p for p in given.iterdir() if p.suffix in _GRADED_SUFFIXES)
+    candidates = sorted(p for p in given.iterdir() if p.suffix in GRADED_SUFFIXES)
     links = [p for p in candidates if p.is_symlink()]
     entries = [p for p in candidates if p.is_file() and not p.is_symlink()]
     if links:  # a link could point at the specs or any file the grader can read

@@ -156,7 +156,7 @@ def crashing_worker_main(  # pragma: no cover - runs in a pool process
 ):
     """A pool process that dies while grading learner ``ann`` and hangs on ``loop``; grades the rest.
 
-    ``warm_parent``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors._worker_main``).
+    ``warm_parent``, ``inherited`` and ``core`` are what a pool hands its processes (see ``executors.run_worker``).
     """
     import os
     import signal
@@ -241,4 +241,4 @@ def raising_worker_main(config, connection, **given):  # pragma: no cover - runs
         return real(session, selected, path, label, **options)
 
     worker.grade_entry = grade_entry
-    executors._worker_main(config, connection, **given)
+    executors.run_worker(config, connection, **given)

@@ -129,7 +129,7 @@ def test_fingerprint_of_a_file_swapped_for_a_fifo_after_its_stat_does_not_block(
     done = threading.Event()
 
     def hash_it() -> None:
-        fingerprint._hash_graded_file(digest, [], os.fspath(folder), "late.py", regular)
+        fingerprint.hash_graded_file(digest, [], os.fspath(folder), "late.py", regular)
         done.set()
 
     threading.Thread(target=hash_it, daemon=True).start()
@@ -192,7 +192,7 @@ def test_fingerprint_tells_names_apart_by_their_bytes(tmp_path: Path) -> None:
 def test_graded_files_are_those_submission_reads_within_its_caps() -> None:
     from grader import answers, notebook, submission
 
-    assert GRADED_SUFFIXES == set(submission._GRADED_SUFFIXES)
+    assert GRADED_SUFFIXES == set(submission.GRADED_SUFFIXES)
     assert MAX_HASHED_BYTES >= max(submission.MAX_PY_BYTES, notebook.MAX_NOTEBOOK_BYTES, answers.MAX_BYTES)
     assert MAX_HASHED_FILES >= submission.MAX_FILES
 

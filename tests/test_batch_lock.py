@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from grader.batch.cache import current_umask, write_atomically
-from grader.batch.run import _locked, _same_file, run_batch
+from grader.batch.run import OutputLock, run_batch, same_file
 from grader.batch.worker import Outcome
 from grader.errors import UsageError
 from tests.batch_helpers import ASSIGNMENT, make_class, make_exercises
 
 HOLD = (
-    "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
-    "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
+    "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import OutputLock\n"
+    "with OutputLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
 )
 
 
@@ -79,13 +79,13 @@ def test_a_killed_runs_lock_file_does_not_block_the_next_run(tmp_path: Path) -> 
     with subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(UsageError, match="another 'grader batch' is writing there"):
-            with _locked(tmp_path):
+            with OutputLock(tmp_path):
                 pass
         assert (tmp_path / ".batch.lock").exists()  # a refused run leaves the holder's file alone
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     assert (tmp_path / ".batch.lock").exists()  # left by the killed run
-    with _locked(tmp_path):
+    with OutputLock(tmp_path):
         pass
     assert not (tmp_path / ".batch.lock").exists()
 
@@ -103,8 +103,8 @@ def test_a_lock_file_removed_between_open_and_lock_is_opened_again(
         return handle
 
     monkeypatch.setattr(os, "open", open_as_the_other_run_ends)
-    lock = _locked(tmp_path)
+    lock = OutputLock(tmp_path)
     with lock:
         assert len(opened) == 2 and lock.handle == opened[1]
-        assert _same_file(lock.handle, tmp_path / ".batch.lock")
+        assert same_file(lock.handle, tmp_path / ".batch.lock")
     assert not (tmp_path / ".batch.lock").exists()

@@ -35,7 +35,7 @@ def test_preparing_again_reads_the_specs_again(root: Path, tmp_path: Path) -> No
     second = prepare(exercises, "all")
     assert second is not first
     assert second.exercise("temperature").title.startswith("Renamed, ")
-    assert worker._PREPARED[str(exercises)][0] is second
+    assert worker.prepared_catalog(exercises) is second
 
 
 def test_an_assignment_that_does_not_resolve_is_left_for_the_batch_to_report(root: Path) -> None:

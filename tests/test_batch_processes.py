@@ -143,8 +143,8 @@ def test_second_batch_on_one_output_folder_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     hold = (
-        "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import _locked\n"
-        "with _locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
+        "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import OutputLock\n"
+        "with OutputLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
     )
     with subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True) as holder:
         try:
@@ -229,7 +229,7 @@ def test_a_learner_process_reuses_the_memory_of_its_last_large_array() -> None:
 def test_a_learner_sent_to_a_process_that_has_just_died_goes_back_to_the_queue() -> None:
     """Learners are sent ahead to busy processes; one may die meanwhile. The send fails, the learner is not
     blamed on it (it never had it), and the pool does not stop: the next process takes it."""
-    from grader.batch.executors import _Slot
+    from grader.batch.executors import Slot
     from grader.batch.worker import Task
 
     class Dead:
@@ -237,7 +237,7 @@ def test_a_learner_sent_to_a_process_that_has_just_died_goes_back_to_the_queue()
             raise BrokenPipeError(32, "Broken pipe")
 
     pool = LocalPool(WorkerConfig("x", "all", ""), 2, pin=False)
-    busy = _Slot(process=None, connection=Dead(), ready=True)
+    busy = Slot(process=None, connection=Dead(), ready=True)
     first = Task(learner="a", path="a", label="a")
     busy.tasks.append(first)  # being graded when it died
     pool._slots = [busy]

@@ -156,7 +156,7 @@ def test_a_prepared_seccomp_program_with_a_pid_patched_in_is_the_one_built_for_t
     """The warm parent assembles the filter once; each learner process only sets its own pid in it."""
     for machine in ("x86_64", "aarch64"):
         for read_only in (False, True):
-            array, where = seccomp_mod._program(machine, read_only)
+            array, where = seccomp_mod.prepared_program(machine, read_only)
             for pid in (4242, 1 << 22, 7):
                 array[where].k = pid
                 patched = [(i.code, i.jt, i.jf, i.k) for i in array]
@@ -181,10 +181,10 @@ def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
             read, listed = landlock.open_ahead(read), landlock.open_ahead(listed)
         if {ahead!r} == "prepared":
             landlock.prepare_rules(read, listed)
-        prepared = dict(landlock._PREPARED)
+        prepared = landlock.prepared_rules()
         results["abi"] = confine.restrict(read, ["/dev/null"], list_paths=listed)
-        results["built_during"] = len(landlock._PREPARED) - len(prepared)
-        results["prepared"] = len(prepared)
+        results["built_during"] = landlock.prepared_rules() - prepared
+        results["prepared"] = prepared
         landlock.close_ahead(read + listed)
         results["read_canary"] = attempt(lambda: open({str(canary)!r}).read())
         results["list_tmp"] = attempt(lambda: os.listdir({str(tmp_path)!r}))
@@ -631,14 +631,14 @@ def test_all_layers_together_still_run_a_softmax(tmp_path):
 
 def test_path_resolver_agrees_with_realpath(tmp_path):
     """The warm parent resolves its allow-list folder by folder; every answer must be realpath's."""
-    from grader.sandbox.confine.landlock import _Resolver
+    from grader.sandbox.confine.landlock import Resolver
 
     (tmp_path / "site-packages" / "grader").mkdir(parents=True)
     (tmp_path / "stdlib").mkdir()
     (tmp_path / "stdlib" / "json").mkdir()
     (tmp_path / "stdlib" / "sneaky").symlink_to(tmp_path / "site-packages" / "grader")
     (tmp_path / "linked-stdlib").symlink_to(tmp_path / "stdlib")
-    resolve = _Resolver()
+    resolve = Resolver()
     for path in [
         "stdlib/json",
         "stdlib/sneaky",

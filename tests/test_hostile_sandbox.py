@@ -60,7 +60,7 @@ def test_selftest_reads_allowed_is_tier_b_and_names_the_flag() -> None:
     probes = dict(ALL_DENIED, read="allowed", list="allowed")  # the grader's environ stays closed: non-dumpable
     test = _judged(probes, Layers(caps=True, landlock=False, seccomp=True))
     assert test.tier == "B" and test.weak and test.failures == []
-    assert test.unprotected == [selftest._PROTECTS[0][2]]
+    assert test.unprotected == [selftest.PROTECTS[0][2]]
     message = test.refusal(MACHINE, Layers(caps=True, landlock=False, seccomp=True))
     assert "tier B" in message and "--allow-weak-sandbox" in message and "GRADER_SANDBOX_LAYERS" in message
     assert "\n" not in message
@@ -160,7 +160,7 @@ if sys.argv[1] == "seccomp":
 elif sys.argv[1] == "landlock":
     paths = confine.python_read_paths()
     print(confine.restrict(paths.read_paths, list_paths=paths.list_paths), file=sys.stderr)
-print(selftest._signal_through_owner(int(sys.argv[2]), int(sys.argv[3])))
+print(selftest.signal_through_owner(int(sys.argv[2]), int(sys.argv[3])))
 """
 
 

@@ -371,6 +371,6 @@ def test_locate_reads_which_file_binds_each_entry_and_probes_only_the_unsure(cat
         "b.py": b"from a import softmax\nlog_softmax = lambda z, axis=-1: z\n",
         "c.py": b"x = [cross_entropy for _ in ()]\n",
     }
-    located = GradingSession._locate(session, Submission(label="x", python=files), None)  # type: ignore[arg-type]
+    located = GradingSession.locate(session, Submission(label="x", python=files), None)  # type: ignore[arg-type]
     assert located["log_softmax"].module == "b.py"
     assert "softmax" not in located and probed == [["cross_entropy", "softmax"]]  # two files bind it; one mentions

@@ -148,14 +148,11 @@ def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
     from grader.sandbox import child
 
     sent: list[bytes] = []
-    batch = child._Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
-    every, child._BATCH_SECONDS = child._BATCH_SECONDS, float("inf")  # a slow moment must not cut the batch in two
-    try:
-        for header, payloads in answers:
-            batch.add(header, payloads)
-        batch.flush()
-    finally:
-        child._BATCH_SECONDS = every
+    channel = type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})()
+    batch = child.Answers(channel, batched=True, every=float("inf"))  # a slow moment must not cut the batch in two
+    for header, payloads in answers:
+        batch.add(header, payloads)
+    batch.flush()
     return b"".join(sent)
 
 

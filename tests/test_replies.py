@@ -212,7 +212,7 @@ def test_a_batch_of_answers_is_never_larger_than_one_answer_may_be(answers: list
     from grader.sandbox import child
 
     sent: list[bytes] = []
-    batch = child._Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
+    batch = child.Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
     for index, (header, payloads) in enumerate(answers):
         error = header.get("error")
         batch.add(dict(header, index=index, **({"error": dict(error, type=f"E{index}")} if error else {})), payloads)

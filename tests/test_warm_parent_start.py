@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.checks.base import Call
-from grader.cli import _command_named
+from grader.cli import command_named
 from grader.sandbox import warm_parent as client
 from grader.sandbox.calls import encode_calls
 from grader.sandbox.runner import LearnerProcess
@@ -37,7 +37,7 @@ def _call(warm_parent: WarmParent, source: str, function: str = "f"):  # type: i
     ],
 )
 def test_the_command_is_found_past_the_group_options(argv: list[str], command: str | None) -> None:
-    assert _command_named(argv) == command
+    assert command_named(argv) == command
 
 
 @pytest.mark.slow
@@ -45,9 +45,9 @@ def test_a_warm_parent_started_early_is_the_one_the_command_gets(monkeypatch: py
     monkeypatch.setattr(client, "_EARLY", [])
     client.start_early()
     client.start_early()  # at most one waits
-    early = client._EARLY[0]
+    early = client.waiting_early()[0]
     try:
-        assert WarmParent.start() is early and client._EARLY == []
+        assert WarmParent.start() is early and client.waiting_early() == []
         later = WarmParent.start()
         try:
             assert later is not early
@@ -137,7 +137,7 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     warm_parent = WarmParent.start()
     learner = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
     assert learner.start().status == "ok"
-    process, pid = warm_parent._process, learner.pid
+    process, pid = warm_parent.process, learner.pid
     warm_parent.close(wait=False)
     assert process is not None and pid is not None
     deadline = time.monotonic() + 10

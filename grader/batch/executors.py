@@ -43,7 +43,7 @@ class Executor(Protocol):
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]: ...
 
 
-def _worker_main(
+def run_worker(
     config: WorkerConfig,
     connection: Connection,
     warm_parent: Any = None,
@@ -84,7 +84,9 @@ def _worker_main(
 
 
 @dataclass
-class _Slot:
+class Slot:
+    """A pool process as the pool sees it: its connection, whether it is ready, and the learners sent to it."""
+
     process: Any
     connection: Connection
     ready: bool = False
@@ -126,10 +128,10 @@ class LocalPool:
     watchdog: float = 600.0
     context: str = "forkserver"
     warm_parent: Any = None
-    worker_main: Callable[..., None] = _worker_main
+    worker_main: Callable[..., None] = run_worker
     pin: bool = True
     ahead: int = 1
-    _slots: list[_Slot] = field(default_factory=list, init=False)
+    _slots: list[Slot] = field(default_factory=list, init=False)
     _cores: list[int] | None = field(default=None, init=False)
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
@@ -178,9 +180,9 @@ class LocalPool:
             theirs.close()
             if twin is not None:
                 twin.abandon()  # the worker holds the clone's socket now; the clone ends when the worker does
-        self._slots.append(_Slot(process, ours, core=core))
+        self._slots.append(Slot(process, ours, core=core))
 
-    def _send_next(self, slot: _Slot, pending: list[Task]) -> None:
+    def _send_next(self, slot: Slot, pending: list[Task]) -> None:
         """Give a ready process learners up to one being graded and ``ahead`` more.
 
         Near the end (fewer learners left than processes) none is sent ahead,
@@ -200,7 +202,7 @@ class LocalPool:
                 slot.started = time.monotonic()
             slot.tasks.append(task)
 
-    def _requeue(self, slot: _Slot, pending: list[Task]) -> None:
+    def _requeue(self, slot: Slot, pending: list[Task]) -> None:
         """The learners sent ahead to a process that is gone go back to the front of the queue."""
         pending.extend(reversed(list(slot.tasks)[1:]))
 
@@ -217,7 +219,7 @@ class LocalPool:
         A process that finishes gets its next learner before the result is
         handed on, so it grades while the caller stores what it sent.
         """
-        waits: dict[Any, _Slot] = {slot.connection: slot for slot in self._slots}
+        waits: dict[Any, Slot] = {slot.connection: slot for slot in self._slots}
         waits.update({slot.process.sentinel: slot for slot in self._slots})
         busy = [slot.started + self.watchdog for slot in self._slots if slot.tasks]
         timeout = max(0.0, min(busy) - time.monotonic()) if busy else None
@@ -272,7 +274,7 @@ class LocalPool:
                 if pending:
                     self._start(context)
 
-    def _drop(self, slot: _Slot) -> None:
+    def _drop(self, slot: Slot) -> None:
         self._slots.remove(slot)
         if slot.process.is_alive():
             slot.process.kill()

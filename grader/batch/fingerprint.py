@@ -104,7 +104,7 @@ def fingerprint_learner(path: Path) -> Fingerprint:
     notes: list[str] = []
     if stat.S_ISREG(facts.st_mode) and graded_suffix(path.name) in GRADED_SUFFIXES:
         _put(digest, b"entry", name)
-        _hash_graded_file(digest, notes, os.fspath(path.parent), path.name, facts)
+        hash_graded_file(digest, notes, os.fspath(path.parent), path.name, facts)
     elif stat.S_ISLNK(facts.st_mode):  # never followed; the worker says so in the result
         _put(digest, b"entry", name, b"link", _readlink(path))
     else:  # a file the grader refuses by its suffix, or something not a file: nothing of it is read
@@ -139,7 +139,7 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
             except OSError as error:  # gone since the listing
                 _put(digest, os.fsencode(name), b"unreadable", _error_name(error))
                 continue
-            _hash_graded_file(digest, notes, folder, name, facts)
+            hash_graded_file(digest, notes, folder, name, facts)
         _put(digest, b"files past the first", b"\0".join(unread))
         if regulars > MAX_HASHED_FILES:
             notes.append(
@@ -165,7 +165,7 @@ def _graded_entries(folder: int) -> tuple[list[tuple[str, bool]], bool]:
     return sorted(found), True
 
 
-def _hash_graded_file(digest: Any, notes: list[str], folder: int | str, name: str, facts: os.stat_result) -> None:
+def hash_graded_file(digest: Any, notes: list[str], folder: int | str, name: str, facts: os.stat_result) -> None:
     """One entry with a graded suffix: its kind, then its bytes, or its size and modification time."""
     encoded = os.fsencode(name)
     kind = stat.S_IFMT(facts.st_mode)

@@ -138,7 +138,7 @@ def run_batch(
     results, feedback = out_dir / "results", out_dir / "feedback"
     results.mkdir(parents=True, exist_ok=True)
     feedback.mkdir(exist_ok=True)
-    with _locked(out_dir):
+    with OutputLock(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
         records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
@@ -225,7 +225,7 @@ def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome
             close()
 
 
-class _locked:
+class OutputLock:
     """One batch at a time per output folder: two would race on the same files.
 
     A POSIX lock on ``.batch.lock``, held by this process alone (grading
@@ -252,7 +252,7 @@ class _locked:
                 raise UsageError(
                     f"{self.path.parent}: another 'grader batch' is writing there; wait for it to finish"
                 ) from None
-            if _same_file(handle, self.path):
+            if same_file(handle, self.path):
                 self.handle = handle
             else:
                 os.close(handle)
@@ -267,7 +267,7 @@ class _locked:
             self.handle = None
 
 
-def _same_file(handle: int, path: Path) -> bool:
+def same_file(handle: int, path: Path) -> bool:
     """Whether ``path`` still names the file open as ``handle``."""
     try:
         named = os.stat(path)

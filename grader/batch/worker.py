@@ -65,6 +65,11 @@ class Outcome:
 _PREPARED: dict[str, tuple[Any, Any]] = {}
 
 
+def prepared_catalog(exercises_dir: Path) -> Any:
+    """The catalog the latest :func:`prepare` loaded for ``exercises_dir``, which workers forked now grade with."""
+    return _PREPARED.get(str(exercises_dir), (None, None))[0]
+
+
 def prepare(exercises_dir: Path, assignment: str) -> Any:
     """Load the catalog, and what grading its ``assignment`` loads on first use, into this process.
 

@@ -66,7 +66,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
             channel.send(ready)
         elif op == "call_many" and module is not None:
             set_trusted_source(request.get("trusted_source"))
-            answers = _Answers(channel, batched=bool(request.get("batch")))
+            answers = Answers(channel, batched=bool(request.get("batch")))
             for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
                 answers.add(*run_call(module, index, call, arguments, config["scratch"]))
             answers.flush()
@@ -227,8 +227,8 @@ class _Channel:
         return self._queue.pop(0)
 
 
-class _Answers:
-    """Answers on their way to the parent: one message each, or (``batched``) one per pipe-full or 10 ms.
+class Answers:
+    """Answers on their way to the parent: one message each, or (``batched``) one per pipe-full or ``every`` seconds.
 
     A batch is one ``results`` message: each distinct answer header once, in
     ``kinds``, each answer as the number of its header, in ``answers``, and
@@ -241,8 +241,9 @@ class _Answers:
     was to blame, so it asks again one answer at a time.
     """
 
-    def __init__(self, channel: _Channel, batched: bool) -> None:
-        self._channel, self._batched = channel, batched
+    def __init__(self, channel: Any, batched: bool, every: float = 0.01) -> None:
+        """``channel`` has ``write(bytes)``; ``every``: the longest an answer waits in a batch, in seconds."""
+        self._channel, self._batched, self._every = channel, batched, every
         self._first = 0
         self._kinds: dict[bytes, int] = {}  # each distinct answer header (JSON) and its number, in order
         self._answers: list[bytes] = []  # each answer's header number, as JSON
@@ -251,6 +252,7 @@ class _Answers:
         self._since = time.monotonic()
 
     def add(self, header: dict[str, Any], payloads: list[bytes]) -> None:
+        """Send one answer, or hold it in the batch until the batch is full or old enough."""
         if not self._batched:
             self._channel.write(encode_answer(header, payloads))
             return
@@ -268,10 +270,11 @@ class _Answers:
         self._blobs += payloads
         self._held += size
         now = time.monotonic()
-        if self._held >= _BATCH_BYTES or now - self._since >= _BATCH_SECONDS:
+        if self._held >= _BATCH_BYTES or now - self._since >= self._every:
             self.flush(now)
 
     def flush(self, now: float | None = None) -> None:
+        """Send the answers held, as one ``results`` message."""
         if self._answers:
             sizes = b",".join(b"%d" % len(blob) for blob in self._blobs)
             head = b'{"op":"results","first":%d,"kinds":[%s],"answers":[%s],"sizes":[%s],"blobs":1}' % (
@@ -286,7 +289,6 @@ class _Answers:
 
 
 _BATCH_BYTES = 1 << 17
-_BATCH_SECONDS = 0.01
 
 
 # What the learner's code was doing when the sandbox said no. An audit hook

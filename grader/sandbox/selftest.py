@@ -68,7 +68,7 @@ _FIOSETOWN, _SIOCSPGRP, _FIOASYNC = 0x8901, 0x8902, 0x5452
 
 # Groups of probes: what each protects, as said to the person running the grader
 # (in a result's sandbox block, and shortly in a refusal).
-_PROTECTS: list[tuple[str, tuple[str, ...], str, str]] = [
+PROTECTS: list[tuple[str, tuple[str, ...], str, str]] = [
     (
         "reads",
         ("read", "list", "proc_environ"),
@@ -180,11 +180,11 @@ def probe(spec: dict[str, Any]) -> dict[str, str]:
             continue
         results[name] = _attempt(probes[name])
     if results["signal"] == "denied":
-        results["signal"] = _signal_through_owner(int(spec["grader_pid"]), spec.get("signal_thread"))
+        results["signal"] = signal_through_owner(int(spec["grader_pid"]), spec.get("signal_thread"))
     return results
 
 
-def _signal_through_owner(grader: int, thread: int | None) -> str:
+def signal_through_owner(grader: int, thread: int | None) -> str:
     """Try every way of having the kernel signal the grader with no ``kill``: making it a descriptor's owner, or
     turning ``O_ASYNC`` on (which, on a terminal, makes the terminal's foreground process group the owner).
 
@@ -320,13 +320,13 @@ class SelfTest:
         return [name for name, must in self.expected.items() if must and not self.held(name)]
 
     def protected(self, group: str) -> bool:
-        names = next(members for key, members, _, _ in _PROTECTS if key == group)
+        names = next(members for key, members, _, _ in PROTECTS if key == group)
         return all(self.held(name) for name in names)
 
     @property
     def tier(self) -> str:
         """A: everything held. B: all but file reads. C: less than that."""
-        others = all(self.protected(group) for group, _, _, _ in _PROTECTS if group != "reads")
+        others = all(self.protected(group) for group, _, _, _ in PROTECTS if group != "reads")
         if others and self.protected("reads"):
             return "A"
         return "B" if others else "C"
@@ -334,7 +334,7 @@ class SelfTest:
     @property
     def unprotected(self) -> list[str]:
         """What this machine's sandbox does not stop, one sentence per kind of harm."""
-        return [text for group, _, text, _ in _PROTECTS if not self.protected(group)]
+        return [text for group, _, text, _ in PROTECTS if not self.protected(group)]
 
     @property
     def weak(self) -> bool:
@@ -363,7 +363,7 @@ class SelfTest:
         elif not machine.get("seccomp"):
             why.append("this machine offers no seccomp")
         cause = f" ({' and '.join(why)})" if why else ""
-        could = [short for group, _, _, short in _PROTECTS if not self.protected(group)]
+        could = [short for group, _, _, short in PROTECTS if not self.protected(group)]
         return (
             f"the sandbox here is tier {self.tier}{cause}, so learner code could {', '.join(could)}; "
             f"refusing to grade hidden checks: {flag}, or grade with --public"

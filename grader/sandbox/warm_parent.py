@@ -138,6 +138,11 @@ def _reap_not_waited_for() -> None:
 atexit.register(_reap_not_waited_for)
 
 
+def waiting_early() -> list[WarmParent]:
+    """The warm parents started by :func:`start_early` and not yet taken (at most one)."""
+    return list(_EARLY)
+
+
 def start_early() -> None:
     """Start the warm parent for a command that will need it, before that command has even loaded click.
 
@@ -227,6 +232,11 @@ class WarmParent:
             self._socket.send(json.dumps({"op": "selftest"}).encode())
             outcome = self._reply("selftest", timeout=60)
         return None if "error" in outcome else outcome
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        """The warm parent's process, when this client started it; a clone's belongs to its own parent."""
+        return self._process
 
     @property
     def facts(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import glob
 import importlib.util
 import os
@@ -182,23 +183,21 @@ def prepare_rules(read_paths: Iterable[Opened], list_paths: Iterable[Opened] = (
     for rights, opened in ((READ_RIGHTS, read_paths), (READ_DIR, list_paths)):
         for item in opened:
             access = _access(item.is_dir, rights, handled)
-            if access and len(_PREPARED) < _MAX_PREPARED:
+            if access:
                 _rule(item.fd, access)
 
 
-# Rule arguments by (descriptor, rights): what a rule holds is exactly its key, so an entry never goes stale.
-_PREPARED: dict[tuple[int, int], Any] = {}
-_MAX_PREPARED = 4096
+def prepared_rules() -> int:
+    """How many rule arguments are built and kept, ready for :func:`restrict` (what :func:`prepare_rules` adds)."""
+    return _rule.cache_info().currsize
 
 
+# Kept by (descriptor, rights): what a rule holds is exactly its key, so an entry never goes stale; the least
+# recently used gives way when full, so rules prepared later are still kept.
+@functools.lru_cache(maxsize=4096)
 def _rule(fd: int, access: int) -> Any:
     """The ``landlock_add_rule`` argument allowing ``access`` beneath ``fd``: prepared, or built now."""
-    rule = _PREPARED.get((fd, access))
-    if rule is None:
-        rule = ctypes.byref(_PathBeneath(access, fd))
-        if len(_PREPARED) < _MAX_PREPARED:
-            _PREPARED[(fd, access)] = rule
-    return rule
+    return ctypes.byref(_PathBeneath(access, fd))
 
 
 def _access(is_dir: bool, wanted: int, handled: int) -> int:
@@ -383,12 +382,12 @@ def python_read_paths(extra_packages: Iterable[str] = ("numpy",)) -> PythonPaths
     site_dirs = {os.path.realpath(p) for p in (paths.get("purelib"), paths.get("platlib")) if p}
     for stdlib in stdlib_dirs:
         site_dirs |= {os.path.realpath(os.path.join(stdlib, d)) for d in ("site-packages", "dist-packages")}
-    resolved = _Resolver()
+    resolved = Resolver()
     safe = [p for p in reads if not any(_is_within(s, resolved(p)) for s in site_dirs)]
     return PythonPaths(list(dict.fromkeys(safe)), list(dict.fromkeys(lists)))
 
 
-class _Resolver:
+class Resolver:
     """``os.path.realpath`` for many entries of few folders: each folder resolved once, each entry one ``lstat``.
 
     A warm parent resolves ~270 paths before it can answer; resolving every

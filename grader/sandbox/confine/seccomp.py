@@ -326,10 +326,10 @@ def prepare_filter() -> None:
     """
     if platform.machine() in _ARCHES:
         for read_only_fs in (False, True):
-            _program(platform.machine(), read_only_fs)
+            prepared_program(platform.machine(), read_only_fs)
 
 
-def _program(machine: str, read_only_fs: bool) -> tuple[Any, int]:
+def prepared_program(machine: str, read_only_fs: bool) -> tuple[Any, int]:
     """The assembled filter for any pid, as a ``sock_filter`` array, and the index of the instruction naming the pid."""
     key = (machine, read_only_fs)
     hit = _PROGRAMS.get(key)
@@ -380,7 +380,7 @@ def install_filter(*, read_only_fs: bool = False) -> None:
     machine = platform.machine()
     if machine not in _ARCHES:
         raise OSError(errno.ENOSYS, f"seccomp: unsupported architecture {machine!r}")
-    array, where = _program(machine, read_only_fs)  # prepared by the warm parent: only the pid is ours to set
+    array, where = prepared_program(machine, read_only_fs)  # prepared by the warm parent: only the pid is ours to set
     array[where].k = os.getpid() & 0xFFFFFFFF
     prog = _SockFprog(len(array), array)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
