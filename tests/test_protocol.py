@@ -344,3 +344,14 @@ def test_a_ready_read_together_with_garbage_still_counts_and_the_garbage_fails_t
         assert warm_parent.finished == [999_999] and not process.alive
     finally:
         process.close()
+
+
+def test_arrays_of_more_shapes_than_the_head_caches_hold_still_encode_and_check_exactly() -> None:
+    """The head caches are bounded: past their size, the shapes seen last still round-trip exactly."""
+    from grader.sandbox.protocol import check_array
+
+    for n in range(1, 5000):  # each shape a new one
+        array = np.arange(float(n)).reshape(1, n) if n % 2 else np.zeros((n, 1), dtype=np.int32)
+        blob = encode_array(array)
+        assert check_array(blob)[1] == array.shape
+        assert np.array_equal(decode_array(blob), array) and decode_array(blob).dtype == array.dtype

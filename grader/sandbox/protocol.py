@@ -13,6 +13,7 @@ Standard library and numpy only: the learner process imports this module.
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any
 
@@ -67,7 +68,7 @@ def encode_array(value: Any) -> bytes:
     parsing of text and can be checked completely before any allocation.
     """
     if type(value) is np.ndarray and value.flags.c_contiguous:  # the usual case, with a head built once
-        head = _HEADS.get((value.dtype, value.shape))
+        head = _head(value.dtype, value.shape)
         if head is not None:
             return head + value.tobytes()
     array = np.asarray(value)
@@ -77,14 +78,18 @@ def encode_array(value: Any) -> bytes:
         raise ValueError(f"an array with {array.ndim} dimensions has too many")
     dtype = _wire_dtype(array.dtype)
     array = np.asarray(array, dtype=dtype, order="C")
-    head = _ARRAY_HEAD.pack(_CODES[dtype], array.ndim) + b"".join(_DIM.pack(n) for n in array.shape)
-    if array.dtype is dtype and len(_HEADS) < _MAX_HEADS:
-        _HEADS[(dtype, array.shape)] = head  # only for dtypes that travel as themselves
-    return head + array.tobytes()
+    return _head(dtype, array.shape) + array.tobytes()  # type: ignore[operator]  # a wire dtype: always a head
 
 
-_HEADS: dict[tuple[np.dtype, tuple[int, ...]], bytes] = {}
-_MAX_HEADS = 4096
+# A head depends only on its dtype and shape, and a class sends the same few again and again: the least
+# recently used give way when full, so a long batch with many shapes keeps the ones in use.
+@functools.lru_cache(maxsize=4096)
+def _head(dtype: np.dtype, shape: tuple[int, ...]) -> bytes | None:
+    """The encoded head of an array of ``dtype`` and ``shape``; ``None`` when that dtype does not travel as itself."""
+    code = _CODES.get(dtype)
+    if code is None or len(shape) > MAX_NDIM:
+        return None
+    return _ARRAY_HEAD.pack(code, len(shape)) + b"".join(_DIM.pack(n) for n in shape)
 
 
 def decode_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> np.ndarray:
@@ -109,34 +114,29 @@ def check_array(blob: bytes, max_elements: int = MAX_ELEMENTS) -> tuple[np.dtype
     A head seen before (a class returns the same shapes) is looked up, not parsed again.
     """
     head = bytes(blob[: _ARRAY_HEAD.size + blob[1] * _DIM.size]) if len(blob) >= _ARRAY_HEAD.size else b""
-    known = _CHECKED.get((head, max_elements))
-    if known is not None and known[4] == len(blob):
-        return known[:4]
-    checked = _check_array(blob, max_elements)
-    if len(_CHECKED) < _MAX_HEADS:
-        _CHECKED[(head, max_elements)] = (*checked, len(blob))
-    return checked
+    return _check_head(head, len(blob), max_elements)
 
 
-_CHECKED: dict[tuple[bytes, int], tuple[np.dtype, tuple[int, ...], int, int, int]] = {}
-
-
-def _check_array(blob: bytes, max_elements: int) -> tuple[np.dtype, tuple[int, ...], int, int]:
-    if len(blob) < _ARRAY_HEAD.size:
+# What a head allows depends only on the head, the payload's length and the limit: the least recently
+# used give way when full, so heads seen later are still looked up, not parsed again.
+@functools.lru_cache(maxsize=4096)
+def _check_head(head: bytes, size: int, max_elements: int) -> tuple[np.dtype, tuple[int, ...], int, int]:
+    """``check_array`` for a payload of ``size`` bytes that starts with ``head`` (all of its head, when whole)."""
+    if size < _ARRAY_HEAD.size:
         raise ProtocolError("array payload is too short")
-    code, ndim = _ARRAY_HEAD.unpack_from(blob)
+    code, ndim = _ARRAY_HEAD.unpack_from(head)
     if code >= len(_DTYPES) or ndim > MAX_NDIM:
         raise ProtocolError("array header is malformed")
     offset = _ARRAY_HEAD.size + ndim * _DIM.size
-    if len(blob) < offset:
+    if size < offset:
         raise ProtocolError("array header is truncated")
-    shape = tuple(_DIM.unpack_from(blob, _ARRAY_HEAD.size + i * _DIM.size)[0] for i in range(ndim))
+    shape = tuple(_DIM.unpack_from(head, _ARRAY_HEAD.size + i * _DIM.size)[0] for i in range(ndim))
     count = 1
     for dim in shape:
         count *= dim
         if count > max_elements:
             raise ProtocolError(f"array larger than allowed ({max_elements} elements)")
     dtype = _DTYPES[code]
-    if count * dtype.itemsize != len(blob) - offset:
+    if count * dtype.itemsize != size - offset:
         raise ProtocolError("array payload does not match its header")
     return dtype, shape, count, offset
