@@ -8,10 +8,12 @@ known mistake it matches, and a hint. No timestamps, no paths, no blame.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from grader.checks.base import Finding
 from grader.sandbox.outcomes import CallOutcome, StartOutcome, Stop, hit_cpu_limit
+
+if TYPE_CHECKING:
+    from grader.checks.base import Finding
 
 __all__ = [
     "describe_error",

@@ -6,7 +6,8 @@ interpreter, not from the reader. Each package in ``LAYERS`` is one node of
 the graph (all its modules together); every other module is a node of its
 own, so a cycle that passes through a module outside the layers is found
 too. A cycle inside one layer (a module and its helper) is not a cycle
-between layers and is not reported.
+between layers and is not reported. Imports under ``if TYPE_CHECKING:`` do
+not count: they name a type for an annotation and never run.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "grader"
 LAYERS = (
     "grader.record",
     "grader.spec",
+    "grader.checks",
+    "grader.sandbox",
+    "grader.reasons",
 )
 
 
@@ -46,7 +50,7 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         here = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -63,6 +67,20 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
                 if target and target != name:
                     graph[name].add(target)
     return graph
+
+
+def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    found: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _node(module: str, layers: tuple[str, ...]) -> str:
@@ -150,8 +168,23 @@ def _write(root: Path, files: dict[str, str]) -> Path:
             },
             [],
         ),
+        (
+            {
+                "__init__.py": "",
+                "a/__init__.py": "",
+                "a/x.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.b.y import T\n",
+                "b/__init__.py": "",
+                "b/y.py": "from pkg.a.x import f\n",
+            },
+            [],
+        ),
     ],
-    ids=["deferred-import-between-layers", "through-a-module-outside-the-layers", "inside-one-layer-only"],
+    ids=[
+        "deferred-import-between-layers",
+        "through-a-module-outside-the-layers",
+        "inside-one-layer-only",
+        "annotation-only-import",
+    ],
 )
 def test_import_cycles_found_in_a_made_up_package(
     tmp_path: Path, files: dict[str, str], found: list[list[str]]

@@ -22,11 +22,11 @@ from grader.reasons import failure_reason
 from grader.results import CheckResult
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.models import ImplementationExercise
 
 if TYPE_CHECKING:
     from grader.checks.engine import ProcessFactory
     from grader.checks.memory import GradingMemo
+    from grader.spec.models import ImplementationExercise
 
 __all__ = ["apply_diagnosis", "diagnose"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
 from grader.checks.diagnosis import apply_diagnosis, diagnose
@@ -27,7 +28,9 @@ from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseSta
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.replies import ReplyBudget
-from grader.spec.models import ImplementationExercise
+
+if TYPE_CHECKING:
+    from grader.spec.models import ImplementationExercise
 
 __all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation"]
 

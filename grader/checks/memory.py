@@ -13,7 +13,7 @@ so two catalogs with an exercise of the same id never share one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Check
 from grader.checks.cases import Case, build_cases
@@ -21,7 +21,9 @@ from grader.checks.disk_cache import stored_held, stored_plan
 from grader.checks.plan import Plan, build_plan, checks_to_run
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.models import ImplementationExercise
+
+if TYPE_CHECKING:
+    from grader.spec.models import ImplementationExercise
 
 __all__ = ["GradingMemo"]
 
@@ -53,7 +55,7 @@ class GradingMemo:
     def warm(self, exercises: list[Any], *, public_only: bool = False) -> None:
         """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading would."""
         for exercise in exercises:
-            if isinstance(exercise, ImplementationExercise):
+            if exercise.kind in ("implementation", "witness"):  # an ImplementationExercise
                 self.plan(exercise, checks_to_run(exercise, public_only))
 
     def cases(self, exercise: ImplementationExercise, name: str, kinds: dict[str, str]) -> list[Case]:

@@ -18,10 +18,10 @@ from grader.checks.display import format_call
 from grader.memo import BoundedMemo
 from grader.sandbox.calls import CallBatch, encode_calls, shift_payloads
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.models import ImplementationExercise
 
 if TYPE_CHECKING:
     from grader.checks.findings import Findings
+    from grader.spec.models import ImplementationExercise
 
 __all__ = ["CallTable", "Plan", "PlannedCheck", "build_plan", "checks_to_run"]
 

@@ -45,11 +45,13 @@ import math
 import re
 import string
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.safeyaml import LongInteger
-from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
+
+if TYPE_CHECKING:
+    from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
 __all__ = ["ChoiceReading", "grade_quiz", "letters", "read_choice"]
 
@@ -77,7 +79,7 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     for question in quiz.questions:
         given = answers.get(question.id)
         reveal = (question.reveal or quiz.reveal) == "full"
-        if isinstance(question, NumericQuestion):
+        if question.type == "numeric":  # a NumericQuestion
             status, reason = _numeric(question, given, reveal)
         else:
             status, reason = _choice(question, given, reveal)
