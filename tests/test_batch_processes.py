@@ -98,7 +98,8 @@ def test_clone_grades_like_its_parent_and_inherits_its_self_test(tmp_path: Path)
 def test_clone_ends_with_its_client_and_with_its_parent() -> None:
     with WarmParent.start() as parent:
         first, second = parent.clone(), parent.clone()
-        clones = set(_children().get(parent._process.pid, []))
+        assert parent.process is not None
+        clones = set(_children().get(parent.process.pid, []))
         assert len(clones) == 2
         first.close()
         assert _wait(lambda: len(_alive(clones)) == 1), "a clone whose client closed should end"
