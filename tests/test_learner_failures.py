@@ -88,7 +88,7 @@ def test_an_exception_names_the_learners_own_frames_as_the_standard_traceback_wo
 
     import numpy as np
 
-    from grader.sandbox import child
+    from grader.sandbox import learner_errors
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
@@ -106,7 +106,7 @@ def test_an_exception_names_the_learners_own_frames_as_the_standard_traceback_wo
     finally:
         sys.path.remove(str(scratch))
         sys.modules.pop("helper", None)
-    described = child.describe_exception(caught.value, str(scratch))
+    described = learner_errors.describe_exception(caught.value, str(scratch))
     expected = [
         {"file": Path(f.filename).name, "line": f.lineno, "function": f.name, "text": f.line}
         for f in traceback.extract_tb(caught.value.__traceback__)

@@ -225,7 +225,7 @@ def test_a_batch_of_answers_is_never_larger_than_one_answer_may_be(answers: list
 
 
 def test_an_exception_reports_no_more_frames_than_the_grader_shows() -> None:
-    from grader.sandbox import child
+    from grader.sandbox import learner_errors
 
     scratch = os.path.dirname(os.path.abspath(__file__))
 
@@ -237,6 +237,6 @@ def test_an_exception_reports_no_more_frames_than_the_grader_shows() -> None:
     try:
         deep(100)
     except ValueError as exc:
-        described = child.describe_exception(exc, scratch)
+        described = learner_errors.describe_exception(exc, scratch)
     assert len(described["frames"]) == 20  # the outermost 20, as the grader keeps them
     assert described["frames"][0]["function"] == "test_an_exception_reports_no_more_frames_than_the_grader_shows"

@@ -8,10 +8,8 @@ this module sends back. Standard library and numpy only.
 
 from __future__ import annotations
 
-import errno
 import importlib.util
 import json
-import linecache
 import os
 import sys
 import time
@@ -26,6 +24,7 @@ if TYPE_CHECKING:
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
 from grader.sandbox.confine.process import apply_layers
+from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
@@ -33,7 +32,6 @@ from grader.sandbox.replies import ANSWER_BYTES
 __all__ = ["serve"]
 
 _MESSAGE_LIMIT = 500
-_FRAMES_LIMIT = 20  # of an exception's frames, the grader shows no more; their text stays well within a header
 
 
 def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
@@ -43,7 +41,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     """
     channel = _Channel(request_fd, response_fd)
     layers = apply_layers(config)
-    _watch_actions()
+    watch_actions()
     fresh_state = _process_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
     module = None
@@ -291,94 +289,6 @@ class Answers:
 _BATCH_BYTES = 1 << 17
 
 
-# What the learner's code was doing when the sandbox said no. An audit hook
-# (installed after confinement, before the submission is imported) remembers
-# the last sensitive action; the parent turns the kind into a sentence. A
-# learner can fool this only into a different wording of its own failure.
-_ACTION_KINDS = {
-    "os.fork": "process",
-    "os.forkpty": "process",
-    "os.posix_spawn": "process",
-    "os.exec": "process",
-    "os.spawn": "process",
-    "os.system": "process",
-    "subprocess.Popen": "process",
-    "pty.spawn": "process",
-    "os.kill": "signal",
-    "os.killpg": "signal",
-    "signal.pthread_kill": "signal",
-    "resource.setrlimit": "limits",
-    "resource.prlimit": "limits",
-    "open": "file",
-    "os.listdir": "file",
-    "os.scandir": "file",
-    "os.remove": "file",
-    "os.rename": "file",
-    "os.rmdir": "file",
-    "os.mkdir": "file",
-    "os.chmod": "file",
-    "os.chown": "file",
-    "os.truncate": "file",
-    "os.link": "file",
-    "os.symlink": "file",
-    "os.utime": "file",
-    "shutil.rmtree": "file",
-    "shutil.copyfile": "file",
-    "shutil.move": "file",
-    "os.chdir": "file",
-    "os.setxattr": "file",
-    "os.removexattr": "file",
-    "glob.glob": "file",
-}
-_last_action: list[str | None] = [None]
-
-
-def _watch_actions() -> None:
-    kinds, last = _ACTION_KINDS, _last_action
-
-    def hook(event: str, args: Any) -> None:
-        if event in kinds:
-            last[0] = kinds[event]
-        elif event.startswith("socket."):
-            last[0] = "network"
-
-    try:
-        sys.addaudithook(hook)
-    except Exception:  # pragma: no cover - the wording gets vaguer, nothing else changes
-        pass
-
-
-def classify_refusal(exc: BaseException, last: str | None) -> str | None:
-    """The kind of forbidden action ``exc`` reports, if it is a refusal of the sandbox or a limit.
-
-    ``last``: the kind of the last sensitive action the learner's code took
-    (what the audit hook saw), which names a refusal the exception alone does not.
-    """
-    if isinstance(exc, MemoryError):
-        return "memory"
-    if isinstance(exc, ValueError) and (last == "limits" or str(exc) == "not allowed to raise maximum limit"):
-        return "limits"  # resource.setrlimit reports EPERM as this ValueError
-    if isinstance(exc, ModuleNotFoundError):
-        # A module missing from this machine and one the sandbox hides are the same to the learner:
-        # the grade must not depend on what else happens to be installed beside the grader.
-        return "import"
-    if not (isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)):
-        return None
-    files = []
-    tb = exc.__traceback__
-    while tb is not None:  # file names only: no source line is read
-        files.append(tb.tb_frame.f_code.co_filename)
-        tb = tb.tb_next
-    if any(name.startswith("<frozen importlib") for name in files):
-        return "import"
-    spawners = ("/multiprocessing/", "/subprocess.py", "/concurrent/futures/process.py")
-    if any(part in name for name in files for part in spawners):
-        return "process"
-    if any(name.endswith("/socket.py") for name in files):
-        return "network"
-    return last or "forbidden"
-
-
 def _lookup(module: Any, name: str) -> Any:
     try:
         return getattr(module, name, None)
@@ -388,7 +298,7 @@ def _lookup(module: Any, name: str) -> Any:
 
 def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | None]:
     """Import the learner's file as module ``submission``; describe any failure."""
-    _last_action[0] = None
+    forget_last_action()
     sys.path.insert(0, scratch)
     try:
         spec = importlib.util.spec_from_file_location("submission", path)
@@ -399,65 +309,6 @@ def _import_submission(path: str, scratch: str) -> tuple[Any, dict[str, Any] | N
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included on purpose
         return None, describe_exception(exc, scratch)
     return module, None
-
-
-def describe_exception(exc: BaseException, scratch: str) -> dict[str, Any]:
-    """The exception's type, message and the learner's own frames, nothing of ours."""
-    try:
-        kind = classify_refusal(exc, _last_action[0])  # read first: the traceback opens files
-    except BaseException:
-        kind = None
-    try:
-        message = str(exc)
-    except BaseException:
-        message = "<the exception could not be turned into text>"
-    described: dict[str, Any] = {
-        "type": "MemoryError" if isinstance(exc, MemoryError) else type(exc).__name__[:100],
-        "message": message[:_MESSAGE_LIMIT],
-        "frames": [],
-    }
-    if kind:
-        described["kind"] = kind
-    if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str):
-        described["module"] = exc.name[:_MESSAGE_LIMIT]
-    if isinstance(exc, OSError) and type(exc.errno) is int:
-        described["errno"] = exc.errno
-    if isinstance(exc, SyntaxError):
-        described["file"] = os.path.basename(exc.filename or "")
-        described["line"] = exc.lineno
-        described["text"] = (exc.text or "").strip()[:200]
-        described["message"] = str(exc.msg)[:_MESSAGE_LIMIT]
-    if isinstance(exc, SystemExit):
-        described["message"] = repr(exc.code)[:_MESSAGE_LIMIT]
-    try:
-        described["frames"] = _learner_frames(exc.__traceback__, scratch)
-    except BaseException:
-        pass
-    return described
-
-
-def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
-    """The traceback's frames in the learner's own files, oldest first, each with its line of code (the first 20).
-
-    Walked by hand: ``traceback.extract_tb`` would also read the source of
-    every numpy frame and work out each frame's columns, about a millisecond
-    per exception in a fresh process, for frames that are then dropped.
-    """
-    frames: list[dict[str, Any]] = []
-    while tb is not None and len(frames) < _FRAMES_LIMIT:
-        code = tb.tb_frame.f_code
-        filename = code.co_filename
-        if filename and filename.startswith(scratch):
-            frames.append(
-                {
-                    "file": os.path.relpath(filename, scratch)[:200],
-                    "line": tb.tb_lineno,
-                    "function": code.co_name[:100],
-                    "text": linecache.getline(filename, tb.tb_lineno).strip()[:200],
-                }
-            )
-        tb = tb.tb_next
-    return frames
 
 
 def run_call(
@@ -479,7 +330,7 @@ def run_call(
             "error": {"type": type(exc).__name__[:100], "message": str(exc)[:_MESSAGE_LIMIT], "frames": []},
         }, []
     function = _lookup(module, call["fn"])
-    _last_action[0] = None
+    forget_last_action()
     try:
         value = function(*args, **kwargs)
     except BaseException as exc:
