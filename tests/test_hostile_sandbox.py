@@ -24,7 +24,7 @@ from grader.answers import AnswersProblem, load_answers
 from grader.checks.base import Call
 from grader.errors import UsageError, WeakSandboxError
 from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
-from grader.sandbox import child, selftest
+from grader.sandbox import child, learner_errors, selftest
 from grader.sandbox.calls import encode_calls
 from grader.sandbox.confine import abi_version, seccomp_available
 from grader.sandbox.front import Sandbox
@@ -442,11 +442,11 @@ def test_describe_error_memory_names_the_limit() -> None:
 
 
 def test_child_classifies_refusals_from_the_last_sensitive_action() -> None:
-    assert child.classify_refusal(PermissionError(1, "Operation not permitted"), "process") == "process"
-    assert child.classify_refusal(ValueError("not allowed to raise maximum limit"), "process") == "limits"
-    assert child.classify_refusal(MemoryError(), "process") == "memory"
-    assert child.classify_refusal(ValueError("bad"), "process") is None
-    assert child.classify_refusal(PermissionError(13, "Permission denied"), None) == "forbidden"
+    assert learner_errors.classify_refusal(PermissionError(1, "Operation not permitted"), "process") == "process"
+    assert learner_errors.classify_refusal(ValueError("not allowed to raise maximum limit"), "process") == "limits"
+    assert learner_errors.classify_refusal(MemoryError(), "process") == "memory"
+    assert learner_errors.classify_refusal(ValueError("bad"), "process") is None
+    assert learner_errors.classify_refusal(PermissionError(13, "Permission denied"), None) == "forbidden"
 
 
 def test_learner_text_is_escaped_and_unknown_kinds_dropped() -> None:
