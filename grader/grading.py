@@ -217,16 +217,7 @@ class GradingSession:
         if source is None:
             names = ", ".join(f"{name}()" for name in exercise.entries)
             reason = f"Not attempted: no file of the submission defines {names}."
-            return ExerciseResult(
-                id=exercise.id,
-                title=exercise.title,
-                kind=exercise.kind,
-                status="missing",
-                score=0.0,
-                max_score=exercise.max_score,
-                reason=reason,
-                checks=[],
-            )
+            return ExerciseResult.unscored(exercise, "missing", reason)
         return grade_implementation(
             exercise,
             source,

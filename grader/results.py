@@ -100,6 +100,19 @@ class ExerciseResult:
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")
 
+    @classmethod
+    def unscored(cls, exercise: Any, status: ExerciseStatus, reason: str) -> ExerciseResult:
+        """An exercise no check ran on (missing, or the grader failed): its id, title and points, scored 0."""
+        return cls(
+            id=exercise.id,
+            title=exercise.title,
+            kind=exercise.kind,
+            status=status,
+            score=0.0,
+            max_score=exercise.max_score,
+            reason=reason,
+        )
+
 
 @dataclass(kw_only=True)
 class SandboxInfo:

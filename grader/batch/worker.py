@@ -182,19 +182,7 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
 
 def grader_error_report(label: str, exercises: list[Any]) -> Report:
     """The result of a learner the grader failed on: every exercise in error, nothing scored, nothing blamed."""
-    results = [
-        ExerciseResult(
-            id=e.id,
-            title=e.title,
-            kind=e.kind,
-            status="error",
-            score=0.0,
-            max_score=e.max_score,
-            reason=GRADER_ERROR_REASON,
-            checks=[],
-        )
-        for e in exercises
-    ]
+    results = [ExerciseResult.unscored(e, "error", GRADER_ERROR_REASON) for e in exercises]
     return Report(
         grader_version=__version__,
         submission=label,
