@@ -39,11 +39,19 @@ Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
 
 @dataclass
 class Call:
-    """One call of an entry function: positional arguments in signature order."""
+    """One call of a function: positional arguments in signature order.
+
+    ``on`` says who answers it: the learner's process (an entry function),
+    or the process running the exercise's own reference solution (the
+    expected value of a learner's call, or a helper the reference defines).
+    A check that needs an expected value plans the reference's twin of its
+    call next to the learner's and finds its outcome among its ``outcomes``.
+    """
 
     function: str
     args: dict[str, Any]
     return_inputs: bool = False
+    on: Literal["learner", "reference"] = "learner"
 
 
 @dataclass

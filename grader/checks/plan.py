@@ -156,14 +156,16 @@ class CallTable:
     def add(self, call: Call, merge: bool = True) -> int:
         """The call's number; an identical earlier call's number when ``merge``."""
         key = encode_calls([Call(call.function, call.args)]).key
+        if call.on != "learner":
+            key += f"@{call.on}"
         if not merge:
             key += f"#{len(self.calls)}"
         if key not in self.index:
             self.index[key] = len(self.calls)
-            self.calls.append(Call(call.function, call.args, call.return_inputs))
+            self.calls.append(Call(call.function, call.args, call.return_inputs, call.on))
         number = self.index[key]
         if call.return_inputs and not self.calls[number].return_inputs:
-            self.calls[number] = Call(call.function, call.args, True)
+            self.calls[number] = Call(call.function, call.args, True, call.on)
         return number
 
     def needed(self, keys_of_checks: list[list[list[int]]]) -> list[int]:
