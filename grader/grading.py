@@ -173,8 +173,10 @@ class GradingSession:
             for index in sorted(range(len(selected)), key=lambda i: _hands_over_functions(selected[i])):
                 exercise = selected[index]
                 if isinstance(exercise, QuizExercise):
-                    problem = submission.answers_problem if submission.has_answers_file else None
-                    graded[index] = grade_quiz(exercise, submission.answers.get(exercise.id), problem)
+                    given = submission.answers.get(exercise.id)
+                    # answers another, readable file gives are graded; an unreadable file explains only the rest
+                    problem = submission.answers_problem if given is None else None
+                    graded[index] = grade_quiz(exercise, given, problem)
                 else:
                     graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
             results = [graded[index] for index in range(len(selected))]

@@ -54,3 +54,14 @@ def test_every_quiz_an_unreadable_file_names_scores_zero_with_the_reason_once(tm
     assert quiz.id == "why-softmax-quiz" and quiz.score == 0 and quiz.status == "error"
     assert "answers.yaml: not valid YAML" in quiz.reason and "(line 3)" in quiz.reason
     assert all(check.reason.startswith("Not graded: the answers file could not be read") for check in quiz.checks)
+
+
+@pytest.mark.slow
+def test_one_unreadable_file_does_not_cost_the_quiz_another_file_answers(tmp_path: Path) -> None:
+    (tmp_path / "bridge.yaml").write_text("softmax-bridge-quiz:\n  largest-weight: [\n")
+    key = Path(__file__).parents[1] / "solutions" / "why-softmax-answers.yaml"
+    (tmp_path / "why.yaml").write_text(key.read_text())
+    report = grade_submission(str(tmp_path))
+    by_id = {exercise.id: exercise for exercise in report.exercises}
+    assert by_id["why-softmax-quiz"].score == by_id["why-softmax-quiz"].max_score
+    assert by_id["softmax-bridge-quiz"].score == 0 and "bridge.yaml" in by_id["softmax-bridge-quiz"].reason
