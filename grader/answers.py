@@ -29,7 +29,31 @@ MAX_VALUES = 1000
 
 
 class AnswersProblem(ValueError):
-    """The answers file cannot be used; the message says why and what to do."""
+    """The answers file cannot be used; the message says why and what to do.
+
+    ``named``: the quizzes the file still visibly names (its top-level keys,
+    found line by line without parsing), so each of them can be scored 0 with
+    this reason rather than the file being graded as answering nothing.
+    """
+
+    def __init__(self, message: str, named: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.named = named
+
+
+# A top-level key as a learner writes it: `quiz-id:` at the start of a YAML line, `"quiz-id": {` in JSON.
+_YAML_TOP_KEY = re.compile(r"^([\"']?)([A-Za-z0-9][A-Za-z0-9_-]{0,99})\1[ \t]*:", re.MULTILINE)
+_JSON_QUIZ_KEY = re.compile(r'"([A-Za-z0-9][A-Za-z0-9_-]{0,99})"[ \t]*:[ \t\r\n]*\{')
+
+
+def named_quizzes(text: str, json_file: bool) -> tuple[str, ...]:
+    """The quiz ids an unreadable answers file visibly names, in order, each once (a linear scan)."""
+    found = (
+        (match.group(1) for match in _JSON_QUIZ_KEY.finditer(text))
+        if json_file
+        else (match.group(2) for match in _YAML_TOP_KEY.finditer(text))
+    )
+    return tuple(dict.fromkeys(found))
 
 
 def load_answers(path: Path) -> dict[str, Any]:
@@ -48,19 +72,26 @@ def load_answers(path: Path) -> dict[str, Any]:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some editors write, is not part of the answers
     except UnicodeDecodeError:
         raise AnswersProblem(f"{name}: the answers file is not UTF-8 text; save it as UTF-8") from None
-    if path.suffix == ".json":
-        data = _read_json(text, name)
-    else:
-        try:
-            data, _ = load_yaml(text, max_bytes=MAX_BYTES, max_nodes=MAX_VALUES)
-        except YamlProblem as problem:
-            raise _problem(name, problem.message, problem.line) from None
+    try:
+        data = _parse(text, name, path.suffix == ".json")
+    except AnswersProblem as problem:
+        raise AnswersProblem(str(problem), named_quizzes(text, path.suffix == ".json")) from None
     if not isinstance(data, dict):
         raise AnswersProblem(
             f"{name}: an answers file must map exercise ids to answers, "
             "like 'why-softmax-quiz: {divide-by-sum-fails: A}'"
         )
     return {str(key): value for key, value in data.items()}
+
+
+def _parse(text: str, name: str, json_file: bool) -> Any:
+    if json_file:
+        return _read_json(text, name)
+    try:
+        data, _ = load_yaml(text, max_bytes=MAX_BYTES, max_nodes=MAX_VALUES)
+    except YamlProblem as problem:
+        raise _problem(name, problem.message, problem.line) from None
+    return data
 
 
 # One JSON token: a string (no raw line end, which JSON forbids), a bracket, or a run of other characters.
@@ -95,11 +126,37 @@ def _read_json(text: str, name: str) -> Any:
             if depth > MAX_DEPTH:
                 raise _problem(name, f"nested more than {MAX_DEPTH} levels deep", line)
     try:
-        return json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as twice:
+        raise _problem(
+            name, f"the key {twice.key!r} is written twice in one mapping; keep one", _line_of_second(text, twice.key)
+        ) from None
     except ValueError as exc:
         where = exc.lineno if isinstance(exc, json.JSONDecodeError) else None
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise _problem(name, f"not valid JSON: {message}", where) from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members, refusing a key written twice (``json`` would keep the last silently)."""
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _DuplicateKey(key)
+        mapping[key] = value
+    return mapping
+
+
+def _line_of_second(text: str, key: str) -> int | None:
+    """The line of the second ``"key":`` in ``text`` (the first repeat of a key in one object is usually it)."""
+    spots = [match.start() for match in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+    return text.count("\n", 0, spots[1]) + 1 if len(spots) > 1 else None
 
 
 def _json_int(text: str) -> int | LongInteger:

@@ -149,7 +149,8 @@ class GradingSession:
             modules = self.locate(submission, selected)
             if selected is None:
                 selected = self._attempted(submission, modules)
-                if submission.answers_problem:
+                if submission.answers_problem and not any(isinstance(e, QuizExercise) for e in selected):
+                    # no quiz it names: nothing else would say the file was there and unreadable
                     problems.append(f"Your answers could not be read: {submission.answers_problem}")
                 unknown = [key for key in submission.answers if key not in self.catalog.exercises]
                 if unknown:
@@ -172,8 +173,10 @@ class GradingSession:
             for index in sorted(range(len(selected)), key=lambda i: _hands_over_functions(selected[i])):
                 exercise = selected[index]
                 if isinstance(exercise, QuizExercise):
-                    problem = submission.answers_problem if submission.has_answers_file else None
-                    graded[index] = grade_quiz(exercise, submission.answers.get(exercise.id), problem)
+                    given = submission.answers.get(exercise.id)
+                    # answers another, readable file gives are graded; an unreadable file explains only the rest
+                    problem = submission.answers_problem if given is None else None
+                    graded[index] = grade_quiz(exercise, given, problem)
                 else:
                     graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
             results = [graded[index] for index in range(len(selected))]

@@ -127,6 +127,8 @@ def _add_answers(submission: Submission, path: Path) -> None:
         answers = load_answers(path)
     except AnswersProblem as problem:
         submission.answers_problem = clip(str(problem), _PROBLEM_CHARS)
+        for quiz in problem.named:  # each quiz the unreadable file names is attempted, and scores 0 with the reason
+            submission.answers.setdefault(quiz, None)
         return
     again = [key for key in answers if key in submission.answers]
     if again:

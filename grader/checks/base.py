@@ -80,6 +80,9 @@ class Check(Record):
     )
     hint: str = Field(default="", description="what to look at when this check fails")
     description: str | None = Field(default=None, description="the property in one sentence, replacing the default")
+    noun: str | None = Field(
+        default=None, description="what the reason calls the entry's output; by default the entry's `output`"
+    )
 
     wants_inputs_back: ClassVar[bool] = False
     expects_exception: ClassVar[bool] = False
@@ -91,6 +94,10 @@ class Check(Record):
 
     def default_description(self, entry: str) -> str:
         raise NotImplementedError
+
+    def output(self) -> str:
+        """The entry's output as reasons name it: ``the weights``, ``the loss``, ``the result``."""
+        return f"the {self.noun or 'result'}"
 
     def plan(self, case: Case, entry: str) -> list[Call]:
         """The calls one case needs; by default the entry on the case's arguments."""

@@ -1,4 +1,4 @@
-"""General properties of functions that turn scores into weights.
+"""General properties of functions that turn scores into weights, probabilities or other outputs.
 
 Each class is one reusable property, configured from a spec by its fields.
 Learner results arrive as plain arrays; a result of lower precision
@@ -90,7 +90,7 @@ class SumsToOne(ArrayCheck):
     atol: float = Field(default=1e-9, ge=0)
 
     def default_description(self, entry: str) -> str:
-        return f"the weights {entry} returns sum to 1 along the normalised axis"
+        return f"each slice of {self.output()} {entry} returns sums to 1 along the normalised axis"
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         axis = _axis(case, self.axis_arg, self.axis)
@@ -106,23 +106,22 @@ class SumsToOne(ArrayCheck):
 
 
 class NonNegative(ArrayCheck):
-    """No weight is negative (and none is NaN)."""
+    """No entry of the output is negative (and none is NaN)."""
 
     property: Literal["non-negative"]
-    noun: str = Field(default="weights", description="what the values are, in the reason: weights, losses, ...")
 
     def default_description(self, entry: str) -> str:
-        return f"every weight {entry} returns is non-negative"
+        return f"no entry of {self.output()} {entry} returns is negative"
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         if got.size and np.all(got >= 0):
             return None
         if got.size == 0:
-            return Finding(got="an empty array", expected="one weight per score")
+            return Finding(got="an empty array", expected="one value per score")
         bad = got[~(got >= 0)]
         return Finding(
             got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
-            expected=f"{self.noun} of 0 or more",
+            expected=f"{self.output()} all 0 or more",
         )
 
 
@@ -152,7 +151,7 @@ class OrderPreserving(ArrayCheck):
     axis: int = -1
 
     def default_description(self, entry: str) -> str:
-        return f"a higher score gets a higher weight from {entry}"
+        return f"a higher score never gets a lower value in {self.output()} {entry} returns"
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
@@ -168,9 +167,9 @@ class OrderPreserving(ArrayCheck):
                     tied = zr[i] > zr[j] and wr[i] == wr[j] and wr[i] > 1e-200 and _distinct(zr[i], zr[j])
                     if reversed_ or tied:
                         return Finding(
-                            got=f"scores {format_number(zr[i])} > {format_number(zr[j])} got weights "
+                            got=f"scores {format_number(zr[i])} > {format_number(zr[j])} got "
                             f"{format_number(wr[i])} {'<' if not wr[i] >= wr[j] else '='} {format_number(wr[j])}",
-                            expected="the higher score to get the higher weight",
+                            expected="the higher score to get the higher value",
                         )
         return None
 
@@ -340,7 +339,7 @@ class NegInfGetsZero(ArrayCheck):
     arg: str = "z"
 
     def default_description(self, entry: str) -> str:
-        return f"{entry} gives a -inf score a weight of exactly 0"
+        return f"{entry} gives a -inf score a value of exactly 0 in {self.output()}"
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
@@ -348,5 +347,5 @@ class NegInfGetsZero(ArrayCheck):
         if problem:
             return problem
         if not np.all(np.isfinite(got)):
-            return Finding(got=f"{format_value(got)}", expected="finite weights elsewhere")
+            return Finding(got=f"{format_value(got)}", expected="finite values elsewhere")
         return None

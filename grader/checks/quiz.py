@@ -64,16 +64,25 @@ def letters(count: int) -> str:
 def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> ExerciseResult:
     """Grade one quiz from the learner's answers for it (a mapping of question id to answer)."""
     if problem is not None:
-        return _whole_quiz(quiz, "error", f"Your answers could not be read: {problem}")
+        return _whole_quiz(
+            quiz,
+            "error",
+            f"Your answers could not be read: {problem}",
+            "Not graded: the answers file could not be read (the quiz's reason says where).",
+        )
     if answers is None:
         return _whole_quiz(
-            quiz, "missing", f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file."
+            quiz,
+            "missing",
+            f"No answers for {quiz.id}; add a '{quiz.id}:' section to your answers file.",
+            f"Not answered: there is no '{quiz.id}:' section.",
         )
     if not isinstance(answers, dict):
         return _whole_quiz(
             quiz,
             "error",
             f"The answers under '{quiz.id}' must map question ids to answers, one per line as 'question-id: answer'.",
+            f"Not graded: the answers under '{quiz.id}' are not a mapping of question ids to answers.",
         )
     checks = []
     for question in quiz.questions:
@@ -114,7 +123,8 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     )
 
 
-def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str) -> ExerciseResult:
+def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str, each: str) -> ExerciseResult:
+    """A quiz no question of which could be graded: ``reason`` says why once, ``each`` is every question's."""
     checks = [
         CheckResult(
             id=q.id,
@@ -122,7 +132,7 @@ def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str) -> Exer
             score=0.0,
             max_score=q.points,
             visibility=quiz.visibility,
-            reason=reason,
+            reason=each,
         )
         for q in quiz.questions
     ]

@@ -98,7 +98,7 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
     from grader.record.validation import to_record
 
     try:
-        return to_record(_spec_adapter().validate_python(data))
+        spec = to_record(_spec_adapter().validate_python(data))
     except ValidationError as exc:
         error = pick_error(exc.errors(include_url=False), data)
         loc = tuple(error["loc"])
@@ -109,6 +109,7 @@ def _validate(path: Path, text: str) -> Exercise | Assignment:
             loc += cause.loc
         line, where = line_of(lines, data, loc)
         raise SpecError(f"{where + ': ' if where else ''}{_explain(error, data)}", path=str(path), line=line) from None
+    return spec.with_output_nouns() if isinstance(spec, ImplementationExercise) else spec
 
 
 def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Iterable[str] = ()) -> Catalog:

@@ -8,7 +8,7 @@ Every model forbids unknown keys, so a typo is an error with a location.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
@@ -50,6 +50,11 @@ class EntrySpec(_Strict):
     signature: str = Field(description="as the learner sees it, e.g. 'softmax(z, axis=-1)'")
     args: dict[str, ArgKind] = Field(default_factory=dict, description="argument names in order, with their kinds")
     returns: str = Field(default="a NumPy array of floats", description="what it returns, in words")
+    output: str = Field(
+        default="result",
+        pattern=r"^[A-Za-z][A-Za-z -]{0,39}$",
+        description="what reasons call the returned values: weights, probabilities, loss; by default result",
+    )
 
 
 class PublicExample(_Strict):
@@ -106,6 +111,20 @@ class ImplementationExercise(_Strict):
 
     def entry_of(self, check: Any) -> str:
         return check.entry or next(iter(self.entries))
+
+    def with_output_nouns(self) -> ImplementationExercise:
+        """This exercise with each check that names no ``noun`` itself given its entry's ``output`` noun.
+
+        The loader's finishing step, once the spec is valid, so reasons never
+        need the exercise to name what a check's entry returns.
+        """
+        checks = [
+            check
+            if check.noun is not None
+            else check.model_copy(update={"noun": self.entries[self.entry_of(check)].output})
+            for check in self.checks
+        ]
+        return cast(ImplementationExercise, self.model_copy(update={"checks": checks}))
 
 
 class Option(_Strict):
