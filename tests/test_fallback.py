@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -242,3 +243,44 @@ def test_version_says_there_is_no_sandbox() -> None:
     done = run("--version")
     assert done.returncode == 0
     assert "sandbox: none (" in done.stdout and "--public" in done.stdout
+
+
+@pytest.mark.slow
+def test_fallback_learner_process_ends_with_a_killed_grader() -> None:
+    env = {**os.environ, **NO_LAYERS, "GRADER_CALL_SECONDS": "60"}
+    argv = [sys.executable, "-m", "grader.cli", "grade", str(HOSTILE / "sleep_forever.py"), "--exercise"]
+    grader = subprocess.Popen(
+        [*argv, "stable-softmax", "--public"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        learner = wait_for(lambda: children_running("serve_plain", grader.pid), 60)
+        time.sleep(3)  # into the call that sleeps: a learner process still importing ends when its answer fails
+    finally:
+        grader.kill()
+        grader.wait()
+    assert learner
+    assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in learner), 10)
+
+
+def children_running(marker: str, parent: int) -> list[int]:
+    """Pids of ``parent``'s children whose command line holds ``marker`` (from ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or marker.encode() not in (entry / "cmdline").read_bytes():
+                continue
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def wait_for(condition, seconds: float):
+    """``condition()``'s first true value within ``seconds``, polled; else its last value."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = condition()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)

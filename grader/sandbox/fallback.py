@@ -91,7 +91,7 @@ class PlainParent:
         """
         request_r, response_w, output_w = fds
         paths = [_ROOT] + [path for path in sys.path if path and path != _ROOT]
-        config = dict(config, confine=False)
+        config = dict(config, confine=False, grader_pid=os.getpid())
         process = subprocess.Popen(
             [sys.executable, "-I", "-B", "-u", "-c", _BOOT, json.dumps(paths), json.dumps(config)],
             stdin=request_r,
@@ -201,6 +201,7 @@ def serve_plain(config_json: str) -> None:
     goes where stdout was, so no ``print`` can break into the protocol.
     """
     config = json.loads(config_json)
+    _end_with_the_grader(int(config["grader_pid"]))
     request_fd, response_fd = os.dup(0), os.dup(1)
     os.dup2(2, 1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -209,6 +210,29 @@ def serve_plain(config_json: str) -> None:
     from grader.sandbox import child
 
     child.serve(config, request_fd, response_fd)
+
+
+def _end_with_the_grader(grader: int) -> None:
+    """End this process when the grader is gone: a grader killed mid-call can no longer kill it itself.
+
+    On Linux the kernel does it (``PR_SET_PDEATHSIG``); elsewhere a thread
+    watches for the grader's end (this process is then re-parented).
+    """
+    try:
+        from grader.sandbox.confine.privileges import die_with_parent
+
+        die_with_parent(grader)
+        return
+    except Exception:  # not Linux: no prctl (its module does not even load)
+        pass
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == grader:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="grader-watch", daemon=True).start()
 
 
 def limit_process(config: dict[str, Any]) -> dict[str, Any]:
