@@ -193,6 +193,7 @@ class GradingSession:
             hidden_not_run=hidden,
             problems=bounded_notes(problems),
             sandbox=self.factory.info(),
+            unsandboxed=self.factory.unsandboxed,
         )
 
     def _require_sandbox(self, submission: Submission, selected: list[Exercise] | None, public_only: bool) -> None:

@@ -137,10 +137,16 @@ class SandboxInfo:
 
 @dataclass(kw_only=True)
 class Report:
-    """A whole submission; ``problems`` are notes about the submission as a whole."""
+    """A whole submission; ``problems`` are notes about the submission as a whole.
+
+    ``unsandboxed``: set when the learner's code ran without the kernel
+    sandbox (the fallback runner, public checks only): the sentence every
+    format shows first. First here, so it comes first in the JSON too.
+    """
 
     __pydantic_config__ = _FORBID_EXTRA
 
+    unsandboxed: str | None = None
     grader_version: str
     submission: str
     score: float

@@ -27,6 +27,8 @@ _MAX_OUTPUT_LINES = 60
 def format_markdown(report: Report) -> str:
     """The report as Markdown feedback."""
     lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points", ""]
+    if report.unsandboxed:  # before any result: these results were not produced in the sandbox
+        lines += [f"**Note:** {markdown_text(report.unsandboxed)}", ""]
     lines += [f"Submission: {markdown_code(report.submission)}", ""]
     if report.problems:
         lines += [f"- Note: {markdown_text(problem)}" for problem in report.problems] + [""]

@@ -16,6 +16,8 @@ _WIDTH = 100
 def format_text(report: Report) -> str:
     """Every exercise with its checks, then the total and what it means."""
     lines: list[str] = []
+    if report.unsandboxed:  # first, before any result: these results were not produced in the sandbox
+        lines += _wrap(f"note: {report.unsandboxed}", "", "      ") + [""]
     for problem in report.problems:
         lines += _wrap(f"note: {problem}", "", "      ")
     for exercise in report.exercises:

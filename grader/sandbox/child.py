@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
-from grader.sandbox.confine.process import apply_layers
 from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
@@ -40,7 +39,14 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     (The sandbox self-test's probe process runs ``selftest.serve_probe`` instead.)
     """
     channel = _Channel(request_fd, response_fd)
-    layers = apply_layers(config)
+    if config.get("confine", True):
+        from grader.sandbox.confine.process import apply_layers  # (Linux only; the warm parent imported it)
+
+        layers = apply_layers(config)
+    else:  # the fallback runner's plain process, where the kernel has no layers: only resource limits
+        from grader.sandbox.fallback import limit_process
+
+        layers = limit_process(config)
     watch_actions()
     fresh_state = _process_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
