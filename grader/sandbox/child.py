@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
 from grader.sandbox.confine.process import apply_layers
-from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
+from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
@@ -331,8 +331,10 @@ def run_call(
         }, []
     function = _lookup(module, call["fn"])
     forget_last_action()
+    floats = FloatEvents(scratch)
     try:
-        value = function(*args, **kwargs)
+        with np.errstate(call=floats, over="log", invalid="log", divide="log"):
+            value = function(*args, **kwargs)
     except BaseException as exc:
         return {
             "op": "result",
@@ -351,6 +353,8 @@ def run_call(
             "types": types,
             "values": len(encoded),
         }
+        if floats.events:
+            header["float_errors"] = floats.events
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
             after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
             if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
@@ -388,6 +392,10 @@ def _entry(header: dict[str, Any]) -> bytes:
             {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
         ).encode()
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
+    if "float_errors" in header:  # each its own: learner lines are not a shape of answer worth keeping
+        return json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+        ).encode()
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
         entry = _ANSWER_TAILS[key] = json.dumps(

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["classify_refusal", "describe_exception", "forget_last_action", "watch_actions"]
+__all__ = ["FloatEvents", "classify_refusal", "describe_exception", "forget_last_action", "watch_actions"]
 
 _MESSAGE_LIMIT = 500
 _FRAMES_LIMIT = 20  # of an exception's frames, the grader shows no more; their text stays well within a header
@@ -167,3 +167,56 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
             )
         tb = tb.tb_next
     return frames
+
+
+_FLOAT_KINDS = {"overflow": "overflow", "invalid value": "invalid", "divide by zero": "divide"}
+
+
+class FloatEvents:
+    """NumPy's floating-point errors during one call (overflow, invalid, divide by zero), first of each kind.
+
+    Installed as NumPy's error log for the call (``np.errstate(call=events,
+    over="log", ...)``): NumPy writes ``Warning: overflow encountered in exp``
+    to it. Each kind is recorded once, with the ufunc named and the innermost
+    frame in the learner's own files (file, line, the line's code). Underflow
+    is not recorded: it is how small numbers round to zero. Learner code that
+    sets its own error handling inside the call is its own business: NumPy
+    then reports to the learner's choice, not here.
+    """
+
+    __slots__ = ("events", "_scratch")
+
+    def __init__(self, scratch: str) -> None:
+        self._scratch = scratch
+        self.events: list[dict[str, Any]] = []
+
+    def write(self, message: str) -> None:
+        """What NumPy calls for each error in "log" mode."""
+        try:
+            text = str(message).strip()
+            head, _, ufunc = text.removeprefix("Warning: ").partition(" encountered in ")
+            kind = _FLOAT_KINDS.get(head)
+            if kind is None or any(event["kind"] == kind for event in self.events):
+                return
+            event: dict[str, Any] = {"kind": kind, "in": ufunc[:60]}
+            event.update(self._learner_frame())
+            self.events.append(event)
+        except Exception:  # pragma: no cover - recording must never change what the call does
+            pass
+
+    def _learner_frame(self) -> dict[str, Any]:
+        """The innermost frame running the learner's own code, as file (relative), line and its text."""
+        frame = sys._getframe(2)
+        prefix = self._scratch + os.sep
+        for _ in range(200):
+            if frame is None:
+                break
+            filename = frame.f_code.co_filename
+            if filename.startswith(prefix):
+                return {
+                    "file": os.path.relpath(filename, self._scratch)[:200],
+                    "line": frame.f_lineno,
+                    "text": linecache.getline(filename, frame.f_lineno).strip()[:200],
+                }
+            frame = frame.f_back  # type: ignore[assignment]
+        return {}
