@@ -62,6 +62,26 @@ def test_learner_code_that_sets_its_own_errstate_is_its_own_business(tmp_path: P
     assert "float_errors" not in header
 
 
+RAISES = (
+    "import numpy as np\n\nnp.seterr(over='raise')\n\n\ndef sigmoid(x):\n    try:\n"
+    "        return 1 / (1 + np.exp(-x))\n    except FloatingPointError:\n        return np.full_like(x, -1.0)\n"
+)
+
+
+def test_a_mode_the_learner_set_at_import_is_theirs_and_the_others_are_still_watched(tmp_path: Path) -> None:
+    before = np.geterr()
+    try:
+        module = _module(tmp_path, RAISES)
+        header, payload = child.run_call(
+            module, 0, {"fn": "sigmoid"}, lambda: ([np.array([-1000.0, np.inf])], {}), str(tmp_path)
+        )
+    finally:
+        np.seterr(**before)
+    outcome = decode_answer(0, header, payload)
+    np.testing.assert_array_equal(outcome.values[0], [-1.0, -1.0])
+    assert outcome.float_errors == []  # the overflow raised, as the learner asked, before anything else ran
+
+
 def test_each_kind_is_recorded_once_at_the_innermost_learner_frame(tmp_path: Path) -> None:
     header, _ = _call(tmp_path, HELPER, [0.0, 0.0])
     events = header["float_errors"]

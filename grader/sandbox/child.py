@@ -8,6 +8,7 @@ this module sends back. Standard library and numpy only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -65,8 +66,10 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         elif op == "call_many" and module is not None:
             set_trusted_source(request.get("trusted_source"))
             answers = Answers(channel, batched=bool(request.get("batch")))
-            for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
-                answers.add(*run_call(module, index, call, arguments, config["scratch"]))
+            floats = FloatEvents(config["scratch"])
+            with floats.watching():  # once per batch: each call only starts a fresh record
+                for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
+                    answers.add(*run_call(module, index, call, arguments, config["scratch"], floats))
             answers.flush()
         else:
             return
@@ -317,8 +320,12 @@ def run_call(
     call: dict[str, Any],
     arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
+    floats: FloatEvents | None = None,
 ) -> tuple[dict[str, Any], list[bytes]]:
-    """Call one entry function and encode what it returned, or what it raised."""
+    """Call one entry function and encode what it returned (with NumPy's float errors), or what it raised.
+
+    ``floats``: a record already watching (a batch's); by default the call is watched alone.
+    """
     try:
         args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
@@ -331,10 +338,16 @@ def run_call(
         }, []
     function = _lookup(module, call["fn"])
     forget_last_action()
-    floats = FloatEvents(scratch)
+    if floats is None:
+        floats = FloatEvents(scratch)
+        watching = floats.watching()
+    else:
+        watching = _NOT_AGAIN
+    floats.events = []
     try:
-        with np.errstate(call=floats, over="log", invalid="log", divide="log"):
+        with watching:
             value = function(*args, **kwargs)
+        events = floats.events  # what encoding the value might log is not the learner's
     except BaseException as exc:
         return {
             "op": "result",
@@ -353,8 +366,8 @@ def run_call(
             "types": types,
             "values": len(encoded),
         }
-        if floats.events:
-            header["float_errors"] = floats.events
+        if events:
+            header["float_errors"] = events
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
             after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
             if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
@@ -369,6 +382,9 @@ def run_call(
             error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
+
+
+_NOT_AGAIN = contextlib.nullcontext()
 
 
 class _TooLarge(ValueError):

@@ -5,15 +5,20 @@ before the submission is imported) remembers the last sensitive action, so a
 ``PermissionError`` can be told apart as a refused file, process, signal or
 network action; the grader's ``reasons`` turn the kind into a sentence. A
 learner can fool this only into a different wording of its own failure.
+``FloatEvents`` records NumPy's floating-point errors during a call that
+returned, as facts for ``no-float-warnings``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import linecache
 import os
 import sys
 from typing import Any
+
+import numpy as np
 
 __all__ = ["FloatEvents", "classify_refusal", "describe_exception", "forget_last_action", "watch_actions"]
 
@@ -175,13 +180,15 @@ _FLOAT_KINDS = {"overflow": "overflow", "invalid value": "invalid", "divide by z
 class FloatEvents:
     """NumPy's floating-point errors during one call (overflow, invalid, divide by zero), first of each kind.
 
-    Installed as NumPy's error log for the call (``np.errstate(call=events,
-    over="log", ...)``): NumPy writes ``Warning: overflow encountered in exp``
-    to it. Each kind is recorded once, with the ufunc named and the innermost
-    frame in the learner's own files (file, line, the line's code). Underflow
-    is not recorded: it is how small numbers round to zero. Learner code that
-    sets its own error handling inside the call is its own business: NumPy
-    then reports to the learner's choice, not here.
+    Installed as NumPy's error log for the call (``watching``): NumPy writes
+    ``Warning: overflow encountered in exp`` to it. Each kind is recorded
+    once, with the ufunc named and the innermost frame in the learner's own
+    files (file, line, the line's code). Underflow is not recorded: it is
+    how small numbers round to zero. Learner code that sets its own error
+    handling is its own business: a kind the learner set to anything but
+    NumPy's default ("warn") is left as set and not recorded, a learner's own
+    error callback or log stays in place, and so does whatever the learner
+    sets inside the call.
     """
 
     __slots__ = ("events", "_scratch")
@@ -189,6 +196,14 @@ class FloatEvents:
     def __init__(self, scratch: str) -> None:
         self._scratch = scratch
         self.events: list[dict[str, Any]] = []
+
+    def watching(self) -> contextlib.AbstractContextManager[Any]:
+        """A context in which NumPy logs this call's overflow, invalid and divide errors here, where still default."""
+        modes = np.geterr()
+        if "call" in modes.values() or "log" in modes.values():  # the learner's own callback or log: theirs
+            return contextlib.nullcontext()
+        ours: dict[str, Any] = {kind: "log" for kind in ("over", "invalid", "divide") if modes[kind] == "warn"}
+        return np.errstate(call=self, **ours) if ours else contextlib.nullcontext()
 
     def write(self, message: str) -> None:
         """What NumPy calls for each error in "log" mode."""
