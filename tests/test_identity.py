@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from grader.checks.base import Call
 from grader.checks.cases import Case
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.identity import Identity
 from grader.checks.memory import GradingMemo
+from grader.cli import main
 from grader.errors import SpecError
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.loader import load_catalog
@@ -229,3 +232,18 @@ def test_comparisons_use_their_tolerances(relation: str, left: list[Any], right:
     check = Identity(id="i", property="identity", relation=relation)
     outcomes = [_ok([0.0]), _ok(left), _ok(right)]
     assert (check.judge(Case(args={"x": np.zeros(1)}), outcomes) is None) is holds
+
+
+@pytest.mark.slow
+def test_a_real_learner_process_reports_the_line_that_overflowed(tmp_path: Path) -> None:
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "relatives.yaml").write_text(SPEC)
+    (tmp_path / "mine.py").write_text(NAIVE)
+    result = CliRunner().invoke(
+        main, ["--exercises", str(tmp_path / "exercises"), "grade", str(tmp_path / "mine.py"), "--format", "json"]
+    )
+    assert result.exit_code == 1, result.output
+    checks = {check["id"]: check for check in json.loads(result.output)["exercises"][0]["checks"]}
+    assert "exp overflowed at mine.py line 5: return 1 / (1 + np.exp(-x))" in checks["no-overflow-on-the-way"]["reason"]
+    assert checks["shift-adds"]["status"] == "failed"
+    assert checks["symmetric"]["status"] == "passed"
