@@ -170,3 +170,16 @@ def test_no_float_warnings_names_the_learners_line() -> None:
 )
 def test_describe_float_error_says_what_it_knows(event: dict[str, Any], text: str) -> None:
     assert describe_float_error(event) == text
+
+
+POISONS = (
+    "import numpy as np\n\n\ndef sigmoid(x):\n    record = np.geterrcall()\n"
+    "    record._events = [{'kind': 'overflow', 'in': object()}, 5, {'kind': 'divide', 'in': 'x' * 10000, 'line': 7},"
+    " {1: 2}]\n    return x\n"
+)
+
+
+def test_a_learner_writing_into_the_record_sends_only_well_formed_events(tmp_path: Path) -> None:
+    header, payload = _call(tmp_path, POISONS, [1.0])
+    assert header["float_errors"] == [{"kind": "overflow"}, {"kind": "divide", "in": "x" * 200, "line": 7}]
+    child.encode_answer(header, payload)  # plain JSON: the answer can be sent

@@ -162,7 +162,8 @@ def test_a_bad_relation_is_a_spec_error_at_its_line(tmp_path: Path, relation: st
 
 def test_where_is_bounded_and_named_plainly(tmp_path: Path) -> None:
     (tmp_path / "exercises").mkdir()
-    for where, message in [("{__x: [1.0]}", "not a variable name"), ("{c: []}", "no values")]:
+    cases = [("{__x: [1.0]}", "not a variable name"), ("{c: []}", "no values"), ("{c: [a]}", "not a number")]
+    for where, message in cases:
         (tmp_path / "exercises" / "relatives.yaml").write_text(_spec_with("sigmoid(x) == 1", f", where: {where}"))
         with pytest.raises(SpecError, match=message):
             load_catalog(tmp_path / "exercises")
@@ -247,3 +248,11 @@ def test_a_real_learner_process_reports_the_line_that_overflowed(tmp_path: Path)
     assert "exp overflowed at mine.py line 5: return 1 / (1 + np.exp(-x))" in checks["no-overflow-on-the-way"]["reason"]
     assert checks["shift-adds"]["status"] == "failed"
     assert checks["symmetric"]["status"] == "passed"
+
+
+def test_monotone_names_an_argument_the_entry_has(tmp_path: Path) -> None:
+    (tmp_path / "exercises").mkdir()
+    spec = SPEC.replace("property: monotone, strict: true", "property: monotone, arg: xx, strict: true")
+    (tmp_path / "exercises" / "relatives.yaml").write_text(spec)
+    with pytest.raises(SpecError, match="'xx' is not an argument of sigmoid; did you mean 'x'"):
+        load_catalog(tmp_path / "exercises")

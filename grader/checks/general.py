@@ -7,6 +7,8 @@ values in reasons ("the probabilities", "the result").
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterator, Mapping
 from typing import Literal
 
 import numpy as np
@@ -103,6 +105,14 @@ class Monotone(ArrayCheck):
         default=None, ge=0, description="how near (relative) a saturates_at value a tie may be; default 4 epsilons"
     )
     noun: str = Field(default="the result", description="what the values are, in the reason")
+
+    def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterator[tuple[str, str]]:
+        """``arg`` must be a parameter of the entry."""
+        parameters = signatures.get(entry)
+        if self.arg is not None and parameters is not None and self.arg not in parameters:
+            close = difflib.get_close_matches(self.arg, list(parameters), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            yield f"{self.arg!r} is not an argument of {entry}{hint}", "arg"
 
     def default_description(self, entry: str) -> str:
         strictly = "strictly " if self.strict else ""

@@ -64,6 +64,13 @@ class Identity(Check):
                 raise ValueError(f"{name!r} is not a variable name a relation can use")
             if not values:
                 raise ValueError(f"{name!r} has no values to try")
+            for item in values:
+                try:
+                    array = np.asarray(item, dtype=float)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name!r}: {item!r} is not a number or an array of numbers") from None
+                if array.size > 10_000:
+                    raise ValueError(f"{name!r}: a value of {array.size} numbers; at most 10000")
             combinations *= len(values)
         if combinations > _MAX_COMBINATIONS:
             raise ValueError(f"where gives {combinations} combinations of values; at most {_MAX_COMBINATIONS}")

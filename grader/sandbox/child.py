@@ -343,11 +343,11 @@ def run_call(
         watching = floats.watching()
     else:
         watching = _NOT_AGAIN
-    floats.events = []
+    floats.start()
     try:
         with watching:
             value = function(*args, **kwargs)
-        events = floats.events  # what encoding the value might log is not the learner's
+        events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
         return {
             "op": "result",

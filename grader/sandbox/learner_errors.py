@@ -175,6 +175,7 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
 
 
 _FLOAT_KINDS = {"overflow": "overflow", "invalid value": "invalid", "divide by zero": "divide"}
+_EVENT_KEYS = ("kind", "in", "file", "line", "text")
 
 
 class FloatEvents:
@@ -191,11 +192,36 @@ class FloatEvents:
     sets inside the call.
     """
 
-    __slots__ = ("events", "_scratch")
+    __slots__ = ("_events", "_scratch")
 
     def __init__(self, scratch: str) -> None:
         self._scratch = scratch
-        self.events: list[dict[str, Any]] = []
+        self._events: list[dict[str, Any]] = []
+
+    def start(self) -> None:
+        """Forget what was recorded: a new call begins."""
+        self._events = []
+
+    def take(self) -> list[dict[str, Any]]:
+        """What was recorded since ``start``, as plain JSON values.
+
+        Learner code can reach this object (``np.geterrcall()``) and write
+        anything into it, so only well-formed events are taken (at most one
+        per kind, values of the exact types written), and nothing of the
+        learner's runs here.
+        """
+        taken: list[dict[str, Any]] = []
+        events = self._events
+        if type(events) is not list:
+            return taken
+        for event in events[:3]:
+            if type(event) is not dict or not all(type(key) is str for key in event):
+                continue
+            if event.get("kind") not in _FLOAT_KINDS.values() or any(e["kind"] == event["kind"] for e in taken):
+                continue
+            plain = {key: value for key, value in event.items() if type(value) in (str, int) and key in _EVENT_KEYS}
+            taken.append({key: value[:200] if type(value) is str else value for key, value in plain.items()})
+        return taken
 
     def watching(self) -> contextlib.AbstractContextManager[Any]:
         """A context in which NumPy logs this call's overflow, invalid and divide errors here, where still default."""
@@ -211,11 +237,11 @@ class FloatEvents:
             text = str(message).strip()
             head, _, ufunc = text.removeprefix("Warning: ").partition(" encountered in ")
             kind = _FLOAT_KINDS.get(head)
-            if kind is None or any(event["kind"] == kind for event in self.events):
+            if kind is None or any(event["kind"] == kind for event in self._events):
                 return
             event: dict[str, Any] = {"kind": kind, "in": ufunc[:60]}
             event.update(self._learner_frame())
-            self.events.append(event)
+            self._events.append(event)
         except Exception:  # pragma: no cover - recording must never change what the call does
             pass
 
