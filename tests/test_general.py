@@ -120,8 +120,14 @@ def test_monotone_strict_allows_ties_only_where_float64_cannot_differ(
     assert (finding is None) is holds
 
 
-def test_monotone_strict_without_saturation_values_refuses_a_tie_at_one_or_zero() -> None:
+def test_monotone_strict_by_default_allows_a_tie_at_one_as_sigmoid_saturates() -> None:
     check = Monotone(id="m", property="monotone", strict=True)
+    assert check.judge(Case(args={"x": np.array([1.0, 710.0, 745.0])}), [_ok([0.73, 1.0, 1.0])]) is None
+    assert check.judge(Case(args={"x": np.array([1.0, 2.0])}), [_ok([0.7, 0.7])]) is not None
+
+
+def test_monotone_strict_with_no_saturation_values_refuses_a_tie_at_one_or_zero() -> None:
+    check = Monotone(id="m", property="monotone", strict=True, saturates_at=[])
     finding = check.judge(Case(args={"x": np.array([710.0, 745.0])}), [_ok([1.0, 1.0])])
     assert finding is not None and finding.got == "the result 1.0 at x = 710.0 = 1.0 at x = 745.0"
     assert finding.expected == "the result strictly increasing in x"

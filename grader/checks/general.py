@@ -85,13 +85,13 @@ class Monotone(ArrayCheck):
       ``INDISTINGUISHABLE`` (1e-12) times the larger of 1 and their magnitudes;
     - the tied output is saturated: within ``saturation_rtol`` (relative;
       by default 4 machine epsilons of the result's dtype, 8.9e-16 for
-      float64) of one of ``saturates_at`` (sigmoid gives ``[0.0, 1.0]``:
-      sigmoid(710) == sigmoid(745) == 1.0 is a tie at 1.0, allowed, while
-      sigmoid(1) == sigmoid(2) is not), or at an end of the float range,
-      where no larger (or smaller) value can be told apart: infinite, the
-      largest finite magnitude, or subnormal (smaller in magnitude than the
-      smallest normal float of the result's dtype, zero excluded; list 0.0
-      in ``saturates_at`` where the function underflows to zero).
+      float64) of one of ``saturates_at`` (by default -1, 0 and 1, where
+      sigmoid, tanh and probabilities flatten out: sigmoid(710) ==
+      sigmoid(745) == 1.0 is a tie at 1.0, allowed, while sigmoid(1) ==
+      sigmoid(2) is not), or at an end of the float range, where no larger
+      (or smaller) value can be told apart: infinite, the largest finite
+      magnitude, or subnormal (smaller in magnitude than the smallest
+      normal float of the result's dtype, zero excluded).
     """
 
     property: Literal["monotone"]
@@ -99,7 +99,8 @@ class Monotone(ArrayCheck):
     direction: Literal["increasing", "decreasing"] = "increasing"
     strict: bool = Field(default=False, description="also refuse equal outputs for different inputs")
     saturates_at: list[float] = Field(
-        default_factory=list, description="output values a strict function may tie at (sigmoid: [0.0, 1.0])"
+        default=[-1.0, 0.0, 1.0],
+        description="output values a strict function may tie at, where it flattens out; [] for none",
     )
     saturation_rtol: float | None = Field(
         default=None, ge=0, description="how near (relative) a saturates_at value a tie may be; default 4 epsilons"
