@@ -124,3 +124,13 @@ def test_evaluate_refuses_arithmetic_on_lists() -> None:
     relation = parse_relation("f(x) == [x] * 1000000000")
     with pytest.raises(ExpressionError, match="list"):
         evaluate(relation, {"x": np.array([1.0])}, [np.array([1.0])])
+
+
+def test_evaluate_refuses_to_broadcast_two_results_into_an_outer_product() -> None:
+    relation = parse_relation("f(x) + f(-x) == 1")
+    with pytest.raises(ExpressionError, match="larger than either"):
+        evaluate(relation, {"x": np.zeros(3)}, [np.zeros((3, 1)), np.zeros(3)])
+    left, _ = evaluate(relation, {"x": np.zeros(3)}, [np.zeros((2, 3)), np.ones(3)])
+    np.testing.assert_array_equal(left, np.ones((2, 3)))
+    keeps = parse_relation("f(z) == z - max(z, axis=-1, keepdims=1)")
+    evaluate(keeps, {"z": np.zeros((2, 3))}, [np.zeros((2, 3))])

@@ -256,3 +256,10 @@ def test_monotone_names_an_argument_the_entry_has(tmp_path: Path) -> None:
     (tmp_path / "exercises" / "relatives.yaml").write_text(spec)
     with pytest.raises(SpecError, match="'xx' is not an argument of sigmoid; did you mean 'x'"):
         load_catalog(tmp_path / "exercises")
+
+
+def test_a_tuple_where_an_array_is_expected_is_said_plainly() -> None:
+    check = Identity(id="i", property="identity", relation="f(x) == 1")
+    pair = CallOutcome(status="ok", values=[np.zeros(1), np.zeros(1)], kind="tuple", types=["ndarray", "ndarray"])
+    finding = check.judge(Case(args={"x": np.zeros(1)}), [_ok([0.0]), pair])
+    assert finding is not None and finding.got == "a tuple of 2 values" and finding.expected == "one array"

@@ -33,6 +33,7 @@ computes each learner or reference call's arguments from the case;
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -392,7 +393,9 @@ class _Walker:
                 return _CONSTANTS[node.id]
             raise ExpressionError(f"the name {node.id!r} is not bound")
         if isinstance(node, ast.BinOp):
-            return _ARITHMETIC[type(node.op)](_float(self.value(node.left)), _float(self.value(node.right)))
+            left, right = _float(self.value(node.left)), _float(self.value(node.right))
+            _no_growth(left, right)
+            return _ARITHMETIC[type(node.op)](left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self.value(node.operand)
             if type(operand) is int:
@@ -400,7 +403,9 @@ class _Walker:
             return np.negative(_float(operand)) if isinstance(node.op, ast.USub) else np.positive(_float(operand))
         if isinstance(node, ast.Compare):
             op = COMPARISONS[type(node.ops[0])]
-            return _ORDER[op](self.value(node.left), self.value(node.comparators[0]))
+            left, right = self.value(node.left), self.value(node.comparators[0])
+            _no_growth(left, right)
+            return _ORDER[op](left, right)
         if isinstance(node, ast.List):
             return [self.value(item) for item in node.elts]
         if isinstance(node, ast.Tuple):
@@ -415,8 +420,27 @@ class _Walker:
                 raise ExpressionError(f"{_shown(function, on)}() has not been answered")
             args = [self.value(arg) for arg in node.args]
             kwargs = {str(k.arg): self.value(k.value) for k in node.keywords}
+            _no_growth(*(arg for arg in args if not isinstance(arg, (list, tuple))))
             return NUMPY_FUNCTIONS[function](*args, **kwargs)
         raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
+
+
+def _no_growth(*operands: Any) -> None:
+    """Refuse broadcasting that would make a value larger than every operand (an outer product of two results).
+
+    Learner code chooses the shapes it returns: ``f(x) + f(-x)`` with one
+    result of shape (n, 1) and the other (n,) would otherwise make n * n
+    numbers in the grader's process.
+    """
+    shapes = [np.shape(operand) for operand in operands]
+    if len(shapes) < 2:
+        return
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} do not fit together") from None
+    if math.prod(shape) > max(math.prod(s) for s in shapes):
+        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} would broadcast to {shape}, larger than either")
 
 
 def _float(value: Any) -> Any:

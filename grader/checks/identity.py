@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import Call, Check, Finding
+from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
@@ -136,6 +136,10 @@ class Identity(Check):
         per = len(relation.calls)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
+            for outcome in answered:
+                _, problem = array_result(outcome)
+                if problem is not None:
+                    return problem
             results = [outcome.value for outcome in answered]
             try:
                 left, right = evaluate(relation, variables, results)
