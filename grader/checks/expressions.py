@@ -48,6 +48,7 @@ __all__ = [
     "NUMPY_FUNCTIONS",
     "CallSite",
     "ExpressionError",
+    "PlannedCall",
     "Relation",
     "evaluate",
     "parse_relation",
