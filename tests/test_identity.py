@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from grader.checks.base import Call
@@ -15,8 +17,10 @@ from grader.checks.cases import Case
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.identity import Identity
 from grader.checks.memory import GradingMemo
+from grader.checks.registry import CheckSpec
 from grader.cli import main
 from grader.errors import SpecError
+from grader.record.validation import adapter
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.loader import load_catalog
 from tests.fakes import InProcessFactory
@@ -263,3 +267,13 @@ def test_a_tuple_where_an_array_is_expected_is_said_plainly() -> None:
     pair = CallOutcome(status="ok", values=[np.zeros(1), np.zeros(1)], kind="tuple", types=["ndarray", "ndarray"])
     finding = check.judge(Case(args={"x": np.zeros(1)}), [_ok([0.0]), pair])
     assert finding is not None and finding.got == "a tuple of 2 values" and finding.expected == "one array"
+
+
+def test_the_relations_shown_in_the_authoring_guide_are_valid_checks() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    block = re.search(r"### Relations \(`identity`\)\n\n```\n(.*?)```", doc, flags=re.DOTALL)
+    assert block is not None
+    checks = yaml.safe_load(block.group(1))
+    assert len(checks) == 3
+    for check in checks:
+        adapter(CheckSpec).validate_python(check)
