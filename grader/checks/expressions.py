@@ -33,6 +33,7 @@ computes each learner or reference call's arguments from the case;
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -152,8 +153,12 @@ class Relation:
         }
 
 
+@functools.lru_cache(maxsize=256)  # by text: a check parses its relation for every case it plans and judges
 def parse_relation(text: str) -> Relation:
     """Parse and check a relation; ``ExpressionError`` names what is not allowed.
+
+    The ``Relation`` returned is shared between callers (it is cached by
+    text): nothing may change its nodes.
 
     Names that are not numpy functions are taken for entry functions when
     called and for variables otherwise; whether they exist is checked
