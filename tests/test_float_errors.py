@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,9 @@ def _module(scratch: Path, source: str) -> Any:
 def _call(scratch: Path, source: str, x: list[float]) -> tuple[dict[str, Any], list[bytes]]:
     module = _module(scratch, source)
     arguments = np.array(x)
-    return child.run_call(module, 0, {"fn": "sigmoid"}, lambda: ([arguments], {}), str(scratch))
+    with warnings.catch_warnings():  # a learner process has no pytest warning filters
+        warnings.simplefilter("ignore")
+        return child.run_call(module, 0, {"fn": "sigmoid"}, lambda: ([arguments], {}), str(scratch))
 
 
 def test_an_overflow_is_recorded_with_the_ufunc_and_the_learners_line(tmp_path: Path) -> None:
@@ -72,14 +75,29 @@ def test_a_mode_the_learner_set_at_import_is_theirs_and_the_others_are_still_wat
     before = np.geterr()
     try:
         module = _module(tmp_path, RAISES)
-        header, payload = child.run_call(
-            module, 0, {"fn": "sigmoid"}, lambda: ([np.array([-1000.0, np.inf])], {}), str(tmp_path)
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            header, payload = child.run_call(
+                module, 0, {"fn": "sigmoid"}, lambda: ([np.array([-1000.0, np.inf])], {}), str(tmp_path)
+            )
     finally:
         np.seterr(**before)
     outcome = decode_answer(0, header, payload)
     np.testing.assert_array_equal(outcome.values[0], [-1.0, -1.0])
     assert outcome.float_errors == []  # the overflow raised, as the learner asked, before anything else ran
+
+
+CATCHES = (
+    "import warnings\n\nimport numpy as np\n\n\ndef sigmoid(x):\n    with warnings.catch_warnings():\n"
+    "        warnings.simplefilter('error')\n        try:\n            return 1 / (1 + np.exp(-x))\n"
+    "        except RuntimeWarning as caught:\n            return np.full_like(x, len(str(caught)))\n"
+)
+
+
+def test_a_learner_catching_numpys_warning_still_gets_it_and_nothing_is_recorded(tmp_path: Path) -> None:
+    header, payload = _call(tmp_path, CATCHES, [-1000.0])
+    np.testing.assert_array_equal(decode_answer(0, header, payload).values[0], [len("overflow encountered in exp")])
+    assert "float_errors" not in header
 
 
 def test_each_kind_is_recorded_once_at_the_innermost_learner_frame(tmp_path: Path) -> None:
@@ -183,3 +201,14 @@ def test_a_learner_writing_into_the_record_sends_only_well_formed_events(tmp_pat
     header, payload = _call(tmp_path, POISONS, [1.0])
     assert header["float_errors"] == [{"kind": "overflow"}, {"kind": "divide", "in": "x" * 200, "line": 7}]
     child.encode_answer(header, payload)  # plain JSON: the answer can be sent
+
+
+def test_the_warning_numpy_would_give_is_still_given_where_the_learner_called(tmp_path: Path) -> None:
+    module = _module(tmp_path, NAIVE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        header, _ = child.run_call(module, 0, {"fn": "sigmoid"}, lambda: ([np.array([-1000.0])], {}), str(tmp_path))
+    assert [(str(w.message), w.category, Path(w.filename).name, w.lineno) for w in caught] == [
+        ("overflow encountered in exp", RuntimeWarning, "mine.py", 5)
+    ]
+    assert header["float_errors"][0]["kind"] == "overflow"

@@ -16,6 +16,7 @@ import errno
 import linecache
 import os
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -189,7 +190,7 @@ class FloatEvents:
     handling is its own business: a kind the learner set to anything but
     NumPy's default ("warn") is left as set and not recorded, a learner's own
     error callback or log stays in place, and so does whatever the learner
-    sets inside the call.
+    sets inside the call; the warning NumPy would have given is still given.
     """
 
     __slots__ = ("_events", "_scratch")
@@ -232,10 +233,16 @@ class FloatEvents:
         return np.errstate(call=self, **ours) if ours else contextlib.nullcontext()
 
     def write(self, message: str) -> None:
-        """What NumPy calls for each error in "log" mode."""
+        """What NumPy calls for each error in "log" mode: warn as NumPy's "warn" mode would, then record.
+
+        The learner's warning filters see the very warning they would have
+        seen (``simplefilter("error")`` makes it an exception in their code,
+        and then nothing is recorded: the learner handled it as an error).
+        """
+        text = str(message).strip().removeprefix("Warning: ")
+        warnings.warn(text, RuntimeWarning, stacklevel=2)
         try:
-            text = str(message).strip()
-            head, _, ufunc = text.removeprefix("Warning: ").partition(" encountered in ")
+            head, _, ufunc = text.partition(" encountered in ")
             kind = _FLOAT_KINDS.get(head)
             if kind is None or any(event["kind"] == kind for event in self._events):
                 return
