@@ -21,6 +21,7 @@ a reference value, a tolerance or a hidden check.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -102,6 +103,17 @@ class Check(Record):
     def plan(self, case: Case, entry: str) -> list[Call]:
         """The calls one case needs; by default the entry on the case's arguments."""
         return [Call(entry, case.args, return_inputs=self.wants_inputs_back)]
+
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
+        """``plan``, for a check that also calls other entries: ``parameters`` gives each entry's parameter names."""
+        return self.plan(case, entry)
+
+    def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterable[tuple[str, str]]:
+        """What this check names that the exercise lacks, as (message, key it is written in); by default nothing.
+
+        ``signatures``: each entry's parameters, each with whether it has a default.
+        """
+        return ()
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         """A finding when the case breaks the property, else ``None``."""

@@ -8,6 +8,7 @@ this module sends back. Standard library and numpy only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
-from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
+from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
@@ -71,8 +72,10 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         elif op == "call_many" and module is not None:
             set_trusted_source(request.get("trusted_source"))
             answers = Answers(channel, batched=bool(request.get("batch")))
-            for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
-                answers.add(*run_call(module, index, call, arguments, config["scratch"]))
+            floats = FloatEvents(config["scratch"])
+            with floats.watching():  # once per batch: each call only starts a fresh record
+                for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
+                    answers.add(*run_call(module, index, call, arguments, config["scratch"], floats))
             answers.flush()
         else:
             return
@@ -323,8 +326,12 @@ def run_call(
     call: dict[str, Any],
     arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
+    floats: FloatEvents | None = None,
 ) -> tuple[dict[str, Any], list[bytes]]:
-    """Call one entry function and encode what it returned, or what it raised."""
+    """Call one entry function and encode what it returned (with NumPy's float errors), or what it raised.
+
+    ``floats``: a record already watching (a batch's); by default the call is watched alone.
+    """
     try:
         args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
@@ -337,8 +344,16 @@ def run_call(
         }, []
     function = _lookup(module, call["fn"])
     forget_last_action()
+    if floats is None:
+        floats = FloatEvents(scratch)
+        watching = floats.watching()
+    else:
+        watching = _NOT_AGAIN
+    floats.start()
     try:
-        value = function(*args, **kwargs)
+        with watching:
+            value = function(*args, **kwargs)
+        events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
         return {
             "op": "result",
@@ -357,6 +372,8 @@ def run_call(
             "types": types,
             "values": len(encoded),
         }
+        if events:
+            header["float_errors"] = events
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
             after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
             if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
@@ -371,6 +388,9 @@ def run_call(
             error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
+
+
+_NOT_AGAIN = contextlib.nullcontext()
 
 
 class _TooLarge(ValueError):
@@ -394,6 +414,10 @@ def _entry(header: dict[str, Any]) -> bytes:
             {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
         ).encode()
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
+    if "float_errors" in header:  # each its own: learner lines are not a shape of answer worth keeping
+        return json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+        ).encode()
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
         entry = _ANSWER_TAILS[key] = json.dumps(
