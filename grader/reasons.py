@@ -46,14 +46,24 @@ def failure_reason(
     hint: str,
     more: int,
     reveal: bool,
+    cause: str = "",
 ) -> str:
-    """The whole story of a failed check, or only the property when the spec hides the rest."""
+    """The whole story of a failed check, or only the property when the spec hides the rest.
+
+    ``cause``: what the facts of the failure show beyond expected and got
+    (``checks.failure_modes``: a dtype that lost range, an exception's own
+    suggestion). ``hint``: the check's hint for this failure's mode, or
+    empty. ``diagnosis``: a known mistake the failure was shown to match;
+    when there is none, nothing claims one.
+    """
     if not reveal:
         return _sentence(f"{description}: this did not hold on a hidden input")
     parts = [_sentence(f"{description}, but not for {call}" if call else description + ", but not for your answer")]
     parts.append(_sentence(f"Expected {finding.expected}; got {finding.got}"))
     if finding.note:
         parts.append(_sentence(finding.note))
+    if cause:
+        parts.append(_sentence(cause))
     if diagnosis:
         parts.append(_sentence(f"This matches a known mistake: {diagnosis}"))
     if hint and not diagnosis:
