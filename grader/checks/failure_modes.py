@@ -12,6 +12,7 @@ none.
 Modes, checked in this order:
 
 - ``timeout``: a call gave no answer within its limit.
+- ``wrong-value`` for a check that expects an exception: what was raised, or not, is what it judges.
 - ``exception``: a call raised or ended without a value (a crash, a refused reply).
 - ``shape``: the result has the wrong shape or form (a tuple, a list, an array of another shape).
 - ``dtype``: the result's dtype lost what the inputs held: an integer result from float
@@ -19,7 +20,7 @@ Modes, checked in this order:
 - ``nan`` / ``inf``: the result holds NaN (or ±inf) where the inputs held none, and the
   finding shows it.
 - ``wrong-value``: right shape, finite, wrong numbers; also any failure of a check that
-  judges the inputs after the call, or that expects an exception.
+  judges the inputs after the call (once the call returned).
 """
 
 from __future__ import annotations
@@ -106,13 +107,15 @@ def classify_failure(
     mine = [o for call, o in zip(calls, outcomes, strict=False) if call.on == "learner"] or outcomes
     if finding.status == "timeout" or any(o.status == "timeout" for o in mine):
         return Failure("timeout")
-    if check.expects_exception or check.wants_inputs_back:
-        return Failure("wrong-value")  # the check judges what was raised, or the inputs: its own hint fits
+    if check.expects_exception and all(o.status in ("ok", "raised") for o in mine):
+        return Failure("wrong-value")  # what was raised, or not, is what the check judges: its own hint fits
     for outcome in mine:
         if outcome.status == "raised":
             return Failure("exception", hint=exception_hint(outcome.error))
         if outcome.status != "ok":
             return Failure("exception")
+    if check.wants_inputs_back:
+        return Failure("wrong-value")  # the check judges the inputs after the call, whatever the result holds
     if _SHAPE_GOT.match(finding.got) or finding.expected.startswith("a numpy.ndarray"):
         return Failure("shape")
     values = [value for outcome in mine for value in outcome.values]
