@@ -100,7 +100,9 @@ def test_diagnose_a_mistake_is_not_named_when_a_check_it_fails_passed(catalog) -
     assert _check(result, "honours-step-size").status in ("passed", "skipped")  # skipped: held, withheld by the gate
     assert _check(result, "matches-softmax-jacobian").status == "failed"
     assert _named(result) == {}
-    assert "known mistake" not in _check(result, "matches-softmax-jacobian").reason
+    reason = _check(result, "matches-softmax-jacobian").reason
+    assert "known mistake" not in reason and "use the h argument" not in reason  # no h was passed: it was not ignored
+    assert "called without h, the step should be the signature's default h=1e-05" in reason
 
 
 NEAR_NO_MAX_SHIFT = """
