@@ -105,7 +105,8 @@ def describe_start_failure(start: StartOutcome) -> str:
             return f"your file stopped Python while it was being imported (SystemExit {error.get('message', '')})"
         if error.get("type") in ("SyntaxError", "IndentationError", "TabError") and error.get("line"):
             text = f": {error['text']}" if error.get("text") else ""
-            return f"your file has a {error['type']} at line {error['line']} ({error.get('message', '')}){text}"
+            where = f" {error['file']}" if isinstance(error.get("file"), str) and error["file"] else ""
+            return f"your file{where} has a {error['type']} at line {error['line']} ({error.get('message', '')}){text}"
         refused = refusal(error)
         if refused:
             return f"while being imported, your file {refused}: it raised {_exception(error)}"
