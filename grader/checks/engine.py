@@ -246,7 +246,7 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         got=finding.got if reveal else None,
         hint=(hint or None) if reveal else None,
         more_failures=failures - 1,
-        note=(finding.note or None) if reveal else None,
+        note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
     )
 
 
