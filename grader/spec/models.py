@@ -8,17 +8,19 @@ Every model forbids unknown keys, so a typo is an error with a location.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, cast
 
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
 from grader.checks.registry import CheckSpec
-from grader.record import ConfigDict, Field, Record, model_validator
+from grader.record import ConfigDict, Field, Record, field_validator, model_validator
 
 __all__ = [
     "Assignment",
     "EntrySpec",
     "Exercise",
+    "ExpectedException",
     "ImplementationExercise",
     "KnownWrong",
     "QuizExercise",
@@ -65,6 +67,22 @@ class PublicExample(_Strict):
     note: str = ""
 
 
+class ExpectedException(_Strict):
+    """The exception a known-wrong solution raises, as a learner making the same mistake would raise it."""
+
+    type: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="exception class name, e.g. TypeError")
+    message: str = Field(description="a regular expression the learner's exception message must contain a match of")
+
+    @field_validator("message")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
+
+
 class KnownWrong(_Strict):
     """A known-wrong solution: the checks that must catch it, and the misconception it embodies."""
 
@@ -72,6 +90,11 @@ class KnownWrong(_Strict):
     path: str = Field(description="relative to the project root (the folder holding exercises/)")
     misconception: str = Field(min_length=1, description="told to a learner whose output matches this solution's")
     must_fail: list[str] = Field(min_length=1, description="ids of checks that must catch it")
+    raises: ExpectedException | None = Field(
+        default=None,
+        description="where it raises: a learner's exception matches when its type is this and its message matches "
+        "this pattern (without it, type and message must equal the solution's own)",
+    )
 
 
 class ImplementationExercise(_Strict):
