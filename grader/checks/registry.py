@@ -21,6 +21,7 @@ from grader.checks.bridge import (
 from grader.checks.calculus import JacobianShape, MatchesJacobian, SumsToZero, Symmetric
 from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks
 from grader.checks.form import ReturnsForm
+from grader.checks.guard import RespondsToInput
 from grader.checks.properties import (
     Finite,
     LeavesInputUnchanged,
@@ -62,6 +63,7 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     SumsToZero,
     Symmetric,
     ReturnsForm,
+    RespondsToInput,
     # softmax-bridge (grader.checks.bridge, grader.checks.statistics)
     ExpSumsToOne,
     TemperatureLimit,
