@@ -34,21 +34,12 @@ def apply_credit(exercise: ImplementationExercise, results: list[CheckResult]) -
     check = next(c for c in exercise.checks if c.id == guard.id)
     entry = exercise.entry_of(check)
     same_entry = {c.id for c in exercise.checks if exercise.entry_of(c) == entry}
-    why = _why(guard)
+    why = f"check {guard.id} found {guard.got.rstrip('.')}" if guard.got else f"check {guard.id} did not pass"
     for result in results:
         if result.status == "passed" and result.id != guard.id and result.id in same_entry:
             result.status = "skipped"
             result.score = 0.0
             result.reason = (
-                f"Not credited: this property held, but {why} (check {guard.id}), so properties that hold "
-                f"without computing anything do not count. {result.reason}"
+                f"Not credited: this property held, but {why}, and properties that hold without computing "
+                f"anything do not count. {result.reason}"
             )
-
-
-def _why(guard: CheckResult) -> str:
-    """What the guard found, in a clause; its details only when the guard may show them."""
-    if guard.status == "passed":
-        return ""
-    if guard.got:
-        return f"{guard.property or 'the guard'} did not hold: got {guard.got.rstrip('.')}"
-    return f"{guard.property or 'the guard'} did not hold"

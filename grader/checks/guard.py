@@ -17,11 +17,12 @@ its largest entry (at least 1). The check fails when
     changes it (constant);
 (b) the output's entries are all equal though the input's are not (uniform);
 (c) no small move changes the output (locally constant: ranks, a table);
-(d) a move is not continuous: a sixteenth of it changes the output by more
-    than ``smoothness`` (a half) of what the whole move does. For a
-    function with a derivative it is about a sixteenth (less at a
+(d) the output jumps at x: a sixteenth of a move changes the output by
+    more than ``smoothness`` (a half) of what the whole move does, while
+    the outputs at x + m and x + m/16 stay close to each other. For a
+    function with a derivative the share is about a sixteenth (less at a
     stationary point); a value looked up at exactly x jumps, by the same
-    amount for both.
+    amount for both moved points; rounding noise moves all three apart.
 
 (a) to (c) apply to drawn cases (``random``): hidden inputs, where code
 that computes must respond. At written-out examples (the public inputs a
@@ -94,7 +95,7 @@ class RespondsToInput(Check):
         floor = _RESPONSE_FLOOR * size
         changes = [float(np.linalg.norm(v - at)) for v in (plus, minus, other)]
         if case.origin != "random":
-            return self._jump(at, [(changes[0], plus_part), (changes[2], other_part)], floor)
+            return self._jump(at, [(plus, plus_part), (other, other_part)], floor)
         if not all(np.isfinite(v).all() for v in (at, plus, minus, plus_part, other, other_part)):
             return Finding(got="values that are not finite", expected="finite values for ordinary inputs")
         still = max(changes) <= floor
@@ -118,14 +119,26 @@ class RespondsToInput(Check):
                 note="Locally constant results (ranks, or values looked up for known inputs) are not computed "
                 "from the input.",
             )
-        return self._jump(at, [(changes[0], plus_part), (changes[2], other_part)], floor)
+        return self._jump(at, [(plus, plus_part), (other, other_part)], floor)
 
-    def _jump(self, at: np.ndarray, moves: list[tuple[float, np.ndarray]], floor: float) -> Finding | None:
-        """(d): a finding when a sixteenth of a small move already changes the output as much as the whole."""
+    def _jump(self, at: np.ndarray, moves: list[tuple[np.ndarray, np.ndarray]], floor: float) -> Finding | None:
+        """(d): a finding when the output at x stands apart from those at x + m and x + m/16, which agree.
+
+        A sixteenth of the move changes the output by more than ``smoothness`` of the whole move, while
+        the outputs at the two moved points are closer to each other than that: x itself is the odd one
+        out. Rounding noise (float32 differences) moves all three apart alike, and is not a jump.
+        """
         with np.errstate(all="ignore"):
-            for whole, part in moves:
-                share = float(np.linalg.norm(part - at))
-                if np.isfinite(whole) and whole > floor and share > self.smoothness * whole:
+            for whole_point, part_point in moves:
+                whole = float(np.linalg.norm(whole_point - at))
+                share = float(np.linalg.norm(part_point - at))
+                between = float(np.linalg.norm(whole_point - part_point))
+                if (
+                    np.isfinite(whole)
+                    and whole > floor
+                    and share > self.smoothness * whole
+                    and between < self.smoothness * share
+                ):
                     return Finding(
                         got=f"a jump: moving every array by about {format_number(self.step)} of its size changes "
                         f"the output by {format_number(whole)}, and a {_FRACTION}th of that move already by "
