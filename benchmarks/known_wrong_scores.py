@@ -35,7 +35,9 @@ def single_bug_solutions(folder: Path = SINGLE_BUG) -> Iterator[tuple[str, str, 
         yield path.parent.name, path.stem, path
 
 
-def scores(session: GradingSession, solutions: Iterable[tuple[str, str, Path]]) -> Iterator[tuple[str, str, float, float]]:
+def scores(
+    session: GradingSession, solutions: Iterable[tuple[str, str, Path]]
+) -> Iterator[tuple[str, str, float, float]]:
     """(exercise id, solution id, score, max score) of each solution, graded on its own exercise alone."""
     for exercise_id, solution_id, path in solutions:
         report = session.grade(path, exercise_ids=[exercise_id])

@@ -25,7 +25,7 @@ MOST_FOR_FAKES = 0.25  # share of the exercise's points code that computes nothi
 
 def test_single_bug_corpus_names_each_bug_in_one_line(catalog) -> None:
     assert len(CORPUS) >= 50
-    for exercise_id, name, path in CORPUS:
+    for exercise_id, _name, path in CORPUS:
         assert isinstance(catalog.exercise(exercise_id), ImplementationExercise), path
         doc = ast.get_docstring(ast.parse(path.read_text()))
         assert doc and "\n" not in doc.strip(), f"{path}: a one-line docstring naming the bug"

@@ -5,7 +5,7 @@ import numpy as np
 
 def square_normalise(z):
     z = np.asarray(z, dtype=float)
-    return z ** 2 / z.sum() ** 2
+    return z**2 / z.sum() ** 2
 
 
 def order_counterexample():
