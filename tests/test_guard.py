@@ -1,4 +1,4 @@
-"""The guard (responds-to-input) and the credit rule, on the stable-softmax spec with the in-process fake."""
+"""The guard (responds-to-input) and the credit rule (checks/credit.py), with the in-process fake."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.checks.credit import apply_credit
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.memory import GradingMemo
+from grader.results import CheckResult
 from tests.fakes import InProcessFactory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,3 +103,59 @@ def test_guard_without_its_run_credits_every_public_check(exercise) -> None:
     )
     assert all(c.id != "responds-to-input" for c in result.checks)
     assert _check(result, "rows-sum-to-one").status == "passed"
+
+
+def _results(exercise, guard_status: str) -> list[CheckResult]:
+    results = []
+    for check in exercise.checks:
+        status = guard_status if check.id == exercise.gate else "passed"
+        results.append(
+            CheckResult(
+                id=check.id,
+                status=status,  # type: ignore[arg-type]
+                score=check.points if status == "passed" else 0.0,
+                max_score=check.points,
+                visibility=check.visibility,
+                reason="Held.",
+                got="square_normalise raised ValueError: no" if status == "error" else None,
+            )
+        )
+    return results
+
+
+@pytest.mark.parametrize("guard_status", ["failed", "error"])
+def test_a_failed_or_raising_guard_withholds_its_entry_only(catalog, guard_status: str) -> None:
+    exercise = catalog.exercise("square-breaks-order")
+    results = _results(exercise, guard_status)
+    apply_credit(exercise, results)
+    guarded = exercise.entry_of(next(c for c in exercise.checks if c.id == exercise.gate))
+    for check, result in zip(exercise.checks, results, strict=True):
+        if check.id == exercise.gate:
+            continue
+        if exercise.entry_of(check) == guarded:
+            assert (result.status, result.score) == ("skipped", 0.0)
+            assert result.reason.startswith("Not credited:") and result.reason.endswith("Held.")
+        else:  # order_counterexample's checks do not depend on square_normalise computing
+            assert (result.status, result.score) == ("passed", check.points)
+    if guard_status == "error":
+        assert "got square_normalise raised ValueError" in results[0].reason
+
+
+@pytest.mark.parametrize("guard_status", ["passed", "timeout"])
+def test_a_holding_or_slow_guard_withholds_nothing(catalog, guard_status: str) -> None:
+    exercise = catalog.exercise("square-breaks-order")
+    results = _results(exercise, guard_status)
+    apply_credit(exercise, results)
+    assert all(r.status == "passed" for r in results if r.id != exercise.gate)
+
+
+def test_raising_on_the_guards_simplest_input_does_not_hide_a_constant(exercise) -> None:
+    source = HEADER + (
+        b"def softmax(z, axis=-1):\n"
+        b"    if np.size(z) == 3:\n"
+        b"        raise ValueError('not this one')\n"
+        b"    return np.full(np.shape(z), 0.25)\n"
+    )
+    result = _grade(exercise, source)
+    assert _check(result, "responds-to-input").status in {"failed", "error"}
+    assert result.score == 0.0
