@@ -63,7 +63,11 @@ class RespondsToInput(Check):
     step: float = Field(default=1e-3, gt=0, lt=0.1, description="the small move, relative to each array's size")
     far: float = Field(default=0.5, gt=0, description="the far move, relative to each array's size")
     smoothness: float = Field(
-        default=0.5, gt=0, lt=1, description="largest allowed |f(x + d/16) - f(x)| / |f(x + d) - f(x)|"
+        default=0.5,
+        gt=0,
+        lt=1,
+        description="a jump at x: |f(x + d/16) - f(x)| above this share of |f(x + d) - f(x)|, "
+        "while |f(x + d) - f(x + d/16)| is below this share of |f(x + d/16) - f(x)|",
     )
     uniform_allowed: bool = Field(default=False, description="whether equal output entries may be right")
 
@@ -91,9 +95,10 @@ class RespondsToInput(Check):
                 expected="one array of numbers of the same shape for each",
             )
         at, plus, minus, plus_part, other, other_part, far = (v for v in values if v is not None)
-        size = float(np.linalg.norm(at)) + 1.0
-        floor = _RESPONSE_FLOOR * size
-        changes = [float(np.linalg.norm(v - at)) for v in (plus, minus, other)]
+        with np.errstate(all="ignore"):  # a written-out example may give inf or nan: then no change is measured
+            size = float(np.linalg.norm(at)) + 1.0
+            floor = _RESPONSE_FLOOR * size
+            changes = [float(np.linalg.norm(v - at)) for v in (plus, minus, other)]
         if case.origin != "random":
             return self._jump(at, [(plus, plus_part), (other, other_part)], floor)
         if not all(np.isfinite(v).all() for v in (at, plus, minus, plus_part, other, other_part)):
