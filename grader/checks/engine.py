@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
+from grader.checks.credit import apply_credit
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.failure_modes import classify_failure, fitting_hint
@@ -296,29 +297,10 @@ def _whole(
     )
 
 
-def _apply_gate(exercise: ImplementationExercise, results: list[CheckResult]) -> None:
-    """Withhold the points of passing checks while the exercise's gate check does not pass."""
-    gate = next((r for r in results if r.id == exercise.gate), None)
-    if gate is None or gate.status == "passed":
-        return
-    check = next(c for c in exercise.checks if c.id == gate.id)
-    entry = exercise.entry_of(check)
-    what = check.describe(entry)
-    same_entry = {c.id for c in exercise.checks if exercise.entry_of(c) == entry}
-    for result in results:
-        if result.status == "passed" and result.id != gate.id and result.id in same_entry:
-            result.status = "skipped"
-            result.score = 0.0
-            result.reason = (
-                f"Not credited yet: this property held, but it counts only once {what} "
-                f"(check {gate.id}). {result.reason}"
-            )
-
-
 def _summarise(
     exercise: ImplementationExercise, results: list[CheckResult], hidden: int, output: str | None
 ) -> ExerciseResult:
-    _apply_gate(exercise, results)
+    apply_credit(exercise, results)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):

@@ -23,6 +23,7 @@ from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks
 from grader.checks.float_errors import NoFloatWarnings
 from grader.checks.form import ReturnsForm
 from grader.checks.general import InRange, Monotone
+from grader.checks.guard import RespondsToInput
 from grader.checks.identity import Identity
 from grader.checks.properties import (
     Finite,
@@ -70,6 +71,7 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     Monotone,
     Identity,
     NoFloatWarnings,
+    RespondsToInput,
     # softmax-bridge (grader.checks.bridge, grader.checks.statistics)
     ExpSumsToOne,
     TemperatureLimit,

@@ -112,9 +112,10 @@ class ImplementationExercise(_Strict):
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
     gate: str | None = Field(
         default=None,
-        description="id of a check that must pass before any other check earns points: properties such as "
-        "'non-negative' or 'leaves-input-unchanged' hold for code that computes nothing (return zeros), so they "
-        "count only once the function computes the right values on simple inputs",
+        description="id of the exercise's guard check, usually 'responds-to-input' on hidden inputs: while it fails, "
+        "the other checks of its entry earn nothing, because properties such as 'non-negative' hold for code that "
+        "computes nothing (constant, uniform or tabulated outputs); once it holds, every check that held earns its "
+        "points (grader.checks.credit)",
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
 
