@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
+from grader.checks.defaults import DefaultsVerdict, judge_defaults
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.findings import CheckRun, findings_for
@@ -157,7 +158,7 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
-    judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
+    judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
     keep_held(plan)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
@@ -188,8 +189,13 @@ def _out_of_memory(outcome: CallOutcome) -> bool:
     return outcome.status == "raised" and bool(outcome.error) and outcome.error.get("type") == "MemoryError"  # type: ignore[union-attr]
 
 
-def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
-    """The check's result from its answered cases: the first failing one is the smallest."""
+def _judge_run(
+    run: CheckRun, table: CallTable, plan: Plan, defaults: dict[str, dict[str, str | None]] | None = None
+) -> CheckResult:
+    """The check's result from its answered cases: the first failing one is the smallest.
+
+    ``defaults``: each entry's parameters and defaults as the learner process reported them.
+    """
     check, entry = run.check, run.entry
     description = check.describe(entry)
     if run.known_to_hold(table):
@@ -213,12 +219,16 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
             run.memo.remember_held(run, table)
         return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
     first_index, finding = first
+    verdict = _explain_defaults(run, table, plan, first_index, finding, defaults)
+    finding, hint = verdict.finding, check.hint if verdict.keep_hint else ""
     run.finding = finding
     call_text = plan.call_text(run.planned, first_index)
     reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(
-        description, call_text, finding, diagnosis=None, hint=check.hint, more=failures - 1, reveal=reveal
+        description, call_text, finding, diagnosis=None, hint=hint, more=failures - 1, reveal=reveal
     )
+    if verdict.said and not reveal:  # the signature is public: a wrong default is said even for a hidden input
+        reason += " " + verdict.said[0].upper() + verdict.said[1:]
     return CheckResult(
         id=check.id,
         status=finding.status,
@@ -230,9 +240,30 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         input=call_text if reveal else None,
         expected=finding.expected if reveal else None,
         got=finding.got if reveal else None,
-        hint=(check.hint or None) if reveal else None,
+        hint=(hint or None) if reveal else None,
         more_failures=failures - 1,
         note=(finding.note or None) if reveal else None,
+    )
+
+
+def _explain_defaults(
+    run: CheckRun,
+    table: CallTable,
+    plan: Plan,
+    index: int,
+    finding: Finding,
+    defaults: dict[str, dict[str, str | None]] | None,
+) -> DefaultsVerdict:
+    """``checks.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
+    entry = run.entry
+    return judge_defaults(
+        finding,
+        entry=entry,
+        signature=plan.exercise.entries[entry].signature,
+        learner=(defaults or {}).get(entry),
+        calls=run.planned.calls[index],
+        outcomes=[table.outcomes[key] for key in run.keys[index]],
+        hint=run.check.hint,
     )
 
 
