@@ -36,10 +36,11 @@ def _check(result, check_id):
         ("softmax(z, axis=-1)", {"z": None, "axis": "-1"}),
         ("dot_product_variance(d_k, n_samples=10000, seed=0)", {"d_k": None, "n_samples": "10000", "seed": "0"}),
         ("attention_weights(Q, K, mask=None)", {"Q": None, "K": None, "mask": "None"}),
-        ("f(a, /, b=1e-5, *, c=2, d)", {"a": None, "b": "1e-05", "c": "2", "d": None}),
+        ("f(a, /, b=1e-5, *, c=2, d)", {"a": None, "b": "1e-5", "c": "2", "d": None}),
+        ("numerical_jacobian(f, z, h=1e-5)", {"f": None, "z": None, "h": "1e-5"}),
         ("not a signature (", {}),
     ],
-    ids=["axis", "two-defaults", "none", "every-kind", "unreadable"],
+    ids=["axis", "two-defaults", "none", "every-kind", "as-written", "unreadable"],
 )
 def test_signature_defaults_reads_the_spec_line(signature: str, expected: dict[str, str | None]) -> None:
     assert signature_defaults(signature) == expected
@@ -134,3 +135,28 @@ def test_defaults_reported_by_a_real_learner_process(session) -> None:
     (result,) = report.exercises
     check = _check(result, "default-axis-is-last")
     assert "your default for axis is 0; the signature asks for -1." in check.reason
+
+
+def test_defaults_wrong_default_is_named_even_for_a_hidden_input(catalog) -> None:
+    exercise = catalog.exercise("scaling-experiment")
+    hidden = [c.model_copy(update={"reveal": "property"}) if c.visibility != "public" else c for c in exercise.checks]
+    exercise = exercise.model_copy(update={"checks": hidden})
+    source = (ROOT / "solutions" / "scaling-experiment" / "wrong_default_seed.py").read_text()
+    check = _check(_grade(exercise, source), "defaults-match-signature")
+    assert check.status == "failed" and check.input is None
+    assert check.reason.endswith("Your default for seed is 1; the signature asks for 0.")
+
+
+def test_defaults_that_agree_drop_a_hint_that_spells_the_default(catalog) -> None:
+    # h=1e-5 in the learner's def (repr 1e-05) agrees with the signature's 1e-5; the failure is the formula.
+    source = (ROOT / "solutions" / "argmax-zero-gradient" / "wrong_divides_by_h.py").read_text()
+    assert "h=1e-5" in source
+    check = _check(_grade(catalog.exercise("argmax-zero-gradient"), source), "default-step-is-small")
+    assert check.status == "failed"
+    assert "default" not in (check.hint or "") and "your default" not in check.reason
+
+
+def test_defaults_wrong_step_is_named_as_written_in_the_signature(catalog) -> None:
+    source = (ROOT / "solutions" / "argmax-zero-gradient" / "wrong_default_large_step.py").read_text()
+    check = _check(_grade(catalog.exercise("argmax-zero-gradient"), source), "default-step-is-small")
+    assert "your default for h is 0.1; the signature asks for 1e-5." in check.reason

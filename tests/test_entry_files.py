@@ -218,3 +218,12 @@ def test_class_summary_lists_learners_graded_on_a_chosen_file() -> None:
     )
     assert "bob" not in " ".join(stats.notes)
     assert "alice" in format_report_html(stats, title="class")
+
+
+def test_batch_fingerprint_ignores_times_that_agree_with_the_name_order(tmp_path: Path) -> None:
+    from grader.batch.fingerprint import fingerprint_learner
+
+    folder = _folder(tmp_path, {"a.py": (CORRECT, 300), "b.py": (BUGGY, 200)})
+    before = fingerprint_learner(folder).digest
+    os.utime(folder / "b.py", ns=(100 * SECOND, 100 * SECOND))
+    assert fingerprint_learner(folder).digest == before

@@ -21,8 +21,10 @@ what ``grader.submission`` reads and nothing else:
   result says the contents were not read. Past the first ``MAX_HASHED_FILES``
   regular files in the grader's order (more than it reads), only names count.
 - When a folder holds several Python files or notebooks, their order by
-  modification time goes in too: it decides which of several files defining
-  an entry is graded (``grader.entry_files``).
+  modification time goes in too, unless it is their order by name: it
+  decides which of several files defining an entry is graded
+  (``grader.entry_files``), and a folder whose newest file is also its first
+  by name keeps the digest it had before this rule.
 - A file is opened by name relative to its folder, without following links
   and without blocking, and checked to be a regular file once open: an entry
   swapped for a link or a FIFO while the batch runs is never read through.
@@ -147,8 +149,9 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
             if stat.S_ISREG(facts.st_mode) and graded_suffix(name) in (".py", ".ipynb"):
                 code.append((facts.st_mtime_ns, name))
         _put(digest, b"files past the first", b"\0".join(unread))
-        if len(code) > 1:  # which of several files defining an entry is graded goes by their order in time
-            _put(digest, b"code files newest first", *(os.fsencode(name) for _, name in sorted(code, key=_newest)))
+        newest_first = [name for _, name in sorted(code, key=_newest)]
+        if newest_first != sorted(newest_first):  # the order in time can choose another file than the name order
+            _put(digest, b"code files newest first", *map(os.fsencode, newest_first))
         if regulars > MAX_HASHED_FILES:
             notes.append(
                 f"Of its {regulars} files the grader could read, the batch reads the first "

@@ -38,14 +38,19 @@ class DefaultsVerdict:
 
 @functools.lru_cache(maxsize=256)
 def signature_defaults(signature: str) -> dict[str, str | None]:
-    """Each parameter of a spec ``signature`` line (``softmax(z, axis=-1)``) and its default's source text.
+    """Each parameter of a spec ``signature`` line (``softmax(z, axis=-1)``) and its default's text, as written.
 
     ``None``: no default. A line that does not read as a ``def`` gives ``{}``.
     """
+    source = f"def {signature.strip()}: pass"
     try:
-        tree = ast.parse(f"def {signature.strip()}: pass")
+        tree = ast.parse(source)
     except SyntaxError:
         return {}
+
+    def text(node: ast.expr) -> str:  # as the learner reads it (``1e-5``, not ``1e-05``)
+        return ast.get_source_segment(source, node) or ast.unparse(node)
+
     function = tree.body[0]
     if not isinstance(function, ast.FunctionDef):
         return {}
@@ -54,9 +59,9 @@ def signature_defaults(signature: str) -> dict[str, str | None]:
     defaults: dict[str, str | None] = {argument.arg: None for argument in positional}
     with_defaults = positional[len(positional) - len(arguments.defaults) :]
     for argument, default in zip(with_defaults, arguments.defaults, strict=True):
-        defaults[argument.arg] = ast.unparse(default)
+        defaults[argument.arg] = text(default)
     for argument, kw_default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
-        defaults[argument.arg] = None if kw_default is None else ast.unparse(kw_default)
+        defaults[argument.arg] = None if kw_default is None else text(kw_default)
     return defaults
 
 
