@@ -232,7 +232,7 @@ class GradingSession:
 
     def locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
-        return self.locate_with_notes(submission, selected)[0]
+        return GradingSession.locate_with_notes(self, submission, selected)[0]  # needs only catalog and _probe
 
     def locate_with_notes(
         self, submission: Submission, selected: list[Exercise] | None
@@ -255,12 +255,12 @@ class GradingSession:
         }
         definers: dict[str, list[str]] = {}
         unsure: list[str] = []
-        for name in names:  # reading the source finds the defining files without starting a process
+        for name in names:  # reading the source finds the defining file without starting a process
             binders = [module for module, scan in scans.items() if name in scan.bound]
-            if binders:
+            if len(binders) == 1:
                 definers[name] = binders
-            elif any(name in scan.mentioned for scan in scans.values()):
-                unsure.append(name)
+            elif binders or any(name in scan.mentioned for scan in scans.values()):
+                unsure.append(name)  # several files, or none visibly: importing each tells which really define it
         if unsure:
             definers.update(self._probe(submission, sources, unsure))
         located: dict[str, SourceModule] = {}
