@@ -266,6 +266,9 @@ class GradingSession:
         located: dict[str, SourceModule] = {}
         notes: dict[str, str] = {}
         for name, modules in definers.items():
+            stems = {module.removesuffix(".py"): module for module in modules}
+            own = [m for m in modules if stems.get(scans[m].imported.get(name, "").lstrip(".")) in (None, m)]
+            modules = own or modules  # a file importing the entry from another that defines it is not a rival
             choice = choose_entry_file(name, modules, submission.modified, submission.origins, named.get(name))
             located[name] = sources[choice.module]
             if choice.note:

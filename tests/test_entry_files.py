@@ -227,3 +227,11 @@ def test_batch_fingerprint_ignores_times_that_agree_with_the_name_order(tmp_path
     before = fingerprint_learner(folder).digest
     os.utime(folder / "b.py", ns=(100 * SECOND, 100 * SECOND))
     assert fingerprint_learner(folder).digest == before
+
+
+@pytest.mark.slow
+def test_grading_a_file_importing_the_entry_from_another_is_no_rival(session, tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"helpers.py": (CORRECT, 100), "main.py": ("from helpers import softmax\n", 200)})
+    result = _graded(session, folder)
+    assert result.score == result.max_score
+    assert result.note is None
