@@ -30,6 +30,7 @@ _TYPE_NAME = type.__dict__["__name__"]
 def describe_defaults(module: Any, names: list[str]) -> dict[str, dict[str, str | None]]:
     """For each of ``names`` that ``module`` defines and ``inspect.signature`` can read: parameter -> default text."""
     import inspect
+    import itertools
 
     described: dict[str, dict[str, str | None]] = {}
     for name in names[:_MAX_ENTRIES]:
@@ -38,7 +39,7 @@ def describe_defaults(module: Any, names: list[str]) -> dict[str, dict[str, str 
             if not callable(function):
                 continue
             parameters: dict[str, str | None] = {}
-            for parameter in list(inspect.signature(function).parameters.values())[:MAX_PARAMETERS]:
+            for parameter in itertools.islice(inspect.signature(function).parameters.values(), MAX_PARAMETERS):
                 key = str(parameter.name)[:_MAX_NAME_CHARS]
                 if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
                     parameters["*" + key] = None
