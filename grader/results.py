@@ -82,7 +82,8 @@ class CheckResult:
 @dataclass(kw_only=True)
 class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
-    ``hidden_not_run`` counts hidden checks that will run at grading but did not run now."""
+    ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
+    ``note`` says which file was graded when several files of the submission define an entry."""
 
     __pydantic_config__ = _FORBID_EXTRA
 
@@ -96,6 +97,7 @@ class ExerciseResult:
     checks: list[CheckResult] = field(default_factory=list)
     output: str | None = None
     hidden_not_run: int = 0
+    note: str | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
 from grader.checks.credit import apply_credit
+from grader.checks.defaults import DefaultsVerdict, judge_defaults
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.failure_modes import classify_failure, fitting_hint
@@ -160,7 +161,7 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
-    judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
+    judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
     keep_held(plan)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
@@ -191,8 +192,13 @@ def _out_of_memory(outcome: CallOutcome) -> bool:
     return outcome.status == "raised" and bool(outcome.error) and outcome.error.get("type") == "MemoryError"  # type: ignore[union-attr]
 
 
-def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
-    """The check's result from its answered cases: the first failing one is the smallest."""
+def _judge_run(
+    run: CheckRun, table: CallTable, plan: Plan, defaults: dict[str, dict[str, str | None]] | None = None
+) -> CheckResult:
+    """The check's result from its answered cases: the first failing one is the smallest.
+
+    ``defaults``: each entry's parameters and defaults as the learner process reported them.
+    """
     check, entry = run.check, run.entry
     description = check.describe(entry)
     if run.known_to_hold(table):
@@ -217,11 +223,13 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
             run.memo.remember_held(run, table)
         return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
     first_index, finding, mine = first
+    verdict = _explain_defaults(run, table, plan, first_index, finding, defaults)
+    finding = verdict.finding
     run.finding = finding
     run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
     for outcome in mine:  # classified: a large answer's arrays are not kept decoded
         outcome.release()
-    hint = fitting_hint(check, run.failure)
+    hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
     call_text = plan.call_text(run.planned, first_index)
     reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(
@@ -234,6 +242,8 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         reveal=reveal,
         cause=run.failure.cause,
     )
+    if verdict.said and not reveal:  # the signature is public: a wrong default is said even for a hidden input
+        reason += " " + verdict.said[0].upper() + verdict.said[1:]
     return CheckResult(
         id=check.id,
         status=finding.status,
@@ -248,6 +258,27 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         hint=(hint or None) if reveal else None,
         more_failures=failures - 1,
         note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
+    )
+
+
+def _explain_defaults(
+    run: CheckRun,
+    table: CallTable,
+    plan: Plan,
+    index: int,
+    finding: Finding,
+    defaults: dict[str, dict[str, str | None]] | None,
+) -> DefaultsVerdict:
+    """``checks.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
+    entry = run.entry
+    return judge_defaults(
+        finding,
+        entry=entry,
+        signature=plan.exercise.entries[entry].signature,
+        learner=(defaults or {}).get(entry),
+        calls=run.planned.calls[index],
+        outcomes=[table.outcomes[key] for key in run.keys[index]],
+        hint=run.check.hint,
     )
 
 

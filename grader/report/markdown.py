@@ -55,6 +55,8 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     title = f": {markdown_text(exercise.title)}" if exercise.title else ""
     verdict = f"**{exercise.status}**, {points(exercise.score)} / {points(exercise.max_score)} points."
     lines = [f"## {markdown_text(exercise.id)}{title}", "", f"{verdict} {markdown_text(exercise.reason)}", ""]
+    if exercise.note:
+        lines += [f"Note: {markdown_text(exercise.note)}", ""]
     rows = check_rows(exercise)
     failing = [check for check in rows if check.status != "passed"]
     passing = [check for check in rows if check.status == "passed"]

@@ -36,6 +36,8 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {exercise.status}"
     lines = [head]
     lines += _wrap(exercise.reason, "  ", "    ")  # deeper than check lines: wrapped text never passes for one
+    if exercise.note:
+        lines += _wrap(f"note: {exercise.note}", "  ", "    ")
     for check in exercise.checks:
         lines += _check(check)
     if exercise.output:

@@ -28,6 +28,7 @@ from grader.sandbox.learner_errors import FloatEvents, describe_exception, forge
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
+from grader.sandbox.signatures import describe_defaults
 
 __all__ = ["serve"]
 
@@ -65,6 +66,9 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 return  # whatever a failed import left behind never serves another exercise
             entries = {str(name): callable(_lookup(module, name)) for name in request.get("entries", [])}
             ready = {"op": "ready", "ok": True, "layers": layers, "entries": entries}
+            defaults = describe_defaults(module, [name for name, defined in entries.items() if defined])
+            if defaults:  # each entry's parameters and defaults: the grader names a default that differs from the spec
+                ready["defaults"] = defaults
             held = preloaded_keys()
             if held:
                 ready["preloaded"] = held

@@ -88,10 +88,16 @@ class CallOutcome:
 
 @dataclass
 class StartOutcome:
-    """How importing the submission went, and which sandbox layers held."""
+    """How importing the submission went, and which sandbox layers held.
+
+    ``entries``: whether the module defines each entry name; ``defaults``: for
+    each entry defined, its parameters and the text of each one's default
+    (``None``: no default), as ``sandbox.signatures`` describes them.
+    """
 
     status: Literal["ok", "raised", "timeout", "crashed", "output_limit", "protocol"]
     entries: dict[str, bool] = field(default_factory=dict)
+    defaults: dict[str, dict[str, str | None]] = field(default_factory=dict)
     layers: dict[str, Any] = field(default_factory=dict)
     error: dict[str, Any] | None = None
     detail: str = ""

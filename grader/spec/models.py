@@ -118,6 +118,12 @@ class ImplementationExercise(_Strict):
         "points (grader.checks.credit)",
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
+    entry_file: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(py|ipynb)$",
+        description="the file to grade when several files of a submission define an entry, e.g. 'softmax.py'; "
+        "without it, the most recently modified of them is graded (grader.entry_files), and the result says so",
+    )
 
     @model_validator(mode="after")
     def _references_resolve(self) -> ImplementationExercise:
