@@ -31,10 +31,15 @@ _NOT_ASSIGNMENT = ("!", "<", ">", "=", "+", "-", "*", "/", "%", "&", "|", "^", "
 
 @dataclass
 class NameScan:
-    """Of the names looked for: those a module-level statement visibly binds, and those the source mentions."""
+    """Of the names looked for: those a module-level statement visibly binds, and those the source mentions.
+
+    ``imported``: of the bound names, those bound by ``from MODULE import name``, with ``MODULE`` as written
+    (a file that only imports an entry from a sibling file does not compete with it).
+    """
 
     bound: set[str] = field(default_factory=set)
     mentioned: set[str] = field(default_factory=set)
+    imported: dict[str, str] = field(default_factory=dict)
 
 
 def scan_names(text: str, names: Iterable[str]) -> NameScan:
@@ -60,9 +65,13 @@ def scan_names(text: str, names: Iterable[str]) -> NameScan:
         start = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.end())
         end = len(text) if end < 0 else end
-        bound = _bound_by(text[start:end].lstrip("\ufeff") if start == 0 else text[start:end]) & open_names
+        line = text[start:end].lstrip("\ufeff") if start == 0 else text[start:end]
+        bound = _bound_by(line) & open_names
         if bound:
             scan.bound |= bound
+            source = _imported_from(line)
+            if source:
+                scan.imported.update(dict.fromkeys(bound, source))
             open_names -= bound
             words = _words(open_names)
         position = end
@@ -95,6 +104,15 @@ def _bound_by(line: str) -> set[str]:
             else set()
         )
     return _assigned(code)
+
+
+def _imported_from(line: str) -> str:
+    """``MODULE`` of a line ``from MODULE import ...`` (dots kept), or empty."""
+    head, rest = _first_word(line.split("#", 1)[0])
+    if head != "from":
+        return ""
+    module, imports, _ = rest.partition(" import ")
+    return module.strip() if imports else ""
 
 
 def _imported(part: str, *, dotted: bool) -> str:

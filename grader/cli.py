@@ -28,10 +28,18 @@ def command_named(argv: list[str]) -> str | None:
     return None
 
 
+def kernel_may_confine() -> bool:
+    """Whether the warm parent is worth starting before anything else: Linux, not told to play a machine without
+    kernel layers. ``sandbox.parents`` decides for good, once the command runs."""
+    pretend = os.environ.get("GRADER_PRETEND_NO_KERNEL_LAYERS", "").strip()  # selftest.PRETEND_NO_KERNEL_LAYERS
+    return sys.platform == "linux" and pretend in ("", "0")
+
+
 if (
     (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader")
     and command_named(sys.argv) == "grade"
     and not {"--help", "-h"} & set(sys.argv)
+    and kernel_may_confine()
 ):  # the program itself, about to grade: boot the warm parent now
     from grader.sandbox.warm_parent import start_early
 
@@ -65,6 +73,13 @@ FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
+    from grader.sandbox.selftest import kernel_layers_missing
+
+    missing = kernel_layers_missing()
+    if missing is not None:
+        click.echo(f"grader {__version__}")
+        click.echo(f"sandbox: none ({missing}); only public checks run here, unsandboxed (grader grade FILE --public)")
+        ctx.exit(0)
     from grader.sandbox.confine import landlock, seccomp
 
     abi = landlock.abi_version()
@@ -216,9 +231,11 @@ def grade_command(
     if not Path(path).exists():
         raise SubmissionError(f"{path}: no such file or directory")
     _check_sandbox_layers()
-    from grader.sandbox.warm_parent import WarmParent
+    from grader.sandbox.parents import start_parent
 
-    warm_parent = WarmParent.start()  # boots on the other core while the specs load
+    # The warm parent, booting on the other core while the specs load; the fallback runner where the kernel has
+    # no layers, for public checks only (it refuses the rest).
+    warm_parent = start_parent(public_only=public_only, format_name=format_name)
     try:
         from grader.grading import GradingSession
         from grader.report import render
@@ -285,6 +302,9 @@ def batch_command(
 ) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     _check_sandbox_layers()
+    from grader.sandbox.parents import refuse_without_kernel_layers
+
+    refuse_without_kernel_layers("grader batch")
     from grader.sandbox.warm_parent import WarmParent
 
     # The warm parent boots on the other core while the grader loads; after the preflight, each local

@@ -17,6 +17,7 @@ from grader.bindings import scan_names
 from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.memory import GradingMemo
 from grader.checks.quiz import grade_quiz
+from grader.entry_files import choose_entry_file
 from grader.errors import UsageError
 from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
@@ -146,7 +147,7 @@ class GradingSession:
         self._require_sandbox(submission, selected, public_only)
         try:
             problems = list(submission.notes)
-            modules = self.locate(submission, selected)
+            modules, choices = self.locate_with_notes(submission, selected)
             if selected is None:
                 selected = self._attempted(submission, modules)
                 if submission.answers_problem and not any(isinstance(e, QuizExercise) for e in selected):
@@ -179,6 +180,7 @@ class GradingSession:
                     graded[index] = grade_quiz(exercise, given, problem)
                 else:
                     graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
+                    graded[index].note = _choice_note(exercise, choices)
             results = [graded[index] for index in range(len(selected))]
         finally:
             self.factory.release()  # the exercises shared one process; it ends with the submission
@@ -193,6 +195,7 @@ class GradingSession:
             hidden_not_run=hidden,
             problems=bounded_notes(problems),
             sandbox=self.factory.info(),
+            unsandboxed=self.factory.unsandboxed,
         )
 
     def _require_sandbox(self, submission: Submission, selected: list[Exercise] | None, public_only: bool) -> None:
@@ -233,37 +236,57 @@ class GradingSession:
 
     def locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
+        return GradingSession.locate_with_notes(self, submission, selected)[0]  # needs only catalog and _probe
+
+    def locate_with_notes(
+        self, submission: Submission, selected: list[Exercise] | None
+    ) -> tuple[dict[str, SourceModule], dict[str, str]]:
+        """``locate``, and for each entry several files define, the note on which was graded (``entry_files``)."""
         implementations = [
             e
             for e in (selected if selected is not None else self.catalog.exercises.values())
             if isinstance(e, ImplementationExercise)
         ]
         if not submission.python or not implementations:
-            return {}
+            return {}, {}
+        named = {name: e.entry_file for e in reversed(implementations) for name in e.entries if e.entry_file}
         names = sorted({name for e in implementations for name in e.entries})
         sources = {module: SourceModule(dict(submission.python), module) for module in submission.python}
         if len(submission.python) == 1 and selected is not None:
-            return {"*": next(iter(sources.values()))}
+            return {"*": next(iter(sources.values()))}, {}
         scans = {
             module: scan_names(data.decode("utf-8", "replace"), names) for module, data in submission.python.items()
         }
-        located: dict[str, SourceModule] = {}
+        definers: dict[str, list[str]] = {}
         unsure: list[str] = []
         for name in names:  # reading the source finds the defining file without starting a process
             binders = [module for module, scan in scans.items() if name in scan.bound]
             if len(binders) == 1:
-                located[name] = sources[binders[0]]
+                definers[name] = binders
             elif binders or any(name in scan.mentioned for scan in scans.values()):
-                unsure.append(name)
+                unsure.append(name)  # several files, or none visibly: importing each tells which really define it
         if unsure:
-            located.update(self._probe(submission, sources, unsure))
-        return located
+            definers.update(self._probe(submission, sources, unsure))
+        located: dict[str, SourceModule] = {}
+        notes: dict[str, str] = {}
+        for name, modules in definers.items():
+            stems = {module.removesuffix(".py"): module for module in modules}
+            own = [m for m in modules if stems.get(scans[m].imported.get(name, "").lstrip(".")) in (None, m)]
+            modules = own or modules  # a file importing the entry from another that defines it is not a rival
+            choice = choose_entry_file(name, modules, submission.modified, submission.origins, named.get(name))
+            located[name] = sources[choice.module]
+            if choice.note:
+                notes[name] = choice.note
+        return located, notes
 
     def _probe(
         self, submission: Submission, sources: dict[str, SourceModule], names: list[str]
-    ) -> dict[str, SourceModule]:
-        """Import each file in a learner process to see which defines the names reading could not place."""
-        located: dict[str, SourceModule] = {}
+    ) -> dict[str, list[str]]:
+        """Import each file in a learner process to see which define the names reading could not place.
+
+        A file whose import fails counts as defining the names it mentions: its failure is then what is graded.
+        """
+        located: dict[str, list[str]] = {}
         for module, source in sources.items():
             process = self.factory.open(submission.python, module, names, 2.0)
             try:
@@ -272,14 +295,14 @@ class GradingSession:
                 process.close()
             if start.status == "ok":
                 for name, defined in start.entries.items():
-                    if defined and name not in located:
-                        located[name] = source
+                    if defined:
+                        located.setdefault(name, []).append(module)
             else:
                 source.failed_start = start
                 mentioned = scan_names(submission.python[module].decode("utf-8", "replace"), names).mentioned
                 for name in names:
-                    if name not in located and name in mentioned:
-                        located[name] = source
+                    if name in mentioned:
+                        located.setdefault(name, []).append(module)
         return located
 
     def _attempted(self, submission: Submission, modules: dict[str, SourceModule]) -> list[Exercise]:
@@ -291,6 +314,12 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def _choice_note(exercise: ImplementationExercise, choices: dict[str, str]) -> str | None:
+    """The notes on which file was graded for the exercise's entries, when several files define one."""
+    notes = [choices[name] for name in exercise.entries if name in choices]
+    return " ".join(notes) or None
 
 
 def _hands_over_functions(exercise: Exercise) -> bool:

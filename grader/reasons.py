@@ -46,14 +46,24 @@ def failure_reason(
     hint: str,
     more: int,
     reveal: bool,
+    cause: str = "",
 ) -> str:
-    """The whole story of a failed check, or only the property when the spec hides the rest."""
+    """The whole story of a failed check, or only the property when the spec hides the rest.
+
+    ``cause``: what the facts of the failure show beyond expected and got
+    (``checks.failure_modes``: a dtype that lost range, an exception's own
+    suggestion). ``hint``: the check's hint for this failure's mode, or
+    empty. ``diagnosis``: a known mistake the failure was shown to match;
+    when there is none, nothing claims one.
+    """
     if not reveal:
         return _sentence(f"{description}: this did not hold on a hidden input")
     parts = [_sentence(f"{description}, but not for {call}" if call else description + ", but not for your answer")]
     parts.append(_sentence(f"Expected {finding.expected}; got {finding.got}"))
     if finding.note:
         parts.append(_sentence(finding.note))
+    if cause:
+        parts.append(_sentence(cause))
     if diagnosis:
         parts.append(_sentence(f"This matches a known mistake: {diagnosis}"))
     if hint and not diagnosis:
@@ -95,7 +105,8 @@ def describe_start_failure(start: StartOutcome) -> str:
             return f"your file stopped Python while it was being imported (SystemExit {error.get('message', '')})"
         if error.get("type") in ("SyntaxError", "IndentationError", "TabError") and error.get("line"):
             text = f": {error['text']}" if error.get("text") else ""
-            return f"your file has a {error['type']} at line {error['line']} ({error.get('message', '')}){text}"
+            where = f" {error['file']}" if isinstance(error.get("file"), str) and error["file"] else ""
+            return f"your file{where} has a {error['type']} at line {error['line']} ({error.get('message', '')}){text}"
         refused = refusal(error)
         if refused:
             return f"while being imported, your file {refused}: it raised {_exception(error)}"

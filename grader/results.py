@@ -82,7 +82,8 @@ class CheckResult:
 @dataclass(kw_only=True)
 class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
-    ``hidden_not_run`` counts hidden checks that will run at grading but did not run now."""
+    ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
+    ``note`` says which file was graded when several files of the submission define an entry."""
 
     __pydantic_config__ = _FORBID_EXTRA
 
@@ -96,6 +97,7 @@ class ExerciseResult:
     checks: list[CheckResult] = field(default_factory=list)
     output: str | None = None
     hidden_not_run: int = 0
+    note: str | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")
@@ -137,10 +139,16 @@ class SandboxInfo:
 
 @dataclass(kw_only=True)
 class Report:
-    """A whole submission; ``problems`` are notes about the submission as a whole."""
+    """A whole submission; ``problems`` are notes about the submission as a whole.
+
+    ``unsandboxed``: set when the learner's code ran without the kernel
+    sandbox (the fallback runner, public checks only): the sentence every
+    format shows first. First here, so it comes first in the JSON too.
+    """
 
     __pydantic_config__ = _FORBID_EXTRA
 
+    unsandboxed: str | None = None
     grader_version: str
     submission: str
     score: float

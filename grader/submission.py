@@ -26,10 +26,18 @@ GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
 
 @dataclass
 class Submission:
-    """The learner's Python files (name to bytes) and merged answers."""
+    """The learner's Python files (name to bytes) and merged answers.
+
+    ``modified``: each Python file's modification time (``st_mtime_ns``, as
+    stored on disk) and ``origins``: the file a Python module came from, when
+    not itself (a notebook's code cells become ``STEM.py``). Together they let
+    ``grader.entry_files`` choose between several files defining one entry.
+    """
 
     label: str
     python: dict[str, bytes] = field(default_factory=dict)
+    modified: dict[str, int] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
     answers: dict[str, Any] = field(default_factory=dict)
     answers_problem: str | None = None
     has_answers_file: bool = False
@@ -117,7 +125,14 @@ def _add_python(submission: Submission, path: Path, source: bytes, name: str | N
             f"{MAX_SUBMISSION_PY_BYTES >> 20} MiB."
         )
         return False
-    submission.python[name or path.name] = source
+    module = name or path.name
+    submission.python[module] = source
+    try:
+        submission.modified[module] = path.stat().st_mtime_ns
+    except OSError:  # gone since it was read: it then counts as the oldest
+        submission.modified[module] = 0
+    if module != path.name:
+        submission.origins[module] = path.name
     return True
 
 

@@ -243,13 +243,14 @@ def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: Ex
     if result.status == "missing":
         return [ValidationLine(exercise.id, subject, "problem", f"is not graded: {to_author(result.reason)}")]
     if len(result.checks) > 1 and len({(check.status, check.reason) for check in result.checks}) == 1:
+        shared = result.checks[0].reason
+        why = result.reason if shared.startswith("Not run:") else shared  # an import failure is told in the exercise's
         return [
             ValidationLine(
                 exercise.id,
                 subject,
                 "problem",
-                "every check fails for one reason, so it shows "
-                f"nothing about its must_fail checks: {to_author(result.checks[0].reason)}",
+                f"every check fails for one reason, so it shows nothing about its must_fail checks: {to_author(why)}",
             )
         ]
     statuses = {check.id: check for check in result.checks}

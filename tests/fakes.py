@@ -27,6 +27,7 @@ from grader.sandbox.output import OutputCapture
 from grader.sandbox.protocol import encode_message
 from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.scratch import ScratchFolders
+from grader.sandbox.signatures import describe_defaults
 
 
 class InProcessProcess:
@@ -56,7 +57,9 @@ class InProcessProcess:
         except Exception as exc:
             return StartOutcome(status="raised", error={"type": type(exc).__name__, "message": str(exc), "frames": []})
         self.module = module
-        return StartOutcome(status="ok", entries={n: callable(getattr(module, n, None)) for n in self._entries})
+        entries = {n: callable(getattr(module, n, None)) for n in self._entries}
+        defaults = describe_defaults(module, [name for name, defined in entries.items() if defined])
+        return StartOutcome(status="ok", entries=entries, defaults=defaults)
 
     def call_many(self, calls: CallBatch, deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
         outcomes: list[CallOutcome] = []

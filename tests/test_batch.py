@@ -91,8 +91,8 @@ def test_batch_grades_every_learner_once(first_run) -> None:
 def test_batch_scores_each_kind_of_learner(first_run) -> None:
     out, _ = first_run
     scores = {row["learner"]: row for row in _gradebook(out)}
-    assert scores["correct"]["score"] == scores["correct"]["max_score"] == "19"
-    assert scores["nb"]["stable-softmax"] == "14"  # the notebook's code cells, magics removed
+    assert scores["correct"]["score"] == scores["correct"]["max_score"] == "20"
+    assert scores["nb"]["stable-softmax"] == "15"  # the notebook's code cells, magics removed
     assert scores["x.y"]["why-softmax-quiz"] == "5" and scores["x.y"]["stable-softmax"] == "0"
     for learner in ("a b", "empty", "latin", "loop", "syntax"):
         assert scores[learner]["score"] == "0", learner
@@ -154,7 +154,7 @@ def test_batch_regrades_only_what_changed(first_run, world, tmp_path) -> None:
     (folder / "syntax.py").write_text(CORRECT)
     summary = run_batch(folder, assignment=ASSIGNMENT, out=out, jobs=1, exercises_dir=world["exercises"])
     assert summary.graded == 1
-    assert {row["learner"]: row["score"] for row in _gradebook(out)}["syntax"] == "14"
+    assert {row["learner"]: row["score"] for row in _gradebook(out)}["syntax"] == "15"
 
 
 def test_batch_force_regrades_everything_identically(first_run, world, tmp_path) -> None:
@@ -290,7 +290,7 @@ def test_batch_worker_crash_and_hang_cost_only_their_learner(world, tmp_path, fo
     assert sorted(summary.grader_errors) == ["ann", "loop"]
     rows = {row["learner"]: row for row in _gradebook(out)}
     assert len(rows) == len(LEARNERS)
-    assert rows["ann"]["score"] == "" and rows["loop"]["score"] == "" and rows["correct"]["score"] == "19"
+    assert rows["ann"]["score"] == "" and rows["loop"]["score"] == "" and rows["correct"]["score"] == "20"
     crashed = json.loads((out / "results" / "ann.key").read_text())
     assert "stopped unexpectedly (exit status 7)" in crashed["grader_error"]
     hung = json.loads((out / "results" / "loop.key").read_text())

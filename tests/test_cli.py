@@ -33,7 +33,7 @@ def run(
 def test_grade_reference_passes_with_exit_0() -> None:
     done = run("grade", REFERENCE, "--exercise", "stable-softmax")
     assert done.returncode == 0, done.stderr
-    assert "Total: 14/14" in done.stdout
+    assert "Total: 15/15" in done.stdout
     assert "PASS finite-for-large-inputs" in done.stdout
 
 
@@ -61,7 +61,7 @@ def test_grade_json_is_the_contract_shape_and_byte_identical_twice(tmp_path: Pat
     assert first.stdout == (tmp_path / "out.json").read_text()
     report = json.loads(first.stdout)
     assert report["submission"] == GLOBAL_MAX
-    assert (report["score"], report["max_score"]) == (9.0, 14.0)
+    assert (report["score"], report["max_score"]) == (10.0, 15.0)
     (exercise,) = report["exercises"]
     assert set(exercise) >= {"id", "status", "score", "max_score", "reason", "checks"}
     for check in exercise["checks"]:
@@ -208,7 +208,7 @@ def test_grade_takes_exercises_after_the_path(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "Total: 14/14" in done.stdout
+    assert "Total: 15/15" in done.stdout
 
 
 @pytest.mark.slow

@@ -169,7 +169,7 @@ def test_release_writes_pages_stubs_answers_and_public_checks(project: Catalog, 
     page = (tmp_path / "handout/stable-softmax.md").read_text()
     assert "def softmax(z, axis=-1):" in page and ">>> softmax(np.array([1.0, 2.0, 3.0]))" in page
     assert "- `matches-reference` (2 points):" in page and "- `rows-sum-to-one` (1 point):" in page
-    assert "9 more checks run only when your work is graded." in page
+    assert "10 more checks run only when your work is graded." in page
     quiz_page = (tmp_path / "handout/why-softmax-quiz.md").read_text()
     assert "## exp-first" in quiz_page and "- E. it is linear" in quiz_page
 

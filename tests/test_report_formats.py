@@ -599,11 +599,11 @@ def test_grade_cli_renders_every_new_format(path: str, status: int, tmp_path: Pa
         assert result.exit_code == status, result.output
         outputs[format_name] = target.read_text(encoding="utf-8")
     suites = ET.fromstring(outputs["junit"].encode("utf-8"))
-    assert suites.get("tests") == "12" and (suites.get("failures") == "0") == (status == 0)
+    assert suites.get("tests") == "13" and (suites.get("failures") == "0") == (status == 0)
     results = json.loads(outputs["gradescope"])
-    assert (results["score"] == 14.0) == (status == 0) and len(results["tests"]) == 12
+    assert (results["score"] == 15.0) == (status == 0) and len(results["tests"]) == 13
     heading = outputs["markdown"].splitlines()[0]
-    assert heading.startswith("# Grading results: ") and heading.endswith(" / 14 points")
+    assert heading.startswith("# Grading results: ") and heading.endswith(" / 15 points")
     if status:
         assert "matches-reference-on-extremes" in outputs["markdown"]
         assert suites.find(".//testcase[@name='matches-reference-on-extremes']/failure") is not None

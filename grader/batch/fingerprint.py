@@ -20,6 +20,11 @@ what ``grader.submission`` reads and nothing else:
   file changes its modification time, so the key still changes with it. Its
   result says the contents were not read. Past the first ``MAX_HASHED_FILES``
   regular files in the grader's order (more than it reads), only names count.
+- When a folder holds several Python files or notebooks, their order by
+  modification time goes in too, unless it is their order by name: it
+  decides which of several files defining an entry is graded
+  (``grader.entry_files``), and a folder whose newest file is also its first
+  by name keeps the digest it had before this rule.
 - A file is opened by name relative to its folder, without following links
   and without blocking, and checked to be a regular file once open: an entry
   swapped for a link or a FIFO while the batch runs is never read through.
@@ -129,6 +134,7 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
         _put(digest, b"entries", str(len(found)).encode())
         regulars = 0
         unread: list[bytes] = []
+        code: list[tuple[int, str]] = []  # (modification time, name) of each Python file and notebook
         for name, regular in found:
             regulars += regular
             if regular and regulars > MAX_HASHED_FILES:  # past what the grader reads: only the name counts
@@ -140,7 +146,12 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
                 _put(digest, os.fsencode(name), b"unreadable", _error_name(error))
                 continue
             hash_graded_file(digest, notes, folder, name, facts)
+            if stat.S_ISREG(facts.st_mode) and graded_suffix(name) in (".py", ".ipynb"):
+                code.append((facts.st_mtime_ns, name))
         _put(digest, b"files past the first", b"\0".join(unread))
+        newest_first = [name for _, name in sorted(code, key=_newest)]
+        if newest_first != sorted(newest_first):  # the order in time can choose another file than the name order
+            _put(digest, b"code files newest first", *map(os.fsencode, newest_first))
         if regulars > MAX_HASHED_FILES:
             notes.append(
                 f"Of its {regulars} files the grader could read, the batch reads the first "
@@ -150,6 +161,10 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
         return Fingerprint(digest.hexdigest(), tuple(notes), complete)
     finally:
         os.close(folder)
+
+
+def _newest(item: tuple[int, str]) -> tuple[int, str]:
+    return -item[0], item[1]
 
 
 def _graded_entries(folder: int) -> tuple[list[tuple[str, bool]], bool]:

@@ -20,6 +20,14 @@ from grader.batch.summary import BIN_LABELS, CHECKS_NOTE, EXERCISES_NOTE, ClassS
 
 __all__ = ["format_report_html"]
 
+
+def _notes(stats: ClassStats) -> str:
+    """The batch's notes (``summary.md`` has them too), each escaped: they quote learner names."""
+    if not stats.notes:
+        return ""
+    return "<h2>Notes</h2><ul>" + "".join(f"<li>{escape(note)}</li>" for note in stats.notes) + "</ul>"
+
+
 _WIDTH = 680
 _CSP = (
     '<meta http-equiv="Content-Security-Policy" '
@@ -189,6 +197,7 @@ def format_report_html(stats: ClassStats, *, title: str) -> str:
             f"<h1>{escape(title)}</h1>",
             f'<p class="headline">{escape(headline)}</p>',
             warning,
+            _notes(stats),
             "<h2>Score distribution</h2>",
             _histogram(stats),
             "<h2>Exercises</h2>",

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
 from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
+from grader.excerpts import SHOWN, excerpt, listing
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.results import CheckResult, ExerciseResult, Report
@@ -172,6 +173,14 @@ def class_stats(
     stats = ClassStats(
         learners=len(counted), max_score=max_score, grader_errors=sorted(grader_errors), notes=list(notes)
     )
+    chosen = [name for name, report in counted.items() if any(exercise.note for exercise in report.exercises)]
+    if chosen:  # which file was graded was a choice (grader.entry_files): the instructor may want to look
+        stats.notes.append(
+            f"{len(chosen)} learner{'s' if len(chosen) != 1 else ''} handed in several files defining one entry; "
+            "each result's note names the file graded (the exercise's entry file, else the most recently "
+            f"modified): "
+            f"{listing([excerpt(name) for name in chosen[:SHOWN]], len(chosen), separator=', ')}."
+        )
     for report in counted.values():
         stats.scores.append(report.score)
         stats.histogram[_bin(report.score, report.max_score or max_score)] += 1

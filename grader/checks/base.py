@@ -21,6 +21,7 @@ a reference value, a tolerance or a hidden check.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -32,9 +33,23 @@ from grader.record import ConfigDict, Field, Record
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["ArrayCheck", "Call", "Check", "Finding", "TrustedFunction", "Visibility", "array_result", "extremes"]
+__all__ = [
+    "FAILURE_MODES",
+    "ArrayCheck",
+    "Call",
+    "Check",
+    "FailureMode",
+    "Finding",
+    "TrustedFunction",
+    "Visibility",
+    "array_result",
+    "extremes",
+]
 
 Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
+# How a failing case failed (``checks.failure_modes`` tells them apart); a check's hints are chosen by mode.
+FailureMode = Literal["nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value"]
+FAILURE_MODES: tuple[FailureMode, ...] = ("nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value")
 
 
 @dataclass
@@ -78,7 +93,17 @@ class Check(Record):
     reveal: Literal["full", "property"] = Field(
         default="full", description="after grading, show the failing input and hint (full) or only the property"
     )
-    hint: str = Field(default="", description="what to look at when this check fails")
+    hint: str = Field(
+        default="", description="what to look at when this check fails with wrong values (or in the hint_modes)"
+    )
+    hint_modes: list[FailureMode] = Field(
+        default=["wrong-value"],
+        min_length=1,
+        description="the failure modes `hint` fits: nan, inf, dtype, shape, exception, timeout, wrong-value",
+    )
+    hints: dict[FailureMode, str] = Field(
+        default_factory=dict, description="a hint for one failure mode, replacing `hint` for that mode"
+    )
     description: str | None = Field(default=None, description="the property in one sentence, replacing the default")
     noun: str | None = Field(
         default=None, description="what the reason calls the entry's output; by default the entry's `output`"
@@ -87,6 +112,12 @@ class Check(Record):
     wants_inputs_back: ClassVar[bool] = False
     expects_exception: ClassVar[bool] = False
     merge_calls: ClassVar[bool] = True  # False: identical calls really run twice (reproducibility checks)
+
+    def hint_for(self, mode: FailureMode) -> str:
+        """The hint that fits a failure of this mode; empty when none does (an overflow hint helps no TypeError)."""
+        if mode in self.hints:
+            return self.hints[mode]
+        return self.hint if mode in self.hint_modes else ""
 
     def describe(self, entry: str) -> str:
         """The property in one sentence."""
@@ -102,6 +133,17 @@ class Check(Record):
     def plan(self, case: Case, entry: str) -> list[Call]:
         """The calls one case needs; by default the entry on the case's arguments."""
         return [Call(entry, case.args, return_inputs=self.wants_inputs_back)]
+
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
+        """``plan``, for a check that also calls other entries: ``parameters`` gives each entry's parameter names."""
+        return self.plan(case, entry)
+
+    def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterable[tuple[str, str]]:
+        """What this check names that the exercise lacks, as (message, key it is written in); by default nothing.
+
+        ``signatures``: each entry's parameters, each with whether it has a default.
+        """
+        return ()
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         """A finding when the case breaks the property, else ``None``."""

@@ -107,7 +107,7 @@ class MatchesJacobian(ArrayCheck):
             got=f"{format_value(got)}, whose entry {_where(index)} is {_precise(got[index])}",
             expected=f"{format_value(expected)}, with {_precise(expected[index])} at {_where(index)} "
             f"(rtol {format_number(rtol)}, atol {format_number(atol)})",
-            note=self._explain(got, expected, fn, z, h, rtol, atol),
+            note=self._explain(got, expected, fn, z, h, rtol, atol, given=case.args.get(self.step_arg) is not None),
         )
 
     def _arguments(self, case: Case) -> tuple[Any, np.ndarray, float]:
@@ -119,7 +119,16 @@ class MatchesJacobian(ArrayCheck):
         )
 
     def _explain(
-        self, got: np.ndarray, expected: np.ndarray, fn: Any, z: np.ndarray, h: float, rtol: float, atol: float
+        self,
+        got: np.ndarray,
+        expected: np.ndarray,
+        fn: Any,
+        z: np.ndarray,
+        h: float,
+        rtol: float,
+        atol: float,
+        *,
+        given: bool = True,
     ) -> str:
         """Name the slip the result matches, if it matches a common one."""
 
@@ -152,6 +161,11 @@ class MatchesJacobian(ArrayCheck):
         fitting = [(float(np.max(np.abs(got - candidate))), step) for step, candidate in candidates if close(candidate)]
         if fitting:
             step = min(fitting)[1]
+            if not given:  # the call gave no h: the step came from the learner's default, or from ignoring h
+                return (
+                    f"This is what a step of {format_number(step)} gives; called without h, the step should be "
+                    f"the signature's default h={format_number(h)}."
+                )
             return (
                 f"This is what a step of {format_number(step)} gives, not the h={format_number(h)} "
                 "passed in: use the h argument."

@@ -8,14 +8,17 @@ outputs, without starting a process.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from grader.checks.base import Finding
+from grader.checks.base import Check, Finding
+from grader.checks.cases import Case
 from grader.checks.disk_cache import stored_answers
+from grader.checks.failure_modes import Failure, fitting_hint
 from grader.checks.findings import CheckRun, judge_case
 from grader.checks.plan import Plan
 from grader.reasons import failure_reason
@@ -26,7 +29,7 @@ from grader.sandbox.outcomes import CallOutcome
 if TYPE_CHECKING:
     from grader.checks.engine import ProcessFactory
     from grader.checks.memory import GradingMemo
-    from grader.spec.models import ImplementationExercise
+    from grader.spec.models import ExpectedException, ImplementationExercise, KnownWrong
 
 __all__ = ["apply_diagnosis", "diagnose"]
 
@@ -39,27 +42,105 @@ def diagnose(
     memo: GradingMemo,
     plan: Plan,
 ) -> dict[str, str]:
-    """For each failed check, the misconception of the first known-wrong solution whose output matches."""
-    wanted = [(run, run.failing[0]) for run in runs if run.failing]
-    if not wanted or not exercise.known_wrong:
+    """For each failed check, the misconception of the known mistake the learner's answers are shown to make.
+
+    A known-wrong solution explains a failed check only when (a) its answers
+    agree with the learner's, within the check's own tolerance, on every case
+    that either of them fails, (b) on at least one of those the solution
+    itself fails, and the check is one it is known to fail (``must_fail``).
+    A solution is ruled out when the learner passed a check it is known to
+    fail. When several explain a check, the one explaining most of the
+    learner's failed checks is named; two that explain them equally well
+    are told apart by nothing the learner did, so neither is named.
+    """
+    failed = [run for run in runs if run.failing]
+    if not failed or not exercise.known_wrong:
         return {}
-    found: dict[str, str] = {}
-    failing = {run.check.id for run, _ in wanted}
+    failed_ids = {run.check.id for run in failed}
+    passed_ids = {run.check.id for run in runs if run.held}
+    explained: list[tuple[KnownWrong, set[str]]] = []
     for wrong in exercise.known_wrong:
-        if not failing.intersection(wrong.must_fail):
-            continue  # a known-wrong solution only explains failures of the checks it is known to fail
+        if not failed_ids.intersection(wrong.must_fail) or passed_ids.intersection(wrong.must_fail):
+            continue  # it explains none of these failures, or the learner does not make this mistake
         answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan)
-        for run, (index, _, mine) in wanted:
-            theirs = answers(run, index)
-            if (
-                run.check.id not in found
-                and run.check.id in wrong.must_fail
-                and len(theirs) == len(mine)
-                and all(map(_same, mine, theirs))
-                and judge_case(run.check, run.entry, run.cases[index], theirs) is not None
-            ):
-                found[run.check.id] = wrong.misconception
+        agreeing = {run.check.id for run in failed if _agrees(run, answers, wrong)}
+        if agreeing.intersection(wrong.must_fail):
+            explained.append((wrong, agreeing))
+    found: dict[str, str] = {}
+    for run in failed:
+        fitting = [(len(agreeing), wrong) for wrong, agreeing in explained if run.check.id in agreeing]
+        fitting = [(count, wrong) for count, wrong in fitting if run.check.id in wrong.must_fail]
+        if not fitting:
+            continue
+        most = max(count for count, _ in fitting)
+        named = {wrong.misconception for count, wrong in fitting if count == most}
+        if len(named) == 1:
+            found[run.check.id] = named.pop()
     return found
+
+
+def _agrees(run: CheckRun, answers: Callable[[CheckRun, int], list[CallOutcome]], wrong: KnownWrong) -> bool:
+    """Whether a known-wrong solution's answers match the learner's on every case of ``run`` either fails.
+
+    The learner's failing cases are compared first (most solutions differ on
+    the first); on the cases the learner passes, the solution must pass too,
+    which is judged once per session for every learner.
+    """
+    shown_failing = False
+    for index in run.failing:
+        mine, theirs = run.answered(index), answers(run, index)
+        if mine is None or not _same_case(run, index, mine, theirs, wrong):
+            return False
+        shown_failing = shown_failing or _known_wrong_fails(run, index, theirs, wrong)
+    if not shown_failing:
+        return False
+    failing = set(run.failing)
+    for index in range(len(run.cases)):
+        if index in failing or run.answered(index) is None:
+            continue  # compared above, or never answered (the time budget ran out): nothing to compare
+        if _known_wrong_fails(run, index, answers(run, index), wrong):
+            return False  # it fails where the learner does not
+    return True
+
+
+def _known_wrong_fails(run: CheckRun, index: int, theirs: list[CallOutcome], wrong: KnownWrong) -> bool:
+    """Whether the known-wrong solution fails case ``index`` of the check (judged once per session)."""
+    key = (wrong.path, index)
+    memory = run.memo.known_wrong_fails if run.memo is not None else {}
+    if key not in memory:
+        memory[key] = judge_case(run.check, run.entry, run.cases[index], theirs) is not None
+    return memory[key]
+
+
+def _same_case(
+    run: CheckRun, index: int, mine: list[CallOutcome], theirs: list[CallOutcome], wrong: KnownWrong
+) -> bool:
+    """Whether the learner's calls of a case answered as the known-wrong solution's did (the reference's are shared)."""
+    calls = run.planned.calls[index]
+    if len(mine) != len(theirs) or len(mine) != len(calls):
+        return False
+    case = run.cases[index]
+    return all(
+        (a.digest is not None and a.digest == b.digest)  # the very same bytes returned, inputs left alike
+        or _same(a, b, _tolerance(run.check, case, a, b), wrong.raises)
+        for call, a, b in zip(calls, mine, theirs, strict=True)
+        if call.on == "learner"
+    )
+
+
+# For a check that states no tolerance: values agree when they differ by rounding only.
+_TIGHT = (1e-9, 1e-12)
+
+
+def _tolerance(check: Check, case: Case, a: CallOutcome, b: CallOutcome) -> tuple[float, float]:
+    """The check's own (rtol, atol), widened for float32 as the properties widen it; tight when it states none."""
+    stated = [getattr(check, name, None) for name in ("rtol", "atol")]
+    numbers = [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None for v in stated]
+    rtol, atol = _TIGHT if numbers == [None, None] else (numbers[0] or 0.0, numbers[1] or 0.0)
+    arrays = [*a.values, *b.values, *(v for v in case.args.values() if isinstance(v, np.ndarray))]
+    if any(v.dtype == np.float32 for v in arrays):
+        return max(rtol, 1e-5), max(atol, 1e-6)
+    return rtol, atol
 
 
 def _known_wrong_answers(
@@ -103,11 +184,20 @@ def _ask_known_wrong(
     return outcomes
 
 
-def _same(a: CallOutcome, b: CallOutcome) -> bool:
+def _same(a: CallOutcome, b: CallOutcome, tolerance: tuple[float, float], raises: ExpectedException | None) -> bool:
+    """Whether the learner's outcome ``a`` is the known-wrong solution's ``b``: same values within ``tolerance``,
+    or the same exception (type and message; or type and the spec's message pattern, ``raises``)."""
     if a.status != b.status:
         return False
     if a.status == "raised":
-        return bool(a.error and b.error and a.error.get("type") == b.error.get("type"))
+        mine, theirs = a.error or {}, b.error or {}
+        if raises is not None:
+            return (
+                mine.get("type") == theirs.get("type") == raises.type
+                and re.search(raises.message, str(mine.get("message", ""))) is not None
+            )
+        same = (mine.get("type"), mine.get("message")) == (theirs.get("type"), theirs.get("message"))
+        return bool(mine and theirs and same)
     if a.status != "ok" or a.kind != b.kind or len(a.values) != len(b.values) or a.types != b.types:
         return False
     if a.inputs_after and b.inputs_after:  # what was done to the inputs must match exactly, when both report it
@@ -116,12 +206,14 @@ def _same(a: CallOutcome, b: CallOutcome) -> bool:
             for x, y in zip(a.inputs_after, b.inputs_after, strict=True)
         ):
             return False
+    rtol, atol = tolerance
     for x, y in zip(a.values, b.values, strict=True):
         if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
             return False
         if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
-            if not np.allclose(x.astype(float), y.astype(float), rtol=1e-6, atol=1e-9, equal_nan=True):
-                return False
+            with np.errstate(all="ignore"):
+                if not np.allclose(x.astype(float), y.astype(float), rtol=rtol, atol=atol, equal_nan=True):
+                    return False
         elif not np.array_equal(x, y):
             return False
     return True
@@ -133,12 +225,14 @@ def apply_diagnosis(result: CheckResult, run: CheckRun, misconception: str) -> N
         return
     result.diagnosis = misconception
     finding = run.finding or Finding(got=result.got or "", expected=result.expected or "")
+    failure = run.failure or Failure("wrong-value")
     result.reason = failure_reason(
         result.property or run.check.describe(run.entry),
         result.input,
         finding,
         diagnosis=misconception,
-        hint=run.check.hint,
+        hint=fitting_hint(run.check, failure),
         more=result.more_failures,
         reveal=True,
+        cause=failure.cause,
     )

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
+from grader.checks.credit import apply_credit
+from grader.checks.defaults import DefaultsVerdict, judge_defaults
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
+from grader.checks.failure_modes import classify_failure, fitting_hint
 from grader.checks.findings import CheckRun, findings_for
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
@@ -97,8 +100,9 @@ def grade_implementation(
                 checks,
                 "missing",
                 "skipped",
-                f"Not attempted: your file does not define {names}.",
+                f"Not run: your file does not define {names} (see above).",
                 hidden_not_run,
+                f"Not attempted: your file does not define {names}.",
             )
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
@@ -157,7 +161,7 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
-    judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
+    judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
     keep_held(plan)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
@@ -188,37 +192,58 @@ def _out_of_memory(outcome: CallOutcome) -> bool:
     return outcome.status == "raised" and bool(outcome.error) and outcome.error.get("type") == "MemoryError"  # type: ignore[union-attr]
 
 
-def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
-    """The check's result from its answered cases: the first failing one is the smallest."""
+def _judge_run(
+    run: CheckRun, table: CallTable, plan: Plan, defaults: dict[str, dict[str, str | None]] | None = None
+) -> CheckResult:
+    """The check's result from its answered cases: the first failing one is the smallest.
+
+    ``defaults``: each entry's parameters and defaults as the learner process reported them.
+    """
     check, entry = run.check, run.entry
     description = check.describe(entry)
     if run.known_to_hold(table):
+        run.held = True
         return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
-    first: tuple[int, Finding] | None = None
-    failures = 0
-    for index, (calls, keys) in enumerate(zip(run.planned.calls, run.keys, strict=True)):
+    first: tuple[int, Finding, list[CallOutcome]] | None = None
+    run.answers = table.outcomes  # diagnosis compares them, case by case, with a known mistake's
+    for index, keys in enumerate(run.keys):
         if any(key not in table.outcomes for key in keys):
             continue
         mine = [table.outcomes[key] for key in keys]
         finding = run.find(index, mine, shown=first is None)  # only the first failure is written out
         if finding is None:
             continue
-        failures += 1
+        run.failing.append(index)
         if first is None:
-            first = (index, finding)
-        if not run.failing and (finding.status == "failed" or all(o.status in ("ok", "raised") for o in mine)):
-            run.failing.append((index, calls, mine))  # diagnosis compares the first (the others' answers are let go)
+            first = (index, finding, mine)
+    failures = len(run.failing)
     if first is None:
+        run.held = True
         if run.memo is not None:
             run.memo.remember_held(run, table)
         return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
-    first_index, finding = first
+    first_index, finding, mine = first
+    verdict = _explain_defaults(run, table, plan, first_index, finding, defaults)
+    finding = verdict.finding
     run.finding = finding
+    run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
+    for outcome in mine:  # classified: a large answer's arrays are not kept decoded
+        outcome.release()
+    hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
     call_text = plan.call_text(run.planned, first_index)
     reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(
-        description, call_text, finding, diagnosis=None, hint=check.hint, more=failures - 1, reveal=reveal
+        description,
+        call_text,
+        finding,
+        diagnosis=None,
+        hint=hint,
+        more=failures - 1,
+        reveal=reveal,
+        cause=run.failure.cause,
     )
+    if verdict.said and not reveal:  # the signature is public: a wrong default is said even for a hidden input
+        reason += " " + verdict.said[0].upper() + verdict.said[1:]
     return CheckResult(
         id=check.id,
         status=finding.status,
@@ -230,9 +255,30 @@ def _judge_run(run: CheckRun, table: CallTable, plan: Plan) -> CheckResult:
         input=call_text if reveal else None,
         expected=finding.expected if reveal else None,
         got=finding.got if reveal else None,
-        hint=(check.hint or None) if reveal else None,
+        hint=(hint or None) if reveal else None,
         more_failures=failures - 1,
-        note=(finding.note or None) if reveal else None,
+        note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
+    )
+
+
+def _explain_defaults(
+    run: CheckRun,
+    table: CallTable,
+    plan: Plan,
+    index: int,
+    finding: Finding,
+    defaults: dict[str, dict[str, str | None]] | None,
+) -> DefaultsVerdict:
+    """``checks.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
+    entry = run.entry
+    return judge_defaults(
+        finding,
+        entry=entry,
+        signature=plan.exercise.entries[entry].signature,
+        learner=(defaults or {}).get(entry),
+        calls=run.planned.calls[index],
+        outcomes=[table.outcomes[key] for key in run.keys[index]],
+        hint=run.check.hint,
     )
 
 
@@ -250,9 +296,10 @@ def _result(check: Check, status: CheckStatus, reason: str) -> CheckResult:
 def _unimportable(
     exercise: ImplementationExercise, checks: list[Check], start: StartOutcome, hidden: int, output: str | None = None
 ) -> ExerciseResult:
+    """The result of an exercise whose file could not be imported: said once, in the exercise's reason."""
     why = describe_start_failure(start)
     status: CheckStatus = "timeout" if start.status == "timeout" else "error"
-    result = _whole(exercise, checks, "error", status, f"Not run: {why}.", hidden)
+    result = _whole(exercise, checks, "error", status, "Not run: your file could not be imported (see above).", hidden)
     result.reason = f"{why[0].upper()}{why[1:]}; none of its checks could run."
     result.output = output or None
     return result
@@ -265,7 +312,9 @@ def _whole(
     check_status: CheckStatus,
     reason: str,
     hidden: int,
+    exercise_reason: str | None = None,
 ) -> ExerciseResult:
+    """An exercise none of whose checks ran: each check's short ``reason`` points to the exercise's, which says why."""
     return ExerciseResult(
         id=exercise.id,
         title=exercise.title,
@@ -273,35 +322,16 @@ def _whole(
         status=status,
         score=0.0,
         max_score=exercise.max_score,
-        reason=reason,
+        reason=exercise_reason or reason,
         hidden_not_run=hidden,
         checks=[_result(check, check_status, reason) for check in checks],
     )
 
 
-def _apply_gate(exercise: ImplementationExercise, results: list[CheckResult]) -> None:
-    """Withhold the points of passing checks while the exercise's gate check does not pass."""
-    gate = next((r for r in results if r.id == exercise.gate), None)
-    if gate is None or gate.status == "passed":
-        return
-    check = next(c for c in exercise.checks if c.id == gate.id)
-    entry = exercise.entry_of(check)
-    what = check.describe(entry)
-    same_entry = {c.id for c in exercise.checks if exercise.entry_of(c) == entry}
-    for result in results:
-        if result.status == "passed" and result.id != gate.id and result.id in same_entry:
-            result.status = "skipped"
-            result.score = 0.0
-            result.reason = (
-                f"Not credited yet: this property held, but it counts only once {what} "
-                f"(check {gate.id}). {result.reason}"
-            )
-
-
 def _summarise(
     exercise: ImplementationExercise, results: list[CheckResult], hidden: int, output: str | None
 ) -> ExerciseResult:
-    _apply_gate(exercise, results)
+    apply_credit(exercise, results)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):

@@ -12,9 +12,10 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from grader.checks.base import Call, Check, Finding
+from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import values_not_shown
+from grader.checks.failure_modes import Failure
 from grader.checks.plan import CallTable, Plan, PlannedCheck
 from grader.memo import BoundedMemo
 from grader.reasons import describe_error, outcome_detail
@@ -27,14 +28,23 @@ _KEPT_PER_CASE = 4
 
 @dataclass
 class CheckRun:
-    """One check on one submission: its planned calls, what they returned, and what was found."""
+    """One check on one submission: its planned calls, what they returned, and what was found.
+
+    Once judged (``record_outcome``): whether every case held, the indices of
+    every failing case, and the mode of the first (the one the reason shows);
+    diagnosis compares the learner's answers on all of them with a known
+    mistake's.
+    """
 
     planned: PlannedCheck
     memo: Findings | None = None
-    failing: list[tuple[int, list[Call], list[CallOutcome]]] = field(default_factory=list)
     finding: Finding | None = None
     findings: dict[int, Finding | None] = field(default_factory=dict)
     held_before: bool | None = None  # once every call is answered: whether these very outputs held before
+    held: bool = False
+    failing: list[int] = field(default_factory=list)
+    failure: Failure | None = None
+    answers: dict[int, CallOutcome] = field(default_factory=dict)
 
     @property
     def check(self) -> Check:
@@ -84,6 +94,13 @@ class CheckRun:
                 outcome.release()
         return self.findings[index]
 
+    def answered(self, index: int) -> list[CallOutcome] | None:
+        """The learner's outcomes of case ``index`` (every call of it), or ``None`` when one went unanswered."""
+        keys = self.keys[index]
+        if any(key not in self.answers for key in keys):
+            return None
+        return [self.answers[key] for key in keys]
+
     def decided(self, table: CallTable) -> bool:
         """Whether the check's outcome is known: every case answered, or a failure before any gap."""
         if self.known_to_hold(table):
@@ -112,6 +129,8 @@ class Findings:
         self.unshown: BoundedMemo[tuple[int, tuple[bytes, ...]], Finding | None] = BoundedMemo(kept)
         self.held: set[bytes] = set(held)
         self.changed = False
+        # Whether a known-wrong solution (by path) fails a case (by index): the same for every submission.
+        self.known_wrong_fails: dict[tuple[str, int], bool] = {}
 
     def remember_held(self, run: CheckRun, table: CallTable) -> None:
         """Remember that every case held on this run's outputs (a few such outputs per check)."""

@@ -116,6 +116,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
     (a session's memo shares them between plans); by default it is built.
     """
     table = CallTable()
+    signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
     planned = []
     built: dict[str, list[Case]] = {}
     for check in checks:
@@ -131,10 +132,9 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
                 )
             cases.extend(built[name])
         cases = cases or [Case(args={})]
-        calls = [check.plan(case, entry) for case in cases]
+        calls = [check.plan_in(case, entry, signatures) for case in cases]
         keys = [[table.add(call, merge=check.merge_calls) for call in case_calls] for case_calls in calls]
         planned.append(PlannedCheck(check, entry, cases, calls, keys))
-    signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
     whole = list(dict.fromkeys(key for p in planned for case_keys in p.keys for key in case_keys))
     return Plan(exercise, table, planned, signatures, whole)
 

@@ -20,7 +20,11 @@ from grader.checks.bridge import (
 )
 from grader.checks.calculus import JacobianShape, MatchesJacobian, SumsToZero, Symmetric
 from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks
+from grader.checks.float_errors import NoFloatWarnings
 from grader.checks.form import ReturnsForm
+from grader.checks.general import InRange, Monotone
+from grader.checks.guard import RespondsToInput
+from grader.checks.identity import Identity
 from grader.checks.properties import (
     Finite,
     LeavesInputUnchanged,
@@ -62,6 +66,12 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     SumsToZero,
     Symmetric,
     ReturnsForm,
+    # general properties of any numeric function (grader.checks.general, identity, float_errors)
+    InRange,
+    Monotone,
+    Identity,
+    NoFloatWarnings,
+    RespondsToInput,
     # softmax-bridge (grader.checks.bridge, grader.checks.statistics)
     ExpSumsToOne,
     TemperatureLimit,

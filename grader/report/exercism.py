@@ -60,8 +60,9 @@ def _test(task_id: int, exercise: ExerciseResult, index: int, check: CheckResult
         "test_code": printable(_test_code(exercise, check)),
         "task_id": task_id,
     }
-    if index == 0 and exercise.output:
-        test["output"] = capped(exercise.output)
+    if index == 0 and (exercise.output or exercise.note):
+        noted = f"note: {exercise.note}\n" if exercise.note else ""
+        test["output"] = capped(noted + (exercise.output or ""))
     return test
 
 

@@ -135,6 +135,8 @@ def _summary(report: Report, hidden_as: Mapping[str, str]) -> str:
     lines += [f"Note: {problem}" for problem in report.problems]
     for exercise in report.exercises:
         lines.append(_exercise_line(exercise, hidden_as.get(exercise.id, "after_published")))
+        if exercise.note:
+            lines.append(f"Note ({exercise.id}): {exercise.note}")
     if report.public_only and report.hidden_not_run:
         lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks run when your work is graded.")
     for exercise in report.exercises:

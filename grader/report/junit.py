@@ -5,7 +5,7 @@ read it::
 
     <testsuites name="grader" tests=.. failures=.. errors=.. skipped=..>
       <testsuite name="EXERCISE-ID" tests=.. failures=.. errors=.. skipped=..>
-        <properties>  score, max_score, status, reason (and hidden_not_run) of the exercise
+        <properties>  score, max_score, status, reason (and hidden_not_run, note) of the exercise
         <testcase classname="EXERCISE-ID" name="CHECK-ID">
           <failure | error | skipped message="REASON" type="STATUS">REASON</...>
         </testcase>
@@ -65,6 +65,8 @@ def _suite(exercise: ExerciseResult) -> ET.Element:
     ]
     if exercise.hidden_not_run:
         facts.append(("hidden_not_run", str(exercise.hidden_not_run)))
+    if exercise.note:
+        facts.append(("note", exercise.note))
     for name, value in facts:
         ET.SubElement(properties, "property", {"name": name, "value": printable(value)})
     seen: set[str] = set()

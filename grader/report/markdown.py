@@ -27,6 +27,8 @@ _MAX_OUTPUT_LINES = 60
 def format_markdown(report: Report) -> str:
     """The report as Markdown feedback."""
     lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points", ""]
+    if report.unsandboxed:  # before any result: these results were not produced in the sandbox
+        lines += [f"**Note:** {markdown_text(report.unsandboxed)}", ""]
     lines += [f"Submission: {markdown_code(report.submission)}", ""]
     if report.problems:
         lines += [f"- Note: {markdown_text(problem)}" for problem in report.problems] + [""]
@@ -53,6 +55,8 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     title = f": {markdown_text(exercise.title)}" if exercise.title else ""
     verdict = f"**{exercise.status}**, {points(exercise.score)} / {points(exercise.max_score)} points."
     lines = [f"## {markdown_text(exercise.id)}{title}", "", f"{verdict} {markdown_text(exercise.reason)}", ""]
+    if exercise.note:
+        lines += [f"Note: {markdown_text(exercise.note)}", ""]
     rows = check_rows(exercise)
     failing = [check for check in rows if check.status != "passed"]
     passing = [check for check in rows if check.status == "passed"]

@@ -77,7 +77,8 @@ def _details(check: CheckResult) -> str:
 
 
 def _printed(report: Report) -> str:
-    blocks = [
+    blocks = [f"Note ({exercise.id}): {exercise.note}" for exercise in report.exercises if exercise.note]
+    blocks += [
         f"Output of your code ({exercise.id}):\n{exercise.output.rstrip()}"
         for exercise in report.exercises
         if exercise.output

@@ -16,6 +16,8 @@ _WIDTH = 100
 def format_text(report: Report) -> str:
     """Every exercise with its checks, then the total and what it means."""
     lines: list[str] = []
+    if report.unsandboxed:  # first, before any result: these results were not produced in the sandbox
+        lines += _wrap(f"note: {report.unsandboxed}", "", "      ") + [""]
     for problem in report.problems:
         lines += _wrap(f"note: {problem}", "", "      ")
     for exercise in report.exercises:
@@ -34,6 +36,8 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {exercise.status}"
     lines = [head]
     lines += _wrap(exercise.reason, "  ", "    ")  # deeper than check lines: wrapped text never passes for one
+    if exercise.note:
+        lines += _wrap(f"note: {exercise.note}", "  ", "    ")
     for check in exercise.checks:
         lines += _check(check)
     if exercise.output:

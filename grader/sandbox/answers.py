@@ -8,6 +8,8 @@ is checked before anything is cut or allocated, and its text is cleaned
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +18,7 @@ from grader.sandbox.frames import LimitExceeded
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, check_array, decode_array
 from grader.sandbox.replies import size_error
-from grader.sandbox.untrusted import clean_error, clean_type
+from grader.sandbox.untrusted import clean_error, clean_float_errors, clean_type
 
 __all__ = ["MAX_BATCH", "KnownAnswers", "WireOutcome", "answer_digest", "decode_answer", "refused_reply", "unbatch"]
 
@@ -55,7 +57,9 @@ def decode_answer(index: int, header: dict[Any, Any], payload: list[bytes]) -> C
         return CallOutcome(status="protocol", detail=f"{exc}")
     kind = "tuple" if header.get("kind") == "tuple" else "single"
     types = [clean_type(t) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
-    return WireOutcome(payload, n_values, kind, types, answer_digest(kind, types, n_values, payload))
+    float_errors = clean_float_errors(header.get("float_errors"))
+    digest = answer_digest(kind, types, n_values, payload, float_errors)
+    return WireOutcome(payload, n_values, kind, types, digest, float_errors)
 
 
 class WireOutcome(CallOutcome):
@@ -65,10 +69,18 @@ class WireOutcome(CallOutcome):
     from an earlier submission that returned the same bytes.
     """
 
-    def __init__(self, payload: list[bytes], n_values: int, kind: str, types: list[str], digest: bytes) -> None:
+    def __init__(
+        self,
+        payload: list[bytes],
+        n_values: int,
+        kind: str,
+        types: list[str],
+        digest: bytes,
+        float_errors: list[dict[str, Any]] | None = None,
+    ) -> None:
         self._payload, self._n_values = payload, n_values
         self._arrays: list[Any] | None = None
-        super().__init__(status="ok", kind=kind, types=types, digest=digest)
+        super().__init__(status="ok", kind=kind, types=types, digest=digest, float_errors=float_errors or [])
 
     def release(self) -> None:
         """Forget the decoded arrays of a large answer (a check has judged it); they are decoded again if read again.
@@ -164,9 +176,20 @@ def _array_count(entry: Any) -> int:
     return values + inputs
 
 
-def answer_digest(kind: str, types: list[str], n_values: int, payload: list[bytes]) -> bytes:
-    """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes)."""
+def answer_digest(
+    kind: str,
+    types: list[str],
+    n_values: int,
+    payload: list[bytes],
+    float_errors: Sequence[Mapping[str, Any]] = (),
+) -> bytes:
+    """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes).
+
+    NumPy's floating-point errors count too: the same numbers with an overflow are a different answer.
+    """
     digest = hashlib.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
+    if float_errors:
+        digest.update(json.dumps(float_errors, sort_keys=True).encode() + b"\0")
     for blob in payload:
         digest.update(len(blob).to_bytes(8, "little"))
         digest.update(blob)

@@ -8,6 +8,7 @@ this module sends back. Standard library and numpy only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -23,11 +24,11 @@ if TYPE_CHECKING:
 
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
-from grader.sandbox.confine.process import apply_layers
-from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
+from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
+from grader.sandbox.signatures import describe_defaults
 
 __all__ = ["serve"]
 
@@ -40,7 +41,14 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
     (The sandbox self-test's probe process runs ``selftest.serve_probe`` instead.)
     """
     channel = _Channel(request_fd, response_fd)
-    layers = apply_layers(config)
+    if config.get("confine", True):
+        from grader.sandbox.confine.process import apply_layers  # (Linux only; the warm parent imported it)
+
+        layers = apply_layers(config)
+    else:  # the fallback runner's plain process, where the kernel has no layers: only resource limits
+        from grader.sandbox.fallback import limit_process
+
+        layers = limit_process(config)
     watch_actions()
     fresh_state = _process_state()
     request: dict[str, Any] = {"op": "import", "module": config["module"], "entries": config.get("entries", [])}
@@ -58,6 +66,9 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 return  # whatever a failed import left behind never serves another exercise
             entries = {str(name): callable(_lookup(module, name)) for name in request.get("entries", [])}
             ready = {"op": "ready", "ok": True, "layers": layers, "entries": entries}
+            defaults = describe_defaults(module, [name for name, defined in entries.items() if defined])
+            if defaults:  # each entry's parameters and defaults: the grader names a default that differs from the spec
+                ready["defaults"] = defaults
             held = preloaded_keys()
             if held:
                 ready["preloaded"] = held
@@ -65,8 +76,10 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
         elif op == "call_many" and module is not None:
             set_trusted_source(request.get("trusted_source"))
             answers = Answers(channel, batched=bool(request.get("batch")))
-            for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
-                answers.add(*run_call(module, index, call, arguments, config["scratch"]))
+            floats = FloatEvents(config["scratch"])
+            with floats.watching():  # once per batch: each call only starts a fresh record
+                for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
+                    answers.add(*run_call(module, index, call, arguments, config["scratch"], floats))
             answers.flush()
         else:
             return
@@ -317,8 +330,12 @@ def run_call(
     call: dict[str, Any],
     arguments: Callable[[], tuple[list[Any], dict[str, Any]]],
     scratch: str,
+    floats: FloatEvents | None = None,
 ) -> tuple[dict[str, Any], list[bytes]]:
-    """Call one entry function and encode what it returned, or what it raised."""
+    """Call one entry function and encode what it returned (with NumPy's float errors), or what it raised.
+
+    ``floats``: a record already watching (a batch's); by default the call is watched alone.
+    """
     try:
         args, kwargs = arguments()
     except Exception as exc:  # the grader sent something it should not have
@@ -331,8 +348,16 @@ def run_call(
         }, []
     function = _lookup(module, call["fn"])
     forget_last_action()
+    if floats is None:
+        floats = FloatEvents(scratch)
+        watching = floats.watching()
+    else:
+        watching = _NOT_AGAIN
+    floats.start()
     try:
-        value = function(*args, **kwargs)
+        with watching:
+            value = function(*args, **kwargs)
+        events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
         return {
             "op": "result",
@@ -351,6 +376,8 @@ def run_call(
             "types": types,
             "values": len(encoded),
         }
+        if events:
+            header["float_errors"] = events
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
             after = [item for item in list(args) + list(kwargs.values()) if isinstance(item, np.ndarray)]
             if sum(map(len, encoded)) + sum(map(wire_bytes, after)) > ANSWER_BYTES:
@@ -365,6 +392,9 @@ def run_call(
             error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
+
+
+_NOT_AGAIN = contextlib.nullcontext()
 
 
 class _TooLarge(ValueError):
@@ -388,6 +418,10 @@ def _entry(header: dict[str, Any]) -> bytes:
             {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
         ).encode()
     key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
+    if "float_errors" in header:  # each its own: learner lines are not a shape of answer worth keeping
+        return json.dumps(
+            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+        ).encode()
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
         entry = _ANSWER_TAILS[key] = json.dumps(

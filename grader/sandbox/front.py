@@ -18,6 +18,9 @@ argument of some checks, which a later exercise's code must not find), or
 when it is no longer fresh: it has used a quarter of its CPU or memory
 limit, or runs a thread besides its main one (a thread left running by one
 exercise must not slow the next).
+
+Its processes come from the warm parent, or where the kernel has no layers
+from the fallback runner (``sandbox.fallback``; ``sandbox.parents`` chooses).
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from grader.errors import WeakSandboxError
 from grader.results import SandboxInfo
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import CapturedOutput, WarmParentLike
+from grader.sandbox.fallback import UNPROTECTED, PlainParent, unsandboxed_label
 from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
 from grader.sandbox.output import OutputCapture
+from grader.sandbox.parents import no_kernel_layers
 from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.runner import LearnerProcess
 from grader.sandbox.selftest import SelfTest, judge, run_self_test, summarise
@@ -45,7 +50,10 @@ class Sandbox:
     """Opens confined learner processes from one warm parent, reusing one per submission; proves the sandbox.
 
     ``memo``: what its processes share within the session (encoded
-    requests, known answers); by default one of its own.
+    requests, known answers); by default one of its own. Given the fallback
+    runner (``fallback.PlainParent``) instead of a warm parent, its processes
+    are not confined: no self-test runs, hidden checks are refused even with
+    ``allow_weak``, and :attr:`unsandboxed` is the label for the report.
     """
 
     def __init__(
@@ -60,6 +68,7 @@ class Sandbox:
         self.warm_parent, self.limits, self.layers = warm_parent, limits, layers
         self.allow_weak = allow_weak
         self.memo = memo if memo is not None else SandboxMemo()
+        self.unsandboxed = unsandboxed_label(warm_parent.reason) if isinstance(warm_parent, PlainParent) else None
         self._process: LearnerProcess | None = None  # the submission's shared process
         self._files: dict[str, bytes] | None = None
         self._busy = False
@@ -94,13 +103,23 @@ class Sandbox:
         return kept[self.layers]
 
     def require_strong(self) -> None:
-        """Raise ``WeakSandboxError`` when the sandbox is weak here and weakness was not allowed."""
+        """Raise ``WeakSandboxError`` when the sandbox is weak here and weakness was not allowed.
+
+        With the fallback runner, always: it never runs hidden checks.
+        """
+        if isinstance(self.warm_parent, PlainParent):
+            raise WeakSandboxError(no_kernel_layers(self.warm_parent.reason, "hidden checks need"))
         test = self.self_test()
         if test.weak and not self.allow_weak:
             raise WeakSandboxError(test.refusal(self.warm_parent.facts, self.layers))
 
     def info(self) -> SandboxInfo:
-        """The ``sandbox`` block of a result: the tier and layers the self-test proved, and any warning."""
+        """The ``sandbox`` block of a result: the tier and layers the self-test proved, and any warning.
+
+        With the fallback runner: tier ``none``, every kind of harm unprotected.
+        """
+        if isinstance(self.warm_parent, PlainParent):
+            return SandboxInfo(tier="none", unprotected=list(UNPROTECTED))
         test = self.self_test()
         facts = self.warm_parent.facts
         applied = test.layers

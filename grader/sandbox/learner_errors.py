@@ -5,17 +5,23 @@ before the submission is imported) remembers the last sensitive action, so a
 ``PermissionError`` can be told apart as a refused file, process, signal or
 network action; the grader's ``reasons`` turn the kind into a sentence. A
 learner can fool this only into a different wording of its own failure.
+``FloatEvents`` records NumPy's floating-point errors during a call that
+returned, as facts for ``no-float-warnings``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import linecache
 import os
 import sys
+import warnings
 from typing import Any
 
-__all__ = ["classify_refusal", "describe_exception", "forget_last_action", "watch_actions"]
+import numpy as np
+
+__all__ = ["FloatEvents", "classify_refusal", "describe_exception", "forget_last_action", "watch_actions"]
 
 _MESSAGE_LIMIT = 500
 _FRAMES_LIMIT = 20  # of an exception's frames, the grader shows no more; their text stays well within a header
@@ -167,3 +173,98 @@ def _learner_frames(tb: Any, scratch: str) -> list[dict[str, Any]]:
             )
         tb = tb.tb_next
     return frames
+
+
+_FLOAT_KINDS = {"overflow": "overflow", "invalid value": "invalid", "divide by zero": "divide"}
+_EVENT_KEYS = ("kind", "in", "file", "line", "text")
+
+
+class FloatEvents:
+    """NumPy's floating-point errors during one call (overflow, invalid, divide by zero), first of each kind.
+
+    Installed as NumPy's error log for the call (``watching``): NumPy writes
+    ``Warning: overflow encountered in exp`` to it. Each kind is recorded
+    once, with the ufunc named and the innermost frame in the learner's own
+    files (file, line, the line's code). Underflow is not recorded: it is
+    how small numbers round to zero. Learner code that sets its own error
+    handling is its own business: a kind the learner set to anything but
+    NumPy's default ("warn") is left as set and not recorded, a learner's own
+    error callback or log stays in place, and so does whatever the learner
+    sets inside the call; the warning NumPy would have given is still given.
+    """
+
+    __slots__ = ("_events", "_scratch")
+
+    def __init__(self, scratch: str) -> None:
+        self._scratch = scratch
+        self._events: list[dict[str, Any]] = []
+
+    def start(self) -> None:
+        """Forget what was recorded: a new call begins."""
+        self._events = []
+
+    def take(self) -> list[dict[str, Any]]:
+        """What was recorded since ``start``, as plain JSON values.
+
+        Learner code can reach this object (``np.geterrcall()``) and write
+        anything into it, so only well-formed events are taken (at most one
+        per kind, values of the exact types written), and nothing of the
+        learner's runs here.
+        """
+        taken: list[dict[str, Any]] = []
+        events = self._events
+        if type(events) is not list:
+            return taken
+        for event in events[:3]:
+            if type(event) is not dict or not all(type(key) is str for key in event):
+                continue
+            if event.get("kind") not in _FLOAT_KINDS.values() or any(e["kind"] == event["kind"] for e in taken):
+                continue
+            plain = {key: value for key, value in event.items() if type(value) in (str, int) and key in _EVENT_KEYS}
+            taken.append({key: value[:200] if type(value) is str else value for key, value in plain.items()})
+        return taken
+
+    def watching(self) -> contextlib.AbstractContextManager[Any]:
+        """A context in which NumPy logs this call's overflow, invalid and divide errors here, where still default."""
+        modes = np.geterr()
+        if "call" in modes.values() or "log" in modes.values():  # the learner's own callback or log: theirs
+            return contextlib.nullcontext()
+        ours: dict[str, Any] = {kind: "log" for kind in ("over", "invalid", "divide") if modes[kind] == "warn"}
+        return np.errstate(call=self, **ours) if ours else contextlib.nullcontext()
+
+    def write(self, message: str) -> None:
+        """What NumPy calls for each error in "log" mode: warn as NumPy's "warn" mode would, then record.
+
+        The learner's warning filters see the very warning they would have
+        seen (``simplefilter("error")`` makes it an exception in their code,
+        and then nothing is recorded: the learner handled it as an error).
+        """
+        text = str(message).strip().removeprefix("Warning: ")
+        warnings.warn(text, RuntimeWarning, stacklevel=2)
+        try:
+            head, _, ufunc = text.partition(" encountered in ")
+            kind = _FLOAT_KINDS.get(head)
+            if kind is None or any(event["kind"] == kind for event in self._events):
+                return
+            event: dict[str, Any] = {"kind": kind, "in": ufunc[:60]}
+            event.update(self._learner_frame())
+            self._events.append(event)
+        except Exception:  # pragma: no cover - recording must never change what the call does
+            pass
+
+    def _learner_frame(self) -> dict[str, Any]:
+        """The innermost frame running the learner's own code, as file (relative), line and its text."""
+        frame = sys._getframe(2)
+        prefix = self._scratch + os.sep
+        for _ in range(200):
+            if frame is None:
+                break
+            filename = frame.f_code.co_filename
+            if filename.startswith(prefix):
+                return {
+                    "file": os.path.relpath(filename, self._scratch)[:200],
+                    "line": frame.f_lineno,
+                    "text": linecache.getline(filename, frame.f_lineno).strip()[:200],
+                }
+            frame = frame.f_back  # type: ignore[assignment]
+        return {}

@@ -59,7 +59,11 @@ class CallOutcome:
     facts; ``detail`` is a fixed note for the other non-ok statuses ("the
     process had already ended"). ``reasons.outcome_detail`` phrases either.
     ``digest`` identifies exactly what an ``ok`` call returned (types, bytes,
-    inputs after the call): two outcomes with the same digest are judged alike.
+    inputs after the call, floating-point errors): two outcomes with the same
+    digest are judged alike. ``float_errors``: NumPy's floating-point errors
+    during an ``ok`` call, the first of each kind (``kind``: ``overflow``,
+    ``invalid`` or ``divide``; ``in``: the ufunc; ``file``, ``line``,
+    ``text``: the learner's line that raised it, where known).
     """
 
     status: CallStatus
@@ -71,6 +75,7 @@ class CallOutcome:
     detail: str = ""
     stop: Stop | None = None
     digest: bytes | None = field(default=None, compare=False, repr=False)
+    float_errors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def value(self) -> Any:
@@ -83,10 +88,16 @@ class CallOutcome:
 
 @dataclass
 class StartOutcome:
-    """How importing the submission went, and which sandbox layers held."""
+    """How importing the submission went, and which sandbox layers held.
+
+    ``entries``: whether the module defines each entry name; ``defaults``: for
+    each entry defined, its parameters and the text of each one's default
+    (``None``: no default), as ``sandbox.signatures`` describes them.
+    """
 
     status: Literal["ok", "raised", "timeout", "crashed", "output_limit", "protocol"]
     entries: dict[str, bool] = field(default_factory=dict)
+    defaults: dict[str, dict[str, str | None]] = field(default_factory=dict)
     layers: dict[str, Any] = field(default_factory=dict)
     error: dict[str, Any] | None = None
     detail: str = ""

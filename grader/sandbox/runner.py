@@ -29,6 +29,7 @@ from grader.sandbox.pipes import READ_SIZE, Pipes, open_pipes, read_ready
 from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
 from grader.sandbox.requests import Request
+from grader.sandbox.signatures import clean_defaults
 from grader.sandbox.untrusted import clean_error, clean_layers
 from grader.sandbox.warm_parent import WarmParent
 
@@ -200,6 +201,7 @@ class LearnerProcess:
             status="ok",
             layers=clean_layers(header.get("layers")),
             entries={str(k): bool(v) for k, v in entries.items()},
+            defaults=clean_defaults(header.get("defaults")),
         )
 
     def self_test(self, spec: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["clean_error", "clean_layers", "clean_text", "clean_type"]
+__all__ = ["clean_error", "clean_float_errors", "clean_layers", "clean_text", "clean_type"]
 
+_FLOAT_KINDS = ("overflow", "invalid", "divide")
 _KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
 
 
@@ -67,6 +68,23 @@ def clean_error(error: Any) -> dict[str, Any]:
         cleaned["kind"] = error["kind"]
     if type(error.get("errno")) is int:
         cleaned["errno"] = error["errno"]
+    return cleaned
+
+
+def clean_float_errors(events: Any) -> list[dict[str, Any]]:
+    """A child's report of NumPy floating-point errors: known kinds only, at most one each, text cleaned."""
+    cleaned: list[dict[str, Any]] = []
+    for event in events[:3] if isinstance(events, list) else []:
+        if not isinstance(event, dict) or event.get("kind") not in _FLOAT_KINDS:
+            continue
+        if any(kept["kind"] == event["kind"] for kept in cleaned):
+            continue
+        kept = {"kind": event["kind"], "in": clean_text(event.get("in", ""), 60)}
+        if "file" in event and type(event.get("line")) is int:
+            kept.update(
+                file=clean_text(event["file"], 200), line=event["line"], text=clean_text(event.get("text", ""), 200)
+            )
+        cleaned.append(kept)
     return cleaned
 
 

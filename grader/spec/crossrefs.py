@@ -139,6 +139,8 @@ def _check_problems(
                 "cases",
                 index,
             )
+    for message, key in check.spec_problems(entry, signatures):
+        yield SpecProblem(message, "checks", number, key)
     signature = signatures.get(entry)
     if signature is None:
         return

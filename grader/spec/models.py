@@ -8,17 +8,19 @@ Every model forbids unknown keys, so a typo is an error with a location.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, cast
 
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
 from grader.checks.registry import CheckSpec
-from grader.record import ConfigDict, Field, Record, model_validator
+from grader.record import ConfigDict, Field, Record, field_validator, model_validator
 
 __all__ = [
     "Assignment",
     "EntrySpec",
     "Exercise",
+    "ExpectedException",
     "ImplementationExercise",
     "KnownWrong",
     "QuizExercise",
@@ -65,6 +67,22 @@ class PublicExample(_Strict):
     note: str = ""
 
 
+class ExpectedException(_Strict):
+    """The exception a known-wrong solution raises, as a learner making the same mistake would raise it."""
+
+    type: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="exception class name, e.g. TypeError")
+    message: str = Field(description="a regular expression the learner's exception message must contain a match of")
+
+    @field_validator("message")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
+
+
 class KnownWrong(_Strict):
     """A known-wrong solution: the checks that must catch it, and the misconception it embodies."""
 
@@ -72,6 +90,11 @@ class KnownWrong(_Strict):
     path: str = Field(description="relative to the project root (the folder holding exercises/)")
     misconception: str = Field(min_length=1, description="told to a learner whose output matches this solution's")
     must_fail: list[str] = Field(min_length=1, description="ids of checks that must catch it")
+    raises: ExpectedException | None = Field(
+        default=None,
+        description="where it raises: a learner's exception matches when its type is this and its message matches "
+        "this pattern (without it, type and message must equal the solution's own)",
+    )
 
 
 class ImplementationExercise(_Strict):
@@ -89,11 +112,18 @@ class ImplementationExercise(_Strict):
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
     gate: str | None = Field(
         default=None,
-        description="id of a check that must pass before any other check earns points: properties such as "
-        "'non-negative' or 'leaves-input-unchanged' hold for code that computes nothing (return zeros), so they "
-        "count only once the function computes the right values on simple inputs",
+        description="id of the exercise's guard check, usually 'responds-to-input' on hidden inputs: while it fails, "
+        "the other checks of its entry earn nothing, because properties such as 'non-negative' hold for code that "
+        "computes nothing (constant, uniform or tabulated outputs); once it holds, every check that held earns its "
+        "points (grader.checks.credit)",
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
+    entry_file: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(py|ipynb)$",
+        description="the file to grade when several files of a submission define an entry, e.g. 'softmax.py'; "
+        "without it, the most recently modified of them is graded (grader.entry_files), and the result says so",
+    )
 
     @model_validator(mode="after")
     def _references_resolve(self) -> ImplementationExercise:

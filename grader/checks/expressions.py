@@ -1,0 +1,470 @@
+"""A small, safe language for relations between calls: parsed with ``ast``, evaluated over numpy.
+
+A relation is one comparison, ``left OP right`` with OP one of ``==``,
+``<=``, ``>=``, ``<``, ``>``, written in a spec (``property: identity``).
+Nothing of it is ever handed to ``eval``: the text is parsed, every node
+is checked against a whitelist when the spec loads, and a tree walker
+computes the value. What a relation may contain:
+
+- numbers (an integer literal stays an integer only where an index or a
+  keyword needs one; arithmetic is done in float64, so no value can grow
+  without bound), ``inf``, ``nan``, ``pi``;
+- names bound to the case's arguments and the check's ``where`` variables;
+- ``+ - * / **`` and unary ``-``/``+`` (the exponent of ``**`` must be a
+  number of magnitude at most ``MAX_EXPONENT``), comparisons (a boolean
+  array inside, e.g. ``where(x > 0, ...)``);
+- subscripts with integers, slices of integers, ``...`` and tuples of those;
+- lists and tuples (as arguments: ``stack([x, zeros_like(x)], axis=-1)``);
+- calls of the numpy functions in ``NUMPY_FUNCTIONS`` (keywords ``axis``
+  and ``keepdims`` only), of the exercise's entry functions (the learner's),
+  and of ``reference.NAME`` (the exercise's reference solution).
+
+No other attribute, no dunder name, no lambda, comprehension, f-string or
+starred argument. A relation longer than ``MAX_LENGTH`` characters or
+nested deeper than ``MAX_DEPTH`` is refused. A learner or reference call
+may not sit inside another such call's arguments: every such call is
+planned before any runs, on arguments computed from the case alone.
+
+Evaluation has two phases (``grader.checks.identity``): ``planned_calls``
+computes each learner or reference call's arguments from the case;
+``evaluate`` computes the relation once those calls have answered.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "COMPARISONS",
+    "MAX_DEPTH",
+    "MAX_EXPONENT",
+    "MAX_LENGTH",
+    "NUMPY_FUNCTIONS",
+    "CallSite",
+    "ExpressionError",
+    "PlannedCall",
+    "Relation",
+    "evaluate",
+    "parse_relation",
+    "planned_calls",
+]
+
+MAX_LENGTH = 500
+MAX_DEPTH = 20
+MAX_EXPONENT = 64.0
+_MAX_INT = 1 << 53
+
+NUMPY_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "exp": np.exp,
+    "log": np.log,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "abs": np.abs,
+    "sqrt": np.sqrt,
+    "square": np.square,
+    "tanh": np.tanh,
+    "sign": np.sign,
+    "max": np.max,
+    "min": np.min,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "logaddexp": np.logaddexp,
+    "sum": np.sum,
+    "mean": np.mean,
+    "prod": np.prod,
+    "stack": np.stack,
+    "concatenate": np.concatenate,
+    "zeros_like": np.zeros_like,
+    "ones_like": np.ones_like,
+    "full_like": np.full_like,
+    "where": np.where,
+    "isfinite": np.isfinite,
+    "isnan": np.isnan,
+}
+_NUMPY_KEYWORDS = ("axis", "keepdims")
+_CONSTANTS = {"inf": np.inf, "nan": np.nan, "pi": np.pi}
+
+COMPARISONS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "==",
+    ast.LtE: "<=",
+    ast.GtE: ">=",
+    ast.Lt: "<",
+    ast.Gt: ">",
+}
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: np.add,
+    ast.Sub: np.subtract,
+    ast.Mult: np.multiply,
+    ast.Div: np.true_divide,
+    ast.Pow: np.power,
+}
+_ORDER: dict[str, Callable[[Any, Any], Any]] = {
+    "==": np.equal,
+    "<=": np.less_equal,
+    ">=": np.greater_equal,
+    "<": np.less,
+    ">": np.greater,
+}
+
+
+class ExpressionError(ValueError):
+    """A relation the grader refuses: the message says which part and why."""
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution."""
+
+    function: str
+    on: str
+    node: ast.Call
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A parsed, checked relation: its two sides, the comparison, and the calls it makes, in order."""
+
+    text: str
+    left: ast.expr
+    op: str
+    right: ast.expr
+    calls: tuple[CallSite, ...]
+
+    def names(self) -> set[str]:
+        """The variable names the relation reads (not the names it calls, not ``reference``, not constants)."""
+        nodes = [node for side in (self.left, self.right) for node in ast.walk(side)]
+        callees = set()
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                callees.add(id(node.func))
+                if isinstance(node.func, ast.Attribute):
+                    callees.add(id(node.func.value))
+        return {
+            node.id
+            for node in nodes
+            if isinstance(node, ast.Name) and id(node) not in callees and node.id not in _CONSTANTS
+        }
+
+
+@functools.lru_cache(maxsize=256)  # by text: a check parses its relation for every case it plans and judges
+def parse_relation(text: str) -> Relation:
+    """Parse and check a relation; ``ExpressionError`` names what is not allowed.
+
+    The ``Relation`` returned is shared between callers (it is cached by
+    text): nothing may change its nodes.
+
+    Names that are not numpy functions are taken for entry functions when
+    called and for variables otherwise; whether they exist is checked
+    against the exercise (``Relation.names``, ``Relation.calls``).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ExpressionError("a relation is a non-empty comparison, like 'f(-x) == 1 - f(x)'")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the relation is {len(text)} characters long; at most {MAX_LENGTH} are allowed")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"the relation is not an expression: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExpressionError("the relation could not be read as an expression") from None
+    body = tree.body
+    if not isinstance(body, ast.Compare) or len(body.ops) != 1 or type(body.ops[0]) not in COMPARISONS:
+        raise ExpressionError("a relation is one comparison, 'left OP right', with OP one of ==, <=, >=, <, >")
+    _check(body, depth=0, inside_call=None)
+    calls = tuple(_call_sites(body))
+    if not any(site.on == "learner" for site in calls):
+        raise ExpressionError("the relation calls no entry function, so it says nothing about the learner's code")
+    return Relation(text, body.left, COMPARISONS[type(body.ops[0])], body.comparators[0], calls)
+
+
+def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
+    """Refuse any node outside the whitelist; ``inside_call``: the learner/reference call whose arguments we are in."""
+    if depth > MAX_DEPTH:
+        raise ExpressionError(f"the relation is nested more than {MAX_DEPTH} deep")
+    deeper = depth + 1
+    if isinstance(node, ast.Compare):
+        if len(node.ops) != 1 or type(node.ops[0]) not in COMPARISONS:
+            raise ExpressionError("a comparison inside a relation has one operator: ==, <=, >=, < or >")
+        _check(node.left, deeper, inside_call)
+        _check(node.comparators[0], deeper, inside_call)
+    elif isinstance(node, ast.Constant):
+        _check_constant(node.value)
+    elif isinstance(node, ast.Name):
+        _check_name(node.id)
+    elif isinstance(node, ast.BinOp):
+        if type(node.op) not in _ARITHMETIC:
+            raise ExpressionError(f"the operator {type(node.op).__name__} is not allowed; use + - * / **")
+        if isinstance(node.op, ast.Pow):
+            exponent = _number(node.right)
+            if exponent is None or abs(exponent) > MAX_EXPONENT:
+                raise ExpressionError(f"the exponent of ** must be a number of magnitude at most {MAX_EXPONENT:g}")
+        _check(node.left, deeper, inside_call)
+        _check(node.right, deeper, inside_call)
+    elif isinstance(node, ast.UnaryOp):
+        if not isinstance(node.op, (ast.USub, ast.UAdd)):
+            raise ExpressionError(f"the operator {type(node.op).__name__} is not allowed; use unary - or +")
+        _check(node.operand, deeper, inside_call)
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        if len(node.elts) > 64:
+            raise ExpressionError("a list in a relation has at most 64 items")
+        for item in node.elts:
+            _check(item, deeper, inside_call)
+    elif isinstance(node, ast.Subscript):
+        _check(node.value, deeper, inside_call)
+        _check_index(node.slice)
+    elif isinstance(node, ast.Call):
+        _check_call(node, depth, inside_call)
+    elif isinstance(node, ast.Attribute):
+        raise ExpressionError("only reference.NAME(...) may use a dot, and only to call it")
+    else:
+        raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
+
+
+def _check_constant(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ExpressionError(f"the constant {value!r} is not allowed; only numbers are")
+    if isinstance(value, int) and abs(value) > _MAX_INT:
+        raise ExpressionError(f"the integer {value} is too large (at most 2**53)")
+
+
+def _check_name(name: str) -> None:
+    if name.startswith("_") or name == "reference":
+        raise ExpressionError(f"the name {name!r} is not allowed in a relation")
+
+
+def _check_index(node: ast.AST) -> None:
+    """An index: an integer, a slice of integers, ``...``, or a tuple of those."""
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    if len(items) > 32:
+        raise ExpressionError("an index has at most 32 parts")
+    for item in items:
+        if isinstance(item, ast.Constant) and item.value is Ellipsis:
+            continue
+        if isinstance(item, ast.Slice):
+            for part in (item.lower, item.upper, item.step):
+                if part is not None and _integer(part) is None:
+                    raise ExpressionError("a slice in a relation is made of integer literals, like [1:] or [::2]")
+            continue
+        if _integer(item) is None:
+            raise ExpressionError("an index in a relation is an integer literal, a slice, or ...")
+
+
+def _check_call(node: ast.Call, depth: int, inside_call: str | None) -> None:
+    function, on = _callee(node)
+    if any(keyword.arg is None for keyword in node.keywords):
+        raise ExpressionError("**keywords are not allowed in a relation")
+    if on == "numpy":
+        for keyword in node.keywords:
+            if keyword.arg not in _NUMPY_KEYWORDS:
+                raise ExpressionError(
+                    f"{function}() takes no keyword {keyword.arg!r} in a relation (allowed: axis, keepdims)"
+                )
+    else:
+        if inside_call is not None:
+            raise ExpressionError(
+                f"{_shown(function, on)}() is called inside the arguments of {inside_call}(); "
+                "the arguments of an entry or reference call are computed from the case alone"
+            )
+        inside_call = _shown(function, on)
+    for keyword in node.keywords:
+        _check_name(str(keyword.arg))
+    for arg in _arguments(node):
+        if isinstance(arg, ast.Starred):
+            raise ExpressionError("*arguments are not allowed in a relation")
+        _check(arg, depth + 1, inside_call)
+
+
+def _callee(node: ast.Call) -> tuple[str, str]:
+    """What a call calls: (name, "numpy" | "learner" | "reference"); ``ExpressionError`` for anything else."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        _check_name(func.id)
+        return func.id, "numpy" if func.id in NUMPY_FUNCTIONS else "learner"
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "reference":
+        _check_name(func.attr)
+        return func.attr, "reference"
+    raise ExpressionError("only numpy functions, entry functions and reference.NAME can be called in a relation")
+
+
+def _shown(function: str, on: str) -> str:
+    return f"reference.{function}" if on == "reference" else function
+
+
+def _arguments(node: ast.Call) -> list[ast.expr]:
+    return list(node.args) + [keyword.value for keyword in node.keywords]
+
+
+def _call_sites(node: ast.AST) -> Iterator[CallSite]:
+    """The learner and reference calls of a checked relation, left to right (never nested, by ``_check``)."""
+    if isinstance(node, ast.Call):
+        function, on = _callee(node)
+        if on != "numpy":
+            yield CallSite(function, on, node)
+            return
+    for child in ast.iter_child_nodes(node):
+        yield from _call_sites(child)
+
+
+def _describe(node: ast.AST) -> str:
+    names = {
+        "Lambda": "a lambda",
+        "ListComp": "a comprehension",
+        "SetComp": "a comprehension",
+        "DictComp": "a comprehension",
+        "GeneratorExp": "a generator expression",
+        "JoinedStr": "an f-string",
+        "Dict": "a dict",
+        "Set": "a set",
+        "IfExp": "a conditional expression",
+        "BoolOp": "and/or",
+        "NamedExpr": "an assignment (:=)",
+        "Await": "await",
+        "Yield": "yield",
+        "Starred": "a starred expression",
+    }
+    return names.get(type(node).__name__, f"the construct {type(node).__name__}")
+
+
+def _number(node: ast.AST) -> float | None:
+    """A number literal (possibly negated), or ``None``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _number(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    return None
+
+
+def _integer(node: ast.AST) -> int | None:
+    """An integer literal (possibly negated), or ``None``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _integer(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+# Evaluation
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A call site with its arguments computed from the case: positional values and keyword values."""
+
+    site: CallSite
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def planned_calls(relation: Relation, variables: Mapping[str, Any]) -> list[PlannedCall]:
+    """Each learner or reference call of ``relation`` with its arguments computed from ``variables``."""
+    walker = _Walker(variables, {})
+    planned = []
+    for site in relation.calls:
+        args = tuple(walker.value(arg) for arg in site.node.args)
+        kwargs = {str(k.arg): walker.value(k.value) for k in site.node.keywords}
+        planned.append(PlannedCall(site, args, kwargs))
+    return planned
+
+
+def evaluate(relation: Relation, variables: Mapping[str, Any], results: list[Any]) -> tuple[Any, Any]:
+    """The values of both sides, with each call of ``relation.calls`` replaced by its result, in order."""
+    answered = {id(site.node): result for site, result in zip(relation.calls, results, strict=True)}
+    walker = _Walker(variables, answered)
+    with np.errstate(all="ignore"):
+        return walker.value(relation.left), walker.value(relation.right)
+
+
+class _Walker:
+    """Computes checked nodes; integer literals stay integers (indices, axes), arithmetic is float64."""
+
+    def __init__(self, variables: Mapping[str, Any], answered: dict[int, Any]) -> None:
+        self._variables, self._answered = variables, answered
+
+    def value(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in self._variables:
+                return self._variables[node.id]
+            if node.id in _CONSTANTS:
+                return _CONSTANTS[node.id]
+            raise ExpressionError(f"the name {node.id!r} is not bound")
+        if isinstance(node, ast.BinOp):
+            left, right = _float(self.value(node.left)), _float(self.value(node.right))
+            _no_growth(left, right)
+            return _ARITHMETIC[type(node.op)](left, right)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.value(node.operand)
+            if type(operand) is int:
+                return -operand if isinstance(node.op, ast.USub) else operand
+            return np.negative(_float(operand)) if isinstance(node.op, ast.USub) else np.positive(_float(operand))
+        if isinstance(node, ast.Compare):
+            op = COMPARISONS[type(node.ops[0])]
+            left, right = self.value(node.left), self.value(node.comparators[0])
+            _no_growth(left, right)
+            return _ORDER[op](left, right)
+        if isinstance(node, ast.List):
+            return [self.value(item) for item in node.elts]
+        if isinstance(node, ast.Tuple):
+            return tuple(self.value(item) for item in node.elts)
+        if isinstance(node, ast.Subscript):
+            return np.asarray(self.value(node.value))[_index(node.slice)]
+        if isinstance(node, ast.Call):
+            if id(node) in self._answered:
+                return self._answered[id(node)]
+            function, on = _callee(node)
+            if on != "numpy":
+                raise ExpressionError(f"{_shown(function, on)}() has not been answered")
+            args = [self.value(arg) for arg in node.args]
+            kwargs = {str(k.arg): self.value(k.value) for k in node.keywords}
+            _no_growth(*(arg for arg in args if not isinstance(arg, (list, tuple))))
+            return NUMPY_FUNCTIONS[function](*args, **kwargs)
+        raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
+
+
+def _no_growth(*operands: Any) -> None:
+    """Refuse broadcasting that would make a value larger than every operand (an outer product of two results).
+
+    Learner code chooses the shapes it returns: ``f(x) + f(-x)`` with one
+    result of shape (n, 1) and the other (n,) would otherwise make n * n
+    numbers in the grader's process.
+    """
+    shapes = [np.shape(operand) for operand in operands]
+    if len(shapes) < 2:
+        return
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} do not fit together") from None
+    if math.prod(shape) > max(math.prod(s) for s in shapes):
+        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} would broadcast to {shape}, larger than either")
+
+
+def _float(value: Any) -> Any:
+    """Arithmetic operands as float64, so integer literals cannot overflow or wrap."""
+    if isinstance(value, (list, tuple)):
+        raise ExpressionError("arithmetic on a list is not allowed; stack it into an array first")
+    array = np.asarray(value)
+    return array.astype(np.float64) if array.dtype.kind in "biu" else array
+
+
+def _index(node: ast.AST) -> Any:
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    parts: list[Any] = []
+    for item in items:
+        if isinstance(item, ast.Constant) and item.value is Ellipsis:
+            parts.append(Ellipsis)
+        elif isinstance(item, ast.Slice):
+            parts.append(slice(*(None if p is None else _integer(p) for p in (item.lower, item.upper, item.step))))
+        else:
+            parts.append(_integer(item))
+    return tuple(parts) if isinstance(node, ast.Tuple) else parts[0]

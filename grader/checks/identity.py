@@ -1,0 +1,239 @@
+"""``identity``: a relation between calls of the learner's entries (and the reference's functions), from YAML.
+
+``relation: "sigmoid(-x) == 1 - sigmoid(x)"`` holds on every case, within
+``rtol``/``atol``. The relation is parsed and checked when the spec loads
+(``grader.checks.expressions``: a whitelist of nodes and numpy functions,
+never ``eval``); the names it reads and the functions it calls are checked
+against the exercise (``spec_problems``). Planning computes each call's
+arguments from the case (and each ``where`` value); judging evaluates the
+relation on what the calls returned.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.cases import Case
+from grader.checks.display import format_number, format_value
+from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.errors import SpecError
+from grader.record import Field, field_validator
+from grader.sandbox.outcomes import CallOutcome
+
+__all__ = ["Identity"]
+
+_MAX_COMBINATIONS = 64
+
+
+class Identity(Check):
+    """A relation between calls holds on every case, e.g. ``sigmoid(-x) == 1 - sigmoid(x)``.
+
+    ``==`` holds where ``|left - right| <= atol + rtol * |right|`` (NaN on
+    both sides counts as equal); ``<=`` and ``>=`` allow ``atol`` of slack;
+    ``<`` and ``>`` are strict. Both sides must have one shape, or one must
+    be a single number. ``where`` adds variables: each combination of their
+    values is tried on every case.
+    """
+
+    property: Literal["identity"]
+    relation: str = Field(description="one comparison between calls, e.g. 'f(-x) == 1 - f(x)'")
+    where: dict[str, list[Any]] = Field(
+        default_factory=dict, description="extra variables, each mapped to the values to try"
+    )
+    rtol: float = Field(default=1e-9, ge=0, description="relative tolerance of ==")
+    atol: float = Field(default=1e-12, ge=0, description="absolute tolerance of ==, and the slack of <= and >=")
+
+    @field_validator("relation")
+    @classmethod
+    def _relation_parses(cls, value: str) -> str:
+        parse_relation(value)  # ExpressionError is a ValueError: the loader names the file and line
+        return value
+
+    @field_validator("where")
+    @classmethod
+    def _where_is_small(cls, value: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        combinations = 1
+        for name, values in value.items():
+            if not name.isidentifier() or name.startswith("_") or name == "reference":
+                raise ValueError(f"{name!r} is not a variable name a relation can use")
+            if not values:
+                raise ValueError(f"{name!r} has no values to try")
+            for item in values:
+                try:
+                    array = np.asarray(item, dtype=float)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name!r}: {item!r} is not a number or an array of numbers") from None
+                if array.size > 10_000:
+                    raise ValueError(f"{name!r}: a value of {array.size} numbers; at most 10000")
+            combinations *= len(values)
+        if combinations > _MAX_COMBINATIONS:
+            raise ValueError(f"where gives {combinations} combinations of values; at most {_MAX_COMBINATIONS}")
+        return value
+
+    def default_description(self, entry: str) -> str:
+        return f"{self.relation} holds for every input"
+
+    def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterator[tuple[str, str]]:
+        """Names the relation reads or calls that the exercise does not have, each with the key it is written in."""
+        relation = parse_relation(self.relation)
+        known = set(signatures.get(entry, {})) | set(self.where)
+        for name in sorted(relation.names() - known):
+            yield (
+                f"the relation reads {name!r}, which is neither an argument of {entry} nor a where variable"
+                f"{_close(name, known)}",
+                "relation",
+            )
+        for site in relation.calls:
+            signature = signatures.get(site.function)
+            if site.on == "learner" and signature is None:
+                yield (
+                    f"the relation calls {site.function}(), which is neither an entry nor a numpy function it may "
+                    f"use{_close(site.function, signatures)}",
+                    "relation",
+                )
+            elif signature is None:
+                if site.node.keywords:
+                    yield (
+                        f"reference.{site.function}() is not an entry, so its parameter names are not known: "
+                        "pass its arguments by position",
+                        "relation",
+                    )
+            else:
+                yield from _argument_problems(site.function, site.node, signature)
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return self.plan_in(case, entry, {})
+
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
+        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination."""
+        relation = parse_relation(self.relation)
+        calls = [Call(entry, case.args)]
+        for variables in self._variables(case):
+            try:
+                planned = planned_calls(relation, variables)
+            except Exception as exc:  # an argument that cannot be computed on this case is the spec's fault
+                raise SpecError(
+                    f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
+                    f"{_shown(variables)}: {exc}"
+                ) from None
+            for call in planned:
+                names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
+                args = {name: _argument(value) for name, value in zip(names, call.args, strict=False)}
+                args.update({name: _argument(value) for name, value in call.kwargs.items()})
+                calls.append(
+                    Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner")
+                )
+        return calls
+
+    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
+        relation = parse_relation(self.relation)
+        per = len(relation.calls)
+        for number, variables in enumerate(self._variables(case)):
+            answered = outcomes[1 + number * per : 1 + (number + 1) * per]
+            for outcome in answered:
+                _, problem = array_result(outcome)
+                if problem is not None:
+                    return problem
+            results = [outcome.value for outcome in answered]
+            try:
+                left, right = evaluate(relation, variables, results)
+            except (ExpressionError, ValueError, TypeError, IndexError) as exc:
+                return Finding(
+                    got=f"values the relation cannot be computed on ({exc})",
+                    expected=f"{self.relation}{_given(self.where, variables)}",
+                )
+            rtol, atol = self._tolerances(answered)
+            finding = _compare(relation, left, right, rtol, atol)
+            if finding is not None:
+                got, tolerance = finding
+                return Finding(
+                    got=got,
+                    expected=f"{self.relation}{_given(self.where, variables)} ({tolerance})",
+                    extra={name: variables[name] for name in self.where},
+                )
+        return None
+
+    def _variables(self, case: Case) -> Iterator[dict[str, Any]]:
+        names = list(self.where)
+        for values in itertools.product(*(self.where[name] for name in names)):
+            extra = {name: _argument(value) for name, value in zip(names, values, strict=True)}
+            yield {**case.args, **extra}
+
+    def _tolerances(self, outcomes: list[CallOutcome]) -> tuple[float, float]:
+        low = any(value.dtype == np.float32 for outcome in outcomes for value in outcome.values)
+        return (max(self.rtol, 1e-5), max(self.atol, 1e-6)) if low else (self.rtol, self.atol)
+
+
+def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: float) -> tuple[str, str] | None:
+    """``None`` when the sides satisfy the comparison, else (what the sides were, the tolerance applied)."""
+    a = np.asarray(left, dtype=float)
+    b = np.asarray(right, dtype=float)
+    sides = f"left side {format_value(a)}, right side {format_value(b)}"
+    if a.ndim and b.ndim and a.shape != b.shape:
+        return f"left side of shape {a.shape}, right side of shape {b.shape}", "both sides of one shape"
+    with np.errstate(all="ignore"):
+        if relation.op == "==":
+            ok = (a == b) | (np.abs(a - b) <= atol + rtol * np.abs(b)) | (np.isnan(a) & np.isnan(b))
+            tolerance = f"rtol {format_number(rtol)}, atol {format_number(atol)}"
+        elif relation.op == "<=":
+            ok, tolerance = a <= b + atol, f"atol {format_number(atol)}"
+        elif relation.op == ">=":
+            ok, tolerance = a >= b - atol, f"atol {format_number(atol)}"
+        elif relation.op == "<":
+            ok, tolerance = a < b, "strictly"
+        else:
+            ok, tolerance = a > b, "strictly"
+    if np.all(ok):
+        return None
+    return sides, tolerance
+
+
+def _argument(value: Any) -> Any:
+    """A value as a call argument: arrays and numbers as numpy values, lists as float arrays."""
+    if isinstance(value, (list, tuple)):
+        return np.asarray(value, dtype=float)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def _argument_problems(function: str, node: Any, signature: Mapping[str, bool]) -> Iterator[tuple[str, str]]:
+    names = list(signature)
+    if len(node.args) > len(names):
+        yield f"the relation calls {function}() with {len(node.args)} arguments; it takes {len(names)}", "relation"
+        return
+    given = set(names[: len(node.args)])
+    for keyword in node.keywords:
+        if keyword.arg not in signature:
+            yield (
+                f"the relation passes {keyword.arg}= to {function}(), which has no such parameter"
+                f"{_close(str(keyword.arg), names)}",
+                "relation",
+            )
+        elif keyword.arg in given:
+            yield f"the relation passes {keyword.arg} to {function}() twice", "relation"
+        given.add(str(keyword.arg))
+    missing = [name for name, has_default in signature.items() if not has_default and name not in given]
+    if missing:
+        yield f"the relation calls {function}() without {', '.join(missing)}", "relation"
+
+
+def _close(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _given(where: Mapping[str, Any], variables: Mapping[str, Any]) -> str:
+    if not where:
+        return ""
+    return " with " + ", ".join(f"{name}={format_value(variables[name])}" for name in where)
+
+
+def _shown(variables: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={format_value(value)}" for name, value in variables.items())

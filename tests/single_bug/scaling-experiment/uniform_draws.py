@@ -1,0 +1,11 @@
+"""The vectors are drawn uniformly on [0, 1) instead of from a standard normal."""
+
+import numpy as np
+
+
+def dot_product_variance(d_k, n_samples=10000, seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.random((n_samples, d_k))
+    k = rng.random((n_samples, d_k))
+    dots = np.einsum("ij,ij->i", q, k)
+    return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))
