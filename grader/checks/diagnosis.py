@@ -1,7 +1,7 @@
 """Diagnosis: which known mistake a failing submission made, by comparing it with known-wrong solutions.
 
-A known-wrong solution answers every call of the exercise's plan once per
-session (and once on disk between runs, ``disk_cache.stored_answers``), so
+A known-wrong solution answers every learner call of the exercise's plan once
+per session (and once on disk between runs: ``checks.instructor_runs``), so
 later learners, whatever input they fail on, are diagnosed by comparing
 outputs, without starting a process.
 """
@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from grader.checks.base import Finding
-from grader.checks.disk_cache import stored_answers
 from grader.checks.findings import CheckRun, judge_case
+from grader.checks.instructor_runs import fill_answer_calls, given_files, solution_answers
 from grader.checks.plan import Plan
 from grader.reasons import failure_reason
 from grader.results import CheckResult
-from grader.sandbox.calls import CallBatch
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
@@ -38,8 +37,14 @@ def diagnose(
     root: Path,
     memo: GradingMemo,
     plan: Plan,
+    references: dict[int, CallOutcome] | None = None,
 ) -> dict[str, str]:
-    """For each failed check, the misconception of the first known-wrong solution whose output matches."""
+    """For each failed check, the misconception of the first known-wrong solution whose output matches.
+
+    ``references``: the reference solution's answers to the plan's reference
+    calls, which a known-wrong solution's cases are judged with.
+    """
+    references = references or {}
     wanted = [(run, run.failing[0]) for run in runs if run.failing]
     if not wanted or not exercise.known_wrong:
         return {}
@@ -48,7 +53,7 @@ def diagnose(
     for wrong in exercise.known_wrong:
         if not failing.intersection(wrong.must_fail):
             continue  # a known-wrong solution only explains failures of the checks it is known to fail
-        answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan)
+        answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan, references, root)
         for run, (index, _, mine) in wanted:
             theirs = answers(run, index)
             if (
@@ -63,44 +68,26 @@ def diagnose(
 
 
 def _known_wrong_answers(
-    exercise: ImplementationExercise, path: Path, factory: ProcessFactory, memo: GradingMemo, plan: Plan
+    exercise: ImplementationExercise,
+    path: Path,
+    factory: ProcessFactory,
+    memo: GradingMemo,
+    plan: Plan,
+    references: dict[int, CallOutcome],
+    root: Path,
 ) -> Callable[[CheckRun, int], list[CallOutcome]]:
     """A function ``(run, case index) -> outcomes`` of one known-wrong solution on that case's calls.
 
-    Its answers to every call of the plan are asked once per session: they
-    are filed under the solution's path and the key of the plan's whole
-    batch, which names every call by value.
+    It answers the plan's learner calls (``instructor_runs.solution_answers``:
+    once per session and on disk); the reference calls take the reference's
+    answers, as a learner's do.
     """
-    whole = plan.encode(list(range(len(plan.table.calls))))
-    outcomes = memo.known_wrong.setdefault_with(
-        (str(path), whole.key),
-        lambda: stored_answers(
-            exercise, plan.check_ids(), path.read_bytes(), lambda: _ask_known_wrong(factory, path, exercise, whole)
-        ),
-    )
-    table = dict(enumerate(outcomes))
+    keys = plan.table.numbers("learner")
+    calls = [plan.table.calls[k] for k in keys]
+    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_files(exercise, root))
+    table = {**references, **dict(zip(keys, answers, strict=True))}
+    fill_answer_calls(exercise, plan, table, factory, memo, root)
     return lambda run, index: [table[key] for key in run.keys[index] if key in table]
-
-
-def _ask_known_wrong(
-    factory: ProcessFactory, path: Path, exercise: ImplementationExercise, calls: CallBatch
-) -> list[CallOutcome]:
-    """A known-wrong solution's answers to ``calls``; calls cut short by a crash or hang are asked again once."""
-    outcomes = [CallOutcome(status="not_run")] * len(calls)
-    for batch in (True, False):
-        missing = [i for i, outcome in enumerate(outcomes) if outcome.status == "not_run"]
-        if not missing:
-            break
-        process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
-        try:
-            if process.start().status != "ok":
-                break
-            answers = process.call_many(calls if batch else calls.only(missing), batch=batch)
-        finally:
-            process.close()
-        for i, outcome in zip(range(len(calls)) if batch else missing, answers, strict=True):
-            outcomes[i] = outcome
-    return outcomes
 
 
 def _same(a: CallOutcome, b: CallOutcome) -> bool:

@@ -21,6 +21,7 @@ from grader.checks.base import Check, Finding
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.findings import CheckRun, findings_for
+from grader.checks.instructor_runs import fill_answer_calls, given_files, reference_failure, reference_outcomes
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
 from grader.reasons import describe_start_failure, failure_reason, passed_reason
@@ -56,6 +57,7 @@ def grade_implementation(
     root: Path | None = None,
     memo: GradingMemo | None = None,
     replies: ReplyBudget | None = None,
+    references: Path | None = None,
 ) -> ExerciseResult:
     """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did.
 
@@ -66,8 +68,14 @@ def grade_implementation(
     grading session remembers between submissions (plans, findings,
     known-wrong answers); by default nothing is remembered. ``replies``: what
     the submission's processes may still send (one budget per submission;
-    by default this exercise's own).
+    by default this exercise's own). ``root`` is where known-wrong solutions
+    are found (none: no diagnosis); ``references`` where the reference
+    solution (or a handout's answers file) is found, by default ``root``.
+    The reference answers the plan's ``on="reference"`` calls in a process
+    of its own (``checks.instructor_runs``); a check it fails on is an error
+    of the exercise, never the learner's.
     """
+    references = references if references is not None else root
     entries = list(exercise.entries)
     checks = checks_to_run(exercise, public_only)
     hidden_not_run = len(exercise.checks) - len(checks)
@@ -80,7 +88,8 @@ def grade_implementation(
             exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()), hidden_not_run
         )
     memo = memo if memo is not None else GradingMemo()
-    process = _opened(factory, source, entries, exercise.time_limit, replies)
+    files = {**source.files, **given_files(exercise, references)}  # given functions sit beside the learner's file
+    process = _opened(factory, files, source.module, entries, exercise.time_limit, replies)
     outputs: list[str] = []
     plan = memo.plan(exercise, checks)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked.
@@ -103,6 +112,9 @@ def grade_implementation(
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
         table = plan.table.fresh()
+        # Asked while the learner's process answers what was sent with the import (once per session, kept on disk).
+        expected = reference_outcomes(exercise, plan, factory, memo, references)
+        table.outcomes.update(expected)
         for planned in plan.checks:
             check, entry = planned.check, planned.entry
             if not start.entries.get(entry):
@@ -118,6 +130,7 @@ def grade_implementation(
         deadline = time.monotonic() + BUDGET_SECONDS
         while True:
             needed = table.needed([run.keys for run in runs if not run.decided(table)])
+            needed = [key for key in needed if table.calls[key].on == "learner"]
             if not needed:
                 break
             if timeouts >= MAX_TIMEOUTS or time.monotonic() >= deadline:
@@ -138,7 +151,7 @@ def grade_implementation(
             if not process.alive:
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process = _opened(factory, source, entries, exercise.time_limit, replies)
+                process = _opened(factory, files, source.module, entries, exercise.time_limit, replies)
                 restart = process.start()
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
@@ -157,10 +170,15 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
+    fill_answer_calls(exercise, plan, table.outcomes, factory, memo, references)
+    for run in runs:
+        failed = reference_failure(run.planned, table.outcomes) if run.check.id not in settled else None
+        if failed is not None:
+            settled[run.check.id] = _reference_failed(run, plan, *failed)
     judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
     keep_held(plan)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
-    diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
+    diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
     for run in runs:
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
@@ -175,11 +193,29 @@ def run_entry_name(runs: list[CheckRun]) -> str:
     return " and ".join(names) if names else "your code"
 
 
+def _reference_failed(run: CheckRun, plan: Plan, index: int, what: str) -> CheckResult:
+    """A check the exercise's own reference solution could not answer: an error of the exercise, not the learner's."""
+    check = run.check
+    shown = check.visibility == "public" or check.reveal == "full"
+    where = f" on {plan.call_text(run.planned, index)}" if shown else ""
+    return _result(
+        check,
+        "error",
+        f"{check.describe(run.entry)}: not checked, because the exercise's reference solution {what}{where}. "
+        "This is a fault of the exercise, not of your code; please tell your instructor.",
+    )
+
+
 def _opened(
-    factory: ProcessFactory, source: SourceModule, entries: list[str], call_seconds: float, replies: ReplyBudget
+    factory: ProcessFactory,
+    files: dict[str, bytes],
+    module: str,
+    entries: list[str],
+    call_seconds: float,
+    replies: ReplyBudget,
 ) -> LearnerProcessLike:
-    """A new learner process for ``source``, charging what it sends to the submission's ``replies``."""
-    process = factory.open(source.files, source.module, entries, call_seconds)
+    """A new learner process for ``files`` (importing ``module``), charging what it sends to ``replies``."""
+    process = factory.open(files, module, entries, call_seconds)
     process.replies = replies
     return process
 
