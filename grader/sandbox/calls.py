@@ -1,8 +1,9 @@
 """Calls to a learner's entry functions, encoded for the wire: what the grader asks a learner process.
 
 A call goes as JSON (the function's name, each argument as a reference to an
-array payload, an inline number, or the name of a grader function built in
-the learner process) plus the array payloads themselves (``protocol``).
+array payload, an inline number, or the name of a function of the exercise's
+given file, which the process holds next to the learner's file) plus the
+array payloads themselves (``protocol``).
 
 A ``CallBatch`` is one such request: its calls, their payloads, and a key
 that is a digest of both. Two batches with the same key ask for exactly the
@@ -23,15 +24,29 @@ import numpy as np
 
 from grader.sandbox.protocol import encode_array
 
-__all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
+__all__ = ["GIVEN_MODULE", "CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
+
+# The module name of an exercise's given functions (its public ``functions:`` file) in a learner's process.
+GIVEN_MODULE = "given_functions"
 
 
 @dataclass(frozen=True)
 class TrustedFunction:
-    """A grader function handed to a learner's higher-order entry, built inside the learner process."""
+    """A function of the exercise's given file handed to a learner's higher-order entry.
+
+    ``bound`` are keyword arguments fixed in advance (``linear`` with its
+    matrix ``A``): the learner's code receives ``partial(function, **bound)``,
+    built inside the process from the given file, so no callable crosses
+    the boundary.
+    """
 
     name: str
-    arrays: tuple[np.ndarray, ...] = ()
+    bound: tuple[tuple[str, np.ndarray], ...] = ()
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The bound arrays, in order."""
+        return tuple(array for _, array in self.bound)
 
 
 class PlannedCall(Protocol):
@@ -96,11 +111,11 @@ def encode_calls(calls: Iterable[PlannedCall], signatures: Mapping[str, list[str
             blobs.append(encode_array(item))
             return {"t": "array", "i": len(blobs) - 1}
         if isinstance(item, TrustedFunction):
-            indices = []
-            for array in item.arrays:
+            bound = {}
+            for name, array in item.bound:
                 blobs.append(encode_array(array))
-                indices.append(len(blobs) - 1)
-            return {"t": "callable", "name": item.name, "arrays": indices}
+                bound[name] = len(blobs) - 1
+            return {"t": "callable", "name": item.name, "bound": bound}
         if isinstance(item, np.generic):
             return {"t": "value", "v": item.item()}
         return {"t": "value", "v": item}
@@ -136,7 +151,7 @@ def shift_payloads(item: dict[str, Any], offset: int) -> dict[str, Any]:
         if spec["t"] == "array":
             return {"t": "array", "i": spec["i"] + offset}
         if spec["t"] == "callable":
-            return dict(spec, arrays=[i + offset for i in spec["arrays"]])
+            return dict(spec, bound={name: i + offset for name, i in spec["bound"].items()})
         return spec
 
     moved = dict(item, args=[move(spec) for spec in item["args"]])
