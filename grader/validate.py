@@ -32,6 +32,7 @@ from grader.checks.quiz import grade_quiz, letters
 from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
+from grader.spec.crossrefs import top_level_functions
 from grader.spec.loader import Catalog
 from grader.spec.models import (
     ChoiceQuestion,
@@ -154,6 +155,9 @@ def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, 
     """
     if exercise.reference_solution is None:
         return
+    defined = top_level_functions(catalog.resolve(exercise.reference_solution)) or set()
+    if not set(exercise.entries) <= defined:
+        return  # grading it says which entry it lacks
     plan = session.memo.plan(exercise, list(exercise.checks))
     outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
     for planned in plan.checks:

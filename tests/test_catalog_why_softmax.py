@@ -8,10 +8,9 @@ and known-wrong outputs are cached between tests.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import functools
 import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest

@@ -190,6 +190,9 @@ def _failure(outcome: CallOutcome) -> str:
         return f"raised {error.get('type', 'an exception')}: {error.get('message', '')}".rstrip(": ")
     if outcome.status == "timeout":
         return "ran out of time"
+    if outcome.status == "bad_value":
+        message = (outcome.error or {}).get("message", "")
+        return f"returned a value that is not a number{f' ({message})' if message else ''}"
     if outcome.status != "ok":
         return outcome.detail or f"gave no value ({outcome.status})"
     if outcome.kind == "skipped":

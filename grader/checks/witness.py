@@ -162,7 +162,6 @@ class Witness(Check):
         "square_normalise for square-order",
     )
 
-    @property
     def method_name(self) -> str:
         """The reference solution's function the witness is verified with."""
         return self.method or _DEFAULT_METHODS.get(self.verifier, "")
@@ -171,7 +170,7 @@ class Witness(Check):
         return f"{entry}() returns an input on which the method really breaks"
 
     def plan(self, case: Case, entry: str) -> list[Call]:
-        return [Call(entry, {}), Call(self.method_name, {}, on="reference", on_answer=True)]
+        return [Call(entry, {}), Call(self.method_name(), {}, on="reference", on_answer=True)]
 
     def answer_args(self, case: Case, answer: CallOutcome) -> dict[str, Any] | None:
         """The witness's scores, when they are scores at all (the verifier explains anything else)."""
@@ -184,4 +183,4 @@ class Witness(Check):
         return VERIFIERS[self.verifier](outcomes[0], outcomes[1])
 
     def verified(self, cases: list[Case]) -> str:
-        return f"with the reference solution's {self.method_name}()"
+        return f"with the reference solution's {self.method_name()}()"

@@ -255,7 +255,8 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
 
 def _method(check: Any) -> str | None:
     """The reference function a witness is verified with (written, or its verifier's default)."""
-    name = getattr(check, "method_name", None)
+    method_name = getattr(check, "method_name", None)
+    name = method_name() if callable(method_name) else None
     return name if isinstance(name, str) and name else None
 
 
