@@ -187,7 +187,7 @@ def public_answers(catalog: Catalog, *, session: Any = None) -> dict[str, str]:
             plan = build_plan(exercise, [check for check in exercise.checks if check.visibility == "public"])
             outcomes = reference_outcomes(exercise, plan, grading.factory, grading.memo, catalog.root)
             for planned in plan.checks:
-                failed = reference_failure(planned, outcomes)
+                failed = reference_failure(plan, planned, outcomes)
                 if failed is not None:
                     raise SpecError(
                         f"{exercise.id}: check {planned.check.id}: the reference solution {failed[1]} on "

@@ -161,7 +161,7 @@ def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, 
     plan = session.memo.plan(exercise, list(exercise.checks))
     outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
     for planned in plan.checks:
-        failed = reference_failure(planned, outcomes)
+        failed = reference_failure(plan, planned, outcomes)
         if failed is not None:
             index, what = failed
             raise SpecError(

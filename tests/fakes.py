@@ -10,7 +10,6 @@ functions of the sandbox.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import types
 import warnings
@@ -19,8 +18,8 @@ from typing import Any
 
 from grader.sandbox import child
 from grader.sandbox.answers import decode_answer, refused_reply
-from grader.sandbox.arguments import decode_arguments
-from grader.sandbox.calls import GIVEN_MODULE, CallBatch
+from grader.sandbox.arguments import decode_arguments, set_given_source
+from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
 from grader.sandbox.frames import LimitExceeded, MessageParser
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -40,7 +39,6 @@ class InProcessProcess:
 
     def __init__(self, files: dict[str, bytes], module: str, entries: list[str], *, metered: bool = False) -> None:
         self._source = files[module].decode()
-        self._given = files.get(f"{GIVEN_MODULE}.py")
         self._module_name = module
         self._entries = entries
         self._metered = metered
@@ -52,10 +50,6 @@ class InProcessProcess:
         self.answered: list[CallOutcome] = []
 
     def start(self, ahead: CallBatch | None = None) -> StartOutcome:  # calls sent ahead are simply asked for again
-        if self._given is not None:  # the exercise's given functions, found by name as in a learner process
-            given = types.ModuleType(GIVEN_MODULE)
-            exec(compile(self._given, GIVEN_MODULE, "exec"), given.__dict__)  # noqa: S102 - the course's public file
-            sys.modules[GIVEN_MODULE] = given
         module = types.ModuleType("submission")
         try:
             exec(compile(self._source, self._module_name, "exec"), module.__dict__)  # noqa: S102 - trusted fixtures
@@ -66,6 +60,7 @@ class InProcessProcess:
 
     def call_many(self, calls: CallBatch, deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
         outcomes: list[CallOutcome] = []
+        set_given_source(calls.given)  # as a learner process does with a request's given_source
         for index, call in enumerate(calls.calls):
             self.calls_received += 1
             with warnings.catch_warnings():  # a learner process has no pytest warning filters

@@ -91,6 +91,7 @@ class Check(Record):
     expects_exception: ClassVar[bool] = False
     merge_calls: ClassVar[bool] = True  # False: identical calls really run twice (reproducibility checks)
     uses_reference: ClassVar[bool] = False  # True: it plans calls the exercise's reference solution answers
+    plans_answer_calls: ClassVar[bool] = False  # True: some of them are made from the learner's answer (on_answer)
 
     def describe(self, entry: str) -> str:
         """The property in one sentence."""

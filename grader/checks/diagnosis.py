@@ -16,7 +16,7 @@ import numpy as np
 
 from grader.checks.base import Finding
 from grader.checks.findings import CheckRun, judge_case
-from grader.checks.instructor_runs import fill_answer_calls, given_files, solution_answers
+from grader.checks.instructor_runs import fill_answer_calls, given_source, solution_answers
 from grader.checks.plan import Plan
 from grader.reasons import failure_reason
 from grader.results import CheckResult
@@ -82,9 +82,8 @@ def _known_wrong_answers(
     once per session and on disk); the reference calls take the reference's
     answers, as a learner's do.
     """
-    keys = plan.table.numbers("learner")
-    calls = [plan.table.calls[k] for k in keys]
-    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_files(exercise, root))
+    keys, calls = plan.whole()  # every learner call, encoded once for the learners
+    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_source(exercise, root))
     table = {**references, **dict(zip(keys, answers, strict=True))}
     fill_answer_calls(exercise, plan, table, factory, memo, root)
     return lambda run, index: [table[key] for key in run.keys[index] if key in table]

@@ -21,7 +21,7 @@ from grader.checks.base import Check, Finding
 from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.findings import CheckRun, findings_for
-from grader.checks.instructor_runs import fill_answer_calls, given_files, reference_failure, reference_outcomes
+from grader.checks.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
 from grader.reasons import describe_start_failure, failure_reason, passed_reason
@@ -88,12 +88,12 @@ def grade_implementation(
             exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()), hidden_not_run
         )
     memo = memo if memo is not None else GradingMemo()
-    files = {**source.files, **given_files(exercise, references)}  # given functions sit beside the learner's file
-    process = _opened(factory, files, source.module, entries, exercise.time_limit, replies)
+    given = given_source(exercise, references)  # sent with the calls that hand over a given function
+    process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
     plan = memo.plan(exercise, checks)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked.
-    ahead = plan.whole() if plan.checks else None
+    ahead = (plan.whole_keys, plan.whole()[1].with_given(given)) if plan.checks else None
     try:
         start = process.start(ahead[1]) if ahead else process.start()
         if start.status != "ok":
@@ -151,7 +151,7 @@ def grade_implementation(
             if not process.alive:
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process = _opened(factory, files, source.module, entries, exercise.time_limit, replies)
+                process = _opened(factory, source, entries, exercise.time_limit, replies)
                 restart = process.start()
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
@@ -160,7 +160,7 @@ def grade_implementation(
                 needed, calls = ahead
                 ahead = None
             else:
-                calls = plan.encode(needed)
+                calls = plan.encode(needed).with_given(given)
             # Answers come in batches until something goes wrong; then one by one, to know which call it was.
             for key, outcome in zip(needed, process.call_many(calls, deadline, batch=batch), strict=True):
                 if outcome.status != "not_run":
@@ -172,7 +172,7 @@ def grade_implementation(
     outputs.append(process.output.excerpt())
     fill_answer_calls(exercise, plan, table.outcomes, factory, memo, references)
     for run in runs:
-        failed = reference_failure(run.planned, table.outcomes) if run.check.id not in settled else None
+        failed = reference_failure(plan, run.planned, table.outcomes) if run.check.id not in settled else None
         if failed is not None:
             settled[run.check.id] = _reference_failed(run, plan, *failed)
     judged = {run.check.id: _judge_run(run, table, plan) for run in runs if run.check.id not in settled}
@@ -207,15 +207,10 @@ def _reference_failed(run: CheckRun, plan: Plan, index: int, what: str) -> Check
 
 
 def _opened(
-    factory: ProcessFactory,
-    files: dict[str, bytes],
-    module: str,
-    entries: list[str],
-    call_seconds: float,
-    replies: ReplyBudget,
+    factory: ProcessFactory, source: SourceModule, entries: list[str], call_seconds: float, replies: ReplyBudget
 ) -> LearnerProcessLike:
-    """A new learner process for ``files`` (importing ``module``), charging what it sends to ``replies``."""
-    process = factory.open(files, module, entries, call_seconds)
+    """A new learner process for ``source``, charging what it sends to the submission's ``replies``."""
+    process = factory.open(source.files, source.module, entries, call_seconds)
     process.replies = replies
     return process
 

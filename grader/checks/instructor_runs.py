@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from grader.checks.base import Call
 from grader.checks.disk_cache import stored_answers
 from grader.checks.plan import Plan, PlannedCheck
-from grader.sandbox.calls import GIVEN_MODULE, CallBatch, encode_calls
+from grader.sandbox.calls import CallBatch, encode_calls
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, decode_array, encode_array
 
@@ -39,7 +39,7 @@ __all__ = [
     "answers_file",
     "ask_solution",
     "fill_answer_calls",
-    "given_files",
+    "given_source",
     "read_answers_file",
     "reference_failure",
     "reference_outcomes",
@@ -51,39 +51,39 @@ SKIPPED = CallOutcome(status="ok", kind="skipped", digest=bytes(16))
 _NO_REFERENCE = "the exercise has no reference solution to compare with"
 
 
-def given_files(exercise: ImplementationExercise, root: Path | None) -> dict[str, bytes]:
-    """The exercise's given functions (its public ``functions:`` file) as the file a process holds beside the
-    learner's (or instructor's) own, named ``GIVEN_MODULE``; empty when it has none."""
+def given_source(exercise: ImplementationExercise, root: Path | None) -> str:
+    """The source of the exercise's given functions (its public ``functions:`` file), or ``""`` without one."""
     if exercise.functions is None or root is None:
-        return {}
-    return {f"{GIVEN_MODULE}.py": (root / exercise.functions).read_bytes()}
+        return ""
+    return (root / exercise.functions).read_text(encoding="utf-8")
 
 
 def solution_answers(
     exercise: ImplementationExercise,
     path: Path,
     plan: Plan,
-    calls: list[Call],
+    calls: CallBatch,
     factory: ProcessFactory,
     memo: GradingMemo,
-    given: dict[str, bytes] | None = None,
+    given: str = "",
 ) -> list[CallOutcome]:
     """An instructor file's answers to ``calls``: asked once per session, and kept on disk between runs.
 
-    ``given``: the exercise's given functions (``given_files``), held beside it.
+    ``given``: the source of the exercise's given functions (``given_source``),
+    sent with the calls that hand one over.
     """
-    batch = encode_calls(calls, plan.signatures)
-    files = {path.name: path.read_bytes(), **(given or {})}
-    source = b"\0".join(name.encode() + b"\0" + text for name, text in sorted(files.items()))
-    return memo.instructor.setdefault_with(
-        (str(path), batch.key),
-        lambda: stored_answers(
+    calls = calls.with_given(given)
+
+    def stored() -> list[CallOutcome]:
+        files = {path.name: path.read_bytes()}
+        return stored_answers(
             exercise,
             plan.check_ids(),
-            source + b"\0" + batch.key.encode(),
-            lambda: ask_solution(factory, files, path.name, exercise, batch),
-        ),
-    )
+            files[path.name] + b"\0" + calls.key.encode(),  # the key covers the given source
+            lambda: ask_solution(factory, files, path.name, exercise, calls),
+        )
+
+    return memo.instructor.setdefault_with((str(path), calls.key), stored)
 
 
 def ask_solution(
@@ -110,12 +110,28 @@ def ask_solution(
 def reference_outcomes(
     exercise: ImplementationExercise, plan: Plan, factory: ProcessFactory, memo: GradingMemo, root: Path | None
 ) -> dict[int, CallOutcome]:
-    """The reference solution's answers to the plan's reference calls, by call number.
+    """The reference solution's answers to the plan's reference calls, by call number (kept on the plan).
 
     From the reference solution run in a learner process, or, in a handout,
     from its answers file. Without either, every reference call fails with
-    a note saying so (the checks that need one report an error).
+    a note saying so (the checks that need one report an error). The first
+    case each check's reference calls failed on is kept in
+    ``plan.expected_failures`` (``reference_failure``).
     """
+    if root is None:  # nothing to ask: not kept, so a later call that names a root asks the reference
+        return _reference_outcomes(exercise, plan, factory, memo, root)
+    if plan.expected is None:
+        plan.expected = _reference_outcomes(exercise, plan, factory, memo, root)
+        for planned in plan.checks:
+            failed = _first_failure(planned, plan.expected, on_answer=False)
+            if failed is not None:
+                plan.expected_failures[planned.check.id] = failed
+    return plan.expected
+
+
+def _reference_outcomes(
+    exercise: ImplementationExercise, plan: Plan, factory: ProcessFactory, memo: GradingMemo, root: Path | None
+) -> dict[int, CallOutcome]:
     keys = plan.table.numbers("reference")
     if not keys:
         return {}
@@ -126,9 +142,8 @@ def reference_outcomes(
         return {number: held.get(by_key[number], missing) for number in keys}
     if root is None or exercise.reference_solution is None:
         return dict.fromkeys(keys, CallOutcome(status="not_run", detail=_NO_REFERENCE))
-    calls = [plan.table.calls[number] for number in keys]
     path = root / exercise.reference_solution
-    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_files(exercise, root))
+    answers = solution_answers(exercise, path, plan, plan.encode(keys), factory, memo, given_source(exercise, root))
     return dict(zip(keys, answers, strict=True))
 
 
@@ -148,6 +163,8 @@ def fill_answer_calls(
     """
     asked: dict[int, Call] = {}
     for planned in plan.checks:
+        if not planned.check.plans_answer_calls:
+            continue
         for index, (calls, keys) in enumerate(zip(planned.calls, planned.keys, strict=True)):
             for call, key in zip(calls, keys, strict=True):
                 if not call.on_answer or key in outcomes:
@@ -167,18 +184,36 @@ def fill_answer_calls(
             outcomes[key] = CallOutcome(status="not_run", detail=_NO_REFERENCE)
         return
     path = root / exercise.reference_solution
-    answers = solution_answers(exercise, path, plan, list(asked.values()), factory, memo, given_files(exercise, root))
+    calls = encode_calls(list(asked.values()), plan.signatures)
+    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_source(exercise, root))
     outcomes.update(zip(asked, answers, strict=True))
 
 
-def reference_failure(planned: PlannedCheck, outcomes: dict[int, CallOutcome]) -> tuple[int, str] | None:
-    """The first case on which the reference solution gave no usable number, with what it did; else ``None``."""
+def reference_failure(plan: Plan, planned: PlannedCheck, outcomes: dict[int, CallOutcome]) -> tuple[int, str] | None:
+    """The first case on which the reference solution gave no usable number, with what it did; else ``None``.
+
+    ``outcomes``: a submission's, with its ``on_answer`` calls answered
+    (``fill_answer_calls``); the plan's own reference calls were judged once
+    (``plan.expected_failures``).
+    """
+    if plan.expected is None:
+        return _first_failure(planned, outcomes, on_answer=False)
+    static = plan.expected_failures.get(planned.check.id)
+    dynamic = _first_failure(planned, outcomes, on_answer=True) if planned.check.plans_answer_calls else None
+    found = [failure for failure in (static, dynamic) if failure is not None]
+    return min(found) if found else None
+
+
+def _first_failure(
+    planned: PlannedCheck, outcomes: dict[int, CallOutcome], *, on_answer: bool
+) -> tuple[int, str] | None:
+    """The first case whose reference calls (made from an answer, or not) gave no usable number."""
     for index, (calls, keys) in enumerate(zip(planned.calls, planned.keys, strict=True)):
         for call, key in zip(calls, keys, strict=True):
-            outcome = outcomes.get(key)
-            if call.on != "reference" or outcome is None or outcome is SKIPPED:
+            if call.on != "reference" or call.on_answer != on_answer:
                 continue
-            what = _failure(outcome)
+            outcome = outcomes.get(key)
+            what = _failure(outcome) if outcome is not None and outcome is not SKIPPED else ""
             if what:
                 return index, f"{what} in {call.function}()"
     return None

@@ -59,6 +59,10 @@ class Plan:
     held_on_disk: dict[str, set[bytes]] = field(default_factory=dict)  # ``disk_cache.stored_held``, set when loaded
     call_texts: dict[tuple[str, int], str] = field(default_factory=dict)
     verified: dict[str, str] = field(default_factory=dict)
+    # The reference's answers to the plan's reference calls and, by check id, the first case it failed on:
+    # asked once per session (``instructor_runs.reference_outcomes``), used for every submission.
+    expected: dict[int, CallOutcome] | None = None
+    expected_failures: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def whole(self) -> tuple[list[int], CallBatch]:
         """Every call of the plan, in the order a submission's first request asks for them, and that request."""

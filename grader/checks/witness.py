@@ -154,6 +154,7 @@ class Witness(Check):
 
     property: Literal["witness"]
     uses_reference = True
+    plans_answer_calls = True
     verifier: str = Field(description=f"what the witness must show, one of: {', '.join(sorted(VERIFIERS))}")
     method: str | None = Field(
         default=None,

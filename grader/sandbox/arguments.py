@@ -1,5 +1,5 @@
 """A request's arguments in the learner process: decoded from the wire, copied from a preloaded request,
-or taken from the exercise's given functions (a public file the process holds next to the learner's).
+or taken from the exercise's given functions (a public file whose source comes with the calls that need it).
 
 Runs in the learner process and in the warm parent (``preload``), never in
 the grader. Standard library and numpy only.
@@ -7,15 +7,13 @@ the grader. Standard library and numpy only.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from grader.sandbox.calls import GIVEN_MODULE
+from grader.memo import BoundedMemo
 from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array
 
 __all__ = [
@@ -23,6 +21,7 @@ __all__ = [
     "preload",
     "preloaded_keys",
     "requested_calls",
+    "set_given_source",
 ]
 
 
@@ -114,12 +113,32 @@ def _decode_value(spec: dict[str, Any], blobs: list[bytes]) -> Any:
 
 
 def _given_callable(name: str, bound: dict[str, np.ndarray]) -> Callable[..., Any]:
-    """A function of the exercise's given file (``GIVEN_MODULE``, written next to the learner's file)."""
-    module = sys.modules.get(GIVEN_MODULE) or importlib.import_module(GIVEN_MODULE)
-    function = getattr(module, name, None)
+    """A function of the exercise's given file, from the source sent with this request."""
+    source = _given[0]
+    if source is None:
+        raise ProtocolError("no given functions came with this request")
+    namespace = _given_namespaces.get(source)
+    if namespace is None:  # run once per process and source: many calls of an exercise hand one over
+        namespace = {"__name__": "given_functions"}
+        exec(compile(source, "<given functions>", "exec"), namespace)  # noqa: S102 - the course's public file
+        _given_namespaces[source] = namespace
+    function = namespace.get(name)
     if not callable(function):
         raise ProtocolError(f"the given functions have no {name!r}")
     return partial(function, **bound) if bound else function
+
+
+# The source of the exercise's given functions reaches a learner process only with the calls that
+# need it, so a process that is never handed one holds none (and a process that was serves no other
+# exercise). Its namespace is not in ``sys.modules``: learner code cannot import it.
+_given: list[str | None] = [None]
+_given_namespaces: BoundedMemo[str, dict[str, Any]] = BoundedMemo(4)
+
+
+def set_given_source(source: Any) -> None:
+    """Use ``source`` (a request's ``given_source``) for the callables of the calls that follow."""
+    if isinstance(source, str):
+        _given[0] = source
 
 
 def preloaded_keys() -> list[str]:

@@ -2,7 +2,7 @@
 
 A call goes as JSON (the function's name, each argument as a reference to an
 array payload, an inline number, or the name of a function of the exercise's
-given file, which the process holds next to the learner's file) plus the
+given file, whose source travels with the request that needs it) plus the
 array payloads themselves (``protocol``).
 
 A ``CallBatch`` is one such request: its calls, their payloads, and a key
@@ -24,10 +24,7 @@ import numpy as np
 
 from grader.sandbox.protocol import encode_array
 
-__all__ = ["GIVEN_MODULE", "CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
-
-# The module name of an exercise's given functions (its public ``functions:`` file) in a learner's process.
-GIVEN_MODULE = "given_functions"
+__all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
 
 
 @dataclass(frozen=True)
@@ -36,8 +33,8 @@ class TrustedFunction:
 
     ``bound`` are keyword arguments fixed in advance (``linear`` with its
     matrix ``A``): the learner's code receives ``partial(function, **bound)``,
-    built inside the process from the given file, so no callable crosses
-    the boundary.
+    built inside the process from the given file's source (``CallBatch.given``),
+    so no callable crosses the boundary.
     """
 
     name: str
@@ -72,19 +69,27 @@ class CallBatch:
     calls: list[dict[str, Any]]
     blobs: list[bytes]
     key: str = field(default="")
+    given: str = ""  # the source of the exercise's given functions, for calls that hand one over
 
     @classmethod
-    def of(cls, calls: list[dict[str, Any]], blobs: Iterable[bytes] = ()) -> CallBatch:
-        """The batch of ``calls`` with payloads ``blobs``, its key computed from both."""
+    def of(cls, calls: list[dict[str, Any]], blobs: Iterable[bytes] = (), given: str = "") -> CallBatch:
+        """The batch of ``calls`` with payloads ``blobs`` (and ``given`` source), its key computed from all."""
         blobs = list(blobs)
-        return cls(calls, blobs, batch_key(calls, blobs))
+        key = batch_key(calls, blobs)
+        if given:
+            key = hashlib.blake2b(f"{key}\0{given}".encode(), digest_size=16).hexdigest()
+        return cls(calls, blobs, key, given)
+
+    def with_given(self, given: str) -> CallBatch:
+        """The same calls carrying the given functions' source (sent with the request, never preloaded)."""
+        return self if not given or given == self.given else CallBatch.of(self.calls, self.blobs, given)
 
     def __len__(self) -> int:
         return len(self.calls)
 
     def only(self, indices: Iterable[int]) -> CallBatch:
         """The calls at ``indices`` (in that order), with the same payloads: asked again one by one."""
-        return CallBatch.of([self.calls[i] for i in indices], self.blobs)
+        return CallBatch.of([self.calls[i] for i in indices], self.blobs, self.given)
 
 
 def batch_key(calls: list[dict[str, Any]], blobs: list[bytes]) -> str:

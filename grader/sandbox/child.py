@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from importlib.abc import Loader
 
 from grader.memo import BoundedMemo
-from grader.sandbox.arguments import preloaded_keys, requested_calls
+from grader.sandbox.arguments import preloaded_keys, requested_calls, set_given_source
 from grader.sandbox.confine.process import apply_layers
 from grader.sandbox.learner_errors import describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
@@ -63,6 +63,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 ready["preloaded"] = held
             channel.send(ready)
         elif op == "call_many" and module is not None:
+            set_given_source(request.get("given_source"))
             answers = Answers(channel, batched=bool(request.get("batch")))
             for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
                 answers.add(*run_call(module, index, call, arguments, config["scratch"]))

@@ -59,7 +59,10 @@ class RequestMemo:
 
 def _encoded(calls: CallBatch, batch: bool) -> Request:
     request: dict[str, Any] = {"op": "call_many", "calls": calls.calls, "batch": batch}
-    return Request(calls, batch, encode_message(request, calls.blobs), needs_trusted(calls.calls))
+    trusted = needs_trusted(calls.calls)
+    if trusted and calls.given:  # only a process handed given functions ever holds their source
+        request["given_source"] = calls.given
+    return Request(calls, batch, encode_message(request, calls.blobs), trusted)
 
 
 def needs_trusted(calls: list[dict[str, Any]]) -> bool:
