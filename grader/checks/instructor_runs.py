@@ -184,8 +184,8 @@ def fill_answer_calls(
             outcomes[key] = CallOutcome(status="not_run", detail=_NO_REFERENCE)
         return
     path = root / exercise.reference_solution
-    calls = encode_calls(list(asked.values()), plan.signatures)
-    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_source(exercise, root))
+    batch = encode_calls(list(asked.values()), plan.signatures)
+    answers = solution_answers(exercise, path, plan, batch, factory, memo, given_source(exercise, root))
     outcomes.update(zip(asked, answers, strict=True))
 
 
