@@ -160,6 +160,7 @@ def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, 
         return  # grading it says which entry it lacks
     plan = session.memo.plan(exercise, list(exercise.checks))
     outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()  # a reference's process asked between submissions is shared with none
     for planned in plan.checks:
         failed = reference_failure(plan, planned, outcomes)
         if failed is not None:

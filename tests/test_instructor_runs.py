@@ -134,3 +134,17 @@ def test_validate_names_the_exercise_check_and_case_a_reference_fails_on_and_exi
     said = "double: check right-values: the reference solution solutions/double/reference.py returned a value"
     assert f"{said} that is not a number" in lines[0]
     assert "double(x=array([3.]), factor=3)" in lines[0]
+
+
+def test_witnesses_of_a_class_are_verified_by_one_reference_process_the_session_keeps(catalog) -> None:  # type: ignore[no-untyped-def]
+    exercise = catalog.exercise("divide-by-sum-breaks")
+    factory, memo = InProcessFactory(), GradingMemo()
+    for tail in ("0.25", "0.5", "0.75"):  # each learner's own counterexample: a call the reference never saw
+        source = f"import numpy as np\ndef divide_by_sum_counterexample():\n    return np.array([3.0, -2.0, {tail}])\n"
+        files = {"mine.py": source.encode()}
+        result = grade_implementation(exercise, SourceModule(files, "mine.py"), factory, memo=memo, references=ROOT)
+        assert result.status == "passed", result.reason
+    references = [process for process in factory.opened if process._module_name == "reference.py"]
+    assert len(references) == 1 and references[0].alive
+    memo.close()
+    assert not references[0].alive

@@ -167,10 +167,12 @@ def grade_implementation(
                     table.outcomes[key] = outcome
                     timeouts += outcome.status == "timeout" or _out_of_memory(outcome)
             batch = batch and process.alive
+        # Asked while this learner's process still holds the sandbox's shared slot, so the reference's
+        # process (kept by the session for these calls) is a one-off that never takes it.
+        fill_answer_calls(exercise, plan, table.outcomes, factory, memo, references, kept=True)
     finally:
         process.close()
     outputs.append(process.output.excerpt())
-    fill_answer_calls(exercise, plan, table.outcomes, factory, memo, references)
     for run in runs:
         failed = reference_failure(plan, run.planned, table.outcomes) if run.check.id not in settled else None
         if failed is not None:

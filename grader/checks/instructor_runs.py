@@ -28,6 +28,7 @@ from grader.checks.plan import Plan, PlannedCheck
 from grader.sandbox.calls import CallBatch, encode_calls
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, decode_array, encode_array
+from grader.sandbox.replies import ReplyBudget
 
 if TYPE_CHECKING:
     from grader.checks.memory import GradingMemo
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SKIPPED",
     "answers_file",
+    "ask_kept",
     "ask_solution",
     "fill_answer_calls",
     "given_source",
@@ -66,28 +68,69 @@ def solution_answers(
     factory: ProcessFactory,
     memo: GradingMemo,
     given: str = "",
+    *,
+    kept: bool = False,
 ) -> list[CallOutcome]:
     """An instructor file's answers to ``calls``: asked once per session, and kept on disk between runs.
 
     ``given``: the source of the exercise's given functions (``given_source``),
-    sent with the calls that hand one over.
+    sent with the calls that hand one over. ``kept``: ask a process the
+    session keeps for this file (``GradingMemo.kept``), for the few calls
+    made from each learner's answer, rather than start one per learner.
     """
     calls = calls.with_given(given)
 
     def stored() -> list[CallOutcome]:
         files = {path.name: path.read_bytes()}
+        ask = ask_kept if kept else ask_solution
         return stored_answers(
             exercise,
             plan.check_ids(),
             files[path.name] + b"\0" + calls.key.encode(),  # the key covers the given source
-            lambda: ask_solution(factory, files, path.name, exercise, calls),
+            lambda: ask(factory, files, path.name, exercise, calls, memo),
         )
 
     return memo.instructor.setdefault_with((str(path), calls.key), stored)
 
 
+def ask_kept(
+    factory: ProcessFactory,
+    files: dict[str, bytes],
+    module: str,
+    exercise: ImplementationExercise,
+    calls: CallBatch,
+    memo: GradingMemo,
+) -> list[CallOutcome]:
+    """An instructor file's answers to ``calls`` from the process the session keeps for it (started once).
+
+    A process that ends, or answers a call with anything but a value or an
+    exception, is closed and the calls asked again of a fresh one-off process
+    (``ask_solution``), so a kept process never decides a failure alone.
+    """
+    key = (module, hashlib.blake2b(b"\0".join(files.values()), digest_size=16).hexdigest(), exercise.time_limit)
+    process = memo.kept.get(key)
+    if process is None or not process.alive:
+        process = factory.open(files, module, list(exercise.entries), exercise.time_limit)
+        if process.start().status != "ok":
+            process.close()
+            return ask_solution(factory, files, module, exercise, calls, memo)
+        memo.keep(key, process)
+    process.replies = ReplyBudget()  # each batch of answers is charged afresh: the session asks many
+    answers = process.call_many(calls, batch=True)
+    if all(answer.status in ("ok", "raised") for answer in answers):
+        return answers
+    memo.kept.pop(key, None)
+    process.close()
+    return ask_solution(factory, files, module, exercise, calls, memo)
+
+
 def ask_solution(
-    factory: ProcessFactory, files: dict[str, bytes], module: str, exercise: ImplementationExercise, calls: CallBatch
+    factory: ProcessFactory,
+    files: dict[str, bytes],
+    module: str,
+    exercise: ImplementationExercise,
+    calls: CallBatch,
+    memo: GradingMemo | None = None,
 ) -> list[CallOutcome]:
     """An instructor file's answers to ``calls`` in a learner process; calls cut short are asked again once."""
     outcomes = [CallOutcome(status="not_run", detail="the file could not be imported")] * len(calls)
@@ -154,12 +197,16 @@ def fill_answer_calls(
     factory: ProcessFactory,
     memo: GradingMemo,
     root: Path | None,
+    *,
+    kept: bool = False,
 ) -> None:
     """Answer the plan's ``on_answer`` calls from the learner answers in ``outcomes`` (which they join).
 
     Each is the reference solution's function applied to what a learner
     call returned (``Check.answer_args``); an answer with nothing to show
-    the reference is ``SKIPPED``.
+    the reference is ``SKIPPED``. ``kept``: ask the reference process the
+    session keeps (only while a learner's process holds the sandbox's
+    shared slot, so the kept one never takes it).
     """
     asked: dict[int, Call] = {}
     for planned in plan.checks:
@@ -185,7 +232,7 @@ def fill_answer_calls(
         return
     path = root / exercise.reference_solution
     batch = encode_calls(list(asked.values()), plan.signatures)
-    answers = solution_answers(exercise, path, plan, batch, factory, memo, given_source(exercise, root))
+    answers = solution_answers(exercise, path, plan, batch, factory, memo, given_source(exercise, root), kept=kept)
     outcomes.update(zip(asked, answers, strict=True))
 
 

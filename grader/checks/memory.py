@@ -24,6 +24,7 @@ from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
+    from grader.sandbox.contracts import LearnerProcessLike
     from grader.spec.models import ImplementationExercise
 
 __all__ = ["GradingMemo"]
@@ -32,6 +33,7 @@ _PLANS_KEPT = 64
 _CASE_SETS_KEPT = 256
 _INSTRUCTOR_KEPT = 128
 _ANSWER_FILES_KEPT = 16
+_PROCESSES_KEPT = 4
 
 
 class GradingMemo:
@@ -45,6 +47,19 @@ class GradingMemo:
         # By the solution file's path and the key of the batch it answered (``checks.instructor_runs``).
         self.instructor: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_INSTRUCTOR_KEPT)
         self.answer_files: BoundedMemo[str, dict[str, CallOutcome]] = BoundedMemo(_ANSWER_FILES_KEPT)
+        # Reference processes kept open for calls made from learners' answers (``instructor_runs.ask_kept``).
+        self.kept: dict[Any, LearnerProcessLike] = {}
+
+    def keep(self, key: Any, process: LearnerProcessLike) -> None:
+        """Keep ``process`` under ``key`` for later calls; the oldest kept one is closed beyond a few."""
+        self.kept[key] = process
+        while len(self.kept) > _PROCESSES_KEPT:
+            self.kept.pop(next(iter(self.kept))).close()
+
+    def close(self) -> None:
+        """Close the processes kept for instructor solutions (the session is done)."""
+        while self.kept:
+            self.kept.popitem()[1].close()
 
     def plan(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:
         """The exercise's plan for these checks: remembered, else loaded from disk, else built (and stored)."""
