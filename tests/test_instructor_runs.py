@@ -136,7 +136,7 @@ def test_validate_names_the_exercise_check_and_case_a_reference_fails_on_and_exi
     assert "double(x=array([3.]), factor=3)" in lines[0]
 
 
-def test_witnesses_of_a_class_are_verified_by_one_reference_process_the_session_keeps(catalog) -> None:  # type: ignore[no-untyped-def]
+def test_witnesses_of_a_class_are_verified_by_one_reference_process_the_session_keeps(catalog, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
     exercise = catalog.exercise("divide-by-sum-breaks")
     factory, memo = InProcessFactory(), GradingMemo()
     for tail in ("0.25", "0.5", "0.75"):  # each learner's own counterexample: a call the reference never saw
@@ -148,3 +148,13 @@ def test_witnesses_of_a_class_are_verified_by_one_reference_process_the_session_
     assert len(references) == 1 and references[0].alive
     memo.close()
     assert not references[0].alive
+
+
+def test_a_handout_answers_file_that_lacks_a_call_is_an_error_of_the_exercise(tmp_path: Path) -> None:
+    spec = SPEC.replace("reference_solution: solutions/double/reference.py", "reference_answers: answers.json")
+    root = _project(tmp_path, "", spec)
+    (root / "answers.json").write_text('{"format": 1, "answers": {}}\n')
+    exercise = load_catalog(root / "exercises").exercise("double")
+    result = _grade(exercise, InProcessFactory(), GradingMemo(), root)
+    wrong = next(check for check in result.checks if check.id == "right-values")
+    assert wrong.status == "error" and "the handout's reference answers do not cover this call" in wrong.reason
