@@ -97,6 +97,7 @@ class GradingSession:
         self.memo = memo if memo is not None else GradingMemo()
 
     def close(self) -> None:
+        self.memo.close()  # reference processes kept for learners' witnesses
         if self._own_warm_parent:
             self.warm_parent.close()
 

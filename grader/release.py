@@ -25,10 +25,12 @@ self-tests its exercises (``grader validate``): a handout of exercises whose
 reference fails its checks, or whose known-wrong solutions slip through,
 would grade learners wrongly, so it is refused unless forced.
 
-What the handout does not carry: the public checks that compare with a
-trusted implementation (``matches-reference``, ``shape-and-dtype``, the
-Jacobian checks) and trusted functions handed to a learner's entry take it
-from the installed package (``grader.checks.references``).
+The handout carries no reference code: the public checks that compare with
+the reference solution (``matches-reference``, ``shape-and-dtype``, the
+Jacobian checks) find its answers to their calls, computed at release, in
+``public-checks/EXERCISE.answers.json`` (the public spec's
+``reference_answers``); an exercise's given functions (its public
+``functions:`` file) are copied as ``public-checks/EXERCISE.functions.py``.
 """
 
 from __future__ import annotations
@@ -66,12 +68,16 @@ _KINDS = {
 }
 
 
-def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: bool = False) -> list[str]:
+def release_handout(
+    catalog: Catalog, *, out: str | os.PathLike[str], replace: bool = False, session: Any = None
+) -> list[str]:
     """Write the handout for ``catalog`` to ``out``; return the files written, relative to it.
 
     ``out`` must be new or empty, or (with ``replace``) a previous handout,
     which is then removed. The handout is built in a temporary folder next to
     ``out`` and renamed into place, so ``out`` is never half-written.
+    ``session``: a ``GradingSession`` whose sandbox runs the reference
+    solutions for the public checks' expected values, or one is opened.
     """
     target = Path(out)
     previous = target.exists() and any(target.iterdir()) if target.is_dir() else target.exists()
@@ -83,7 +89,7 @@ def release_handout(catalog: Catalog, *, out: str | os.PathLike[str], replace: b
             else "; choose a new or empty folder"
         )
         raise UsageError(f"{target}: {why}{hint}")
-    files = handout_files(catalog)
+    files = handout_files(catalog, public_answers(catalog, session=session))
     leaks = find_leaks(catalog, files)
     if leaks:
         raise SpecError(f"the handout would reveal {leaks[0]}; release stopped, nothing was written")
@@ -131,7 +137,7 @@ def release_assignment(
                 f"assignment {assignment!r} fails validation: {problems[0]}{more}; run 'grader validate' "
                 "for every line, fix it, or pass --force to release anyway"
             )
-    return release_handout(chosen, out=out, replace=replace)
+    return release_handout(chosen, out=out, replace=replace, session=session)
 
 
 def assignment_catalog(catalog: Catalog, assignment: str) -> Catalog:
@@ -158,8 +164,50 @@ def validation_problems(catalog: Catalog, *, session: Any = None) -> list[str]:
     return [f"{line.exercise} {line.subject}: {line.message}" for line in report.problems]
 
 
-def handout_files(catalog: Catalog) -> dict[str, str]:
-    """Every file of the handout: relative path to text."""
+def public_answers(catalog: Catalog, *, session: Any = None) -> dict[str, str]:
+    """For each exercise whose public checks compare with its reference solution, the reference's answers
+    to their calls (``instructor_runs.answers_file``), run in the sandbox as grading runs it."""
+    from grader.checks.instructor_runs import answers_file, reference_failure, reference_outcomes
+    from grader.checks.plan import build_plan
+
+    wanted = [
+        exercise
+        for exercise in catalog.exercises.values()
+        if isinstance(exercise, ImplementationExercise)
+        and any(check.visibility == "public" and check.uses_reference for check in exercise.checks)
+    ]
+    if not wanted:
+        return {}
+    from grader.grading import GradingSession
+
+    grading = session or GradingSession(catalog, allow_weak_sandbox=True)  # the course's own solutions only
+    written: dict[str, str] = {}
+    try:
+        for exercise in wanted:
+            plan = build_plan(exercise, [check for check in exercise.checks if check.visibility == "public"])
+            outcomes = reference_outcomes(exercise, plan, grading.factory, grading.memo, catalog.root)
+            grading.factory.release()  # a reference's process asked between submissions is shared with none
+            for planned in plan.checks:
+                failed = reference_failure(plan, planned, outcomes)
+                if failed is not None:
+                    raise SpecError(
+                        f"{exercise.id}: check {planned.check.id}: the reference solution {failed[1]} on "
+                        f"{plan.call_text(planned, failed[0])}; release stopped, nothing was written"
+                    )
+            written[exercise.id] = answers_file(plan, outcomes)
+    finally:
+        if session is None:
+            grading.close()
+    return written
+
+
+def handout_files(catalog: Catalog, answers: dict[str, str] | None = None) -> dict[str, str]:
+    """Every file of the handout: relative path to text.
+
+    ``answers``: each exercise's reference answers to its public checks'
+    calls (``public_answers``), written beside its public spec.
+    """
+    answers = answers or {}
     files: dict[str, str] = {
         MARKER: "A learner handout written by 'grader release'. Safe to share.\n",
         "README.md": _index(catalog),
@@ -174,6 +222,12 @@ def handout_files(catalog: Catalog) -> dict[str, str]:
             files[f"{exercise.id}.py"] = stub(exercise, catalog)
             spec = public_spec(exercise)
             if spec is not None:
+                if exercise.id in answers:
+                    spec["reference_answers"] = f"{CHECKS_DIR}/{exercise.id}.answers.json"
+                    files[spec["reference_answers"]] = answers[exercise.id]
+                if exercise.functions is not None:
+                    spec["functions"] = f"{CHECKS_DIR}/{exercise.id}.functions.py"
+                    files[spec["functions"]] = catalog.resolve(exercise.functions).read_text(encoding="utf-8")
                 files[f"{CHECKS_DIR}/{exercise.id}.yaml"] = _dump(spec, f"Public checks of {exercise.id}")
                 released.add(exercise.id)
     for assignment in catalog.assignments.values():

@@ -2,7 +2,9 @@
 
 For each implementation exercise, ``validate_catalog`` grades
 
-- the reference solution, which must pass every check, public and hidden;
+- the reference solution, which must give a number on every call a check
+  asks of it (every expected value comes from it: one it cannot give is a
+  ``SpecError``) and pass every check, public and hidden;
 - each known-wrong solution, which must fail (``failed``, ``error`` or
   ``timeout``) every check its ``must_fail`` names.
 
@@ -25,10 +27,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.instructor_runs import reference_failure, reference_outcomes
 from grader.checks.quiz import grade_quiz, letters
-from grader.errors import UsageError
+from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
+from grader.spec.crossrefs import top_level_functions
 from grader.spec.loader import Catalog
 from grader.spec.models import (
     ChoiceQuestion,
@@ -133,8 +137,39 @@ def _grade(
         return session.grade_loaded(submission, [exercise]).exercises[0]
     (module,) = submission.python
     return grade_implementation(
-        exercise, SourceModule(dict(submission.python), module), session.factory, root=None, memo=session.memo
+        exercise,
+        SourceModule(dict(submission.python), module),
+        session.factory,
+        root=None,
+        memo=session.memo,
+        references=catalog.root,
     )
+
+
+def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, session: GradingSession) -> None:
+    """Raise a ``SpecError`` when the reference solution gives no number on a call a check needs from it.
+
+    Every expected value comes from the reference solution, so one it
+    cannot give is the spec's problem, not a verdict on a solution: one line
+    naming the exercise, the check and the case.
+    """
+    if exercise.reference_solution is None:
+        return
+    defined = top_level_functions(catalog.resolve(exercise.reference_solution)) or set()
+    if not set(exercise.entries) <= defined:
+        return  # grading it says which entry it lacks
+    plan = session.memo.plan(exercise, list(exercise.checks))
+    outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()  # a reference's process asked between submissions is shared with none
+    for planned in plan.checks:
+        failed = reference_failure(plan, planned, outcomes)
+        if failed is not None:
+            index, what = failed
+            raise SpecError(
+                f"{exercise.id}: check {planned.check.id}: the reference solution {exercise.reference_solution} "
+                f"{what} on {plan.call_text(planned, index)}",
+                path=str(catalog.sources.get(exercise.id, exercise.id)),
+            )
 
 
 def _implementation(
@@ -160,6 +195,7 @@ def _implementation(
                 "implementation there, then validate again",
             )
         else:
+            check_reference_answers(catalog, exercise, session)
             graded = _grade(catalog, exercise, reference, session)
             yield from _reference(exercise, reference, graded)
             if graded.status != "missing" and graded.checks:

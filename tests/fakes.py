@@ -18,7 +18,7 @@ from typing import Any
 
 from grader.sandbox import child
 from grader.sandbox.answers import decode_answer, refused_reply
-from grader.sandbox.arguments import decode_arguments
+from grader.sandbox.arguments import decode_arguments, set_given_source
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory, WarmParentLike
 from grader.sandbox.frames import LimitExceeded, MessageParser
@@ -63,6 +63,7 @@ class InProcessProcess:
 
     def call_many(self, calls: CallBatch, deadline: float | None = None, *, batch: bool = False) -> list[CallOutcome]:
         outcomes: list[CallOutcome] = []
+        set_given_source(calls.given)  # as a learner process does with a request's given_source
         for index, call in enumerate(calls.calls):
             self.calls_received += 1
             with warnings.catch_warnings():  # a learner process has no pytest warning filters

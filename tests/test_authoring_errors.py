@@ -42,7 +42,6 @@ checks:
     cases: [basic]
   - id: right-values
     property: matches-reference
-    reference: softmax
     entry: double
     cases: [basic]
 reference_solution: solutions/double/reference.py
@@ -82,8 +81,8 @@ MISTAKES = [
     (
         "unknown-case-set",
         "spec",
-        "    reference: softmax\n    entry: double\n    cases: [basic]",
-        "    reference: softmax\n    entry: double\n    cases: [basci]",
+        "    entry: double\n    cases: [basic]",
+        "    entry: double\n    cases: [basci]",
         ("[basci]", 0),
         "checks[1].cases[0]: names the case set 'basci', which is not in cases; did you mean 'basic'?",
     ),
@@ -205,16 +204,26 @@ MISTAKES = [
     (
         "unknown-reference",
         "spec",
-        "reference: softmax",
-        "reference: sigmoid",
-        ("reference: sigmoid", 0),
-        "checks[1].reference: names the reference 'sigmoid', which the grader does not have",
+        "    property: matches-reference\n",
+        "    property: matches-reference\n    reference: doubel\n",
+        ("reference: doubel", 0),
+        "checks[1].reference: names 'doubel', which solutions/double/reference.py does not define at top level; "
+        "did you mean 'double'?",
+    ),
+    (
+        "no-reference-solution",
+        "spec",
+        "reference_solution: solutions/double/reference.py\n",
+        "",
+        ("property: matches-reference", 0),
+        "checks[1].property: matches-reference compares with the exercise's reference solution, but the spec names "
+        "no reference_solution",
     ),
     (
         "unknown-witness-verifier",
         "spec",
         "    property: finite\n    cases: [basic]\n",
-        "    property: witness\n    verifier: divide-by-summ\n    cases: [basic]\n",
+        "    property: witness\n    verifier: divide-by-summ\n    method: double\n    cases: [basic]\n",
         ("verifier:", 0),
         (
             "checks[0].verifier: names the verifier 'divide-by-summ', which the grader does not have; "

@@ -22,7 +22,11 @@ SOFTMAX_BODY = "    e = np.exp(z - z.max(axis=axis, keepdims=True))\n    return 
 
 def _grade(exercise, source: str):
     return grade_implementation(
-        exercise, SourceModule({"mine.py": source.encode()}, "mine.py"), InProcessFactory(), memo=GradingMemo()
+        exercise,
+        SourceModule({"mine.py": source.encode()}, "mine.py"),
+        InProcessFactory(),
+        memo=GradingMemo(),
+        references=ROOT,
     )
 
 

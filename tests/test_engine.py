@@ -29,7 +29,7 @@ def _grade(exercise, source: bytes, memo: GradingMemo | None = None, **options):
         SourceModule({"mine.py": source}, "mine.py"),
         factory,
         memo=memo if memo is not None else GradingMemo(),
-        **options,
+        **{"references": ROOT, **options},
     )
     return result, factory
 

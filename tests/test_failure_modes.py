@@ -28,6 +28,7 @@ def _grade(catalog, exercise_id: str, source: str) -> ExerciseResult:
         SourceModule({"mine.py": source.encode()}, "mine.py"),
         InProcessFactory(),
         memo=GradingMemo(),
+        references=ROOT,
     )
 
 

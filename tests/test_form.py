@@ -68,8 +68,11 @@ def test_returns_form_explains_a_malformed_triple(outcome: CallOutcome, words: s
     assert finding is not None and words in finding.got
 
 
-SHAPE_AND_DTYPE = ShapeAndDtype(id="shape-and-dtype", property="shape-and-dtype", reference="softmax")
-CROSS_ENTROPY_FORM = ShapeAndDtype(id="returns-a-number", property="shape-and-dtype", reference="cross_entropy")
+SHAPE_AND_DTYPE = ShapeAndDtype(id="shape-and-dtype", property="shape-and-dtype")
+CROSS_ENTROPY_FORM = ShapeAndDtype(id="returns-a-number", property="shape-and-dtype")
+# What the reference solution answers to the twin call: weights of shape (2,), and a single loss.
+SOFTMAX_REFERENCE = CallOutcome(status="ok", values=[np.array([0.5, 0.5])], types=["ndarray"])
+LOSS_REFERENCE = CallOutcome(status="ok", values=[np.array(0.31)], types=["float64"])
 
 
 @pytest.mark.parametrize(
@@ -78,7 +81,9 @@ CROSS_ENTROPY_FORM = ShapeAndDtype(id="returns-a-number", property="shape-and-dt
     ids=["list", "ndarray-subclass"],
 )
 def test_shape_and_dtype_costs_the_form_point_for_an_array_that_is_not_an_ndarray(type_name: str, shown: str) -> None:
-    finding = SHAPE_AND_DTYPE.judge(Case({"z": np.array([0.0, 0.0])}), [_outcome(([0.5, 0.5], type_name))])
+    finding = SHAPE_AND_DTYPE.judge(
+        Case({"z": np.array([0.0, 0.0])}), [_outcome(([0.5, 0.5], type_name)), SOFTMAX_REFERENCE]
+    )
     assert finding is not None
     assert finding.got == shown and finding.expected == "a numpy.ndarray of shape (2,)"
     assert f"returned a {type_name}" in finding.note and "np.asarray" in finding.note
@@ -86,12 +91,12 @@ def test_shape_and_dtype_costs_the_form_point_for_an_array_that_is_not_an_ndarra
 
 def test_shape_and_dtype_accepts_an_ndarray_and_reports_a_wrong_shape_before_the_container() -> None:
     case = Case({"z": np.array([0.0, 0.0])})
-    assert SHAPE_AND_DTYPE.judge(case, [_outcome((np.array([0.5, 0.5]), "ndarray"))]) is None
-    finding = SHAPE_AND_DTYPE.judge(case, [_outcome(([[0.5, 0.5]], "list"))])
+    assert SHAPE_AND_DTYPE.judge(case, [_outcome((np.array([0.5, 0.5]), "ndarray")), SOFTMAX_REFERENCE]) is None
+    finding = SHAPE_AND_DTYPE.judge(case, [_outcome(([[0.5, 0.5]], "list")), SOFTMAX_REFERENCE])
     assert finding is not None and finding.got == "shape (1, 2)"
 
 
 @pytest.mark.parametrize("type_name", ["float", "float64", "ndarray"], ids=["float", "numpy-scalar", "0-d-array"])
 def test_shape_and_dtype_accepts_any_number_where_the_reference_returns_one(type_name: str) -> None:
     case = Case({"logits": np.array([[1.0, 2.0]]), "targets": np.array([1])})
-    assert CROSS_ENTROPY_FORM.judge(case, [_outcome((0.31, type_name))]) is None
+    assert CROSS_ENTROPY_FORM.judge(case, [_outcome((0.31, type_name)), LOSS_REFERENCE]) is None

@@ -53,7 +53,7 @@ def exercise(catalog):
 
 def _grade(exercise, source: bytes):
     return grade_implementation(
-        exercise, SourceModule({"mine.py": source}, "mine.py"), InProcessFactory(), memo=GradingMemo()
+        exercise, SourceModule({"mine.py": source}, "mine.py"), InProcessFactory(), memo=GradingMemo(), references=ROOT
     )
 
 

@@ -61,12 +61,18 @@ class Call:
     expected value of a learner's call, or a helper the reference defines).
     A check that needs an expected value plans the reference's twin of its
     call next to the learner's and finds its outcome among its ``outcomes``.
+
+    ``on_answer``: a reference call whose arguments are made from the
+    learner's answer to the case's first call (``Check.answer_args``), asked
+    once that answer is in: a witness is verified by the reference solution's
+    own function applied to what the learner returned.
     """
 
     function: str
     args: dict[str, Any]
     return_inputs: bool = False
     on: Literal["learner", "reference"] = "learner"
+    on_answer: bool = False
 
 
 @dataclass
@@ -112,6 +118,8 @@ class Check(Record):
     wants_inputs_back: ClassVar[bool] = False
     expects_exception: ClassVar[bool] = False
     merge_calls: ClassVar[bool] = True  # False: identical calls really run twice (reproducibility checks)
+    uses_reference: ClassVar[bool] = False  # True: it plans calls the exercise's reference solution answers
+    plans_answer_calls: ClassVar[bool] = False  # True: some of them are made from the learner's answer (on_answer)
 
     def hint_for(self, mode: FailureMode) -> str:
         """The hint that fits a failure of this mode; empty when none does (an overflow hint helps no TypeError)."""
@@ -148,6 +156,15 @@ class Check(Record):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         """A finding when the case breaks the property, else ``None``."""
         raise NotImplementedError
+
+    def answer_args(self, case: Case, answer: CallOutcome) -> dict[str, Any] | None:
+        """The arguments of the case's ``on_answer`` call, made from the learner's ``answer``; ``None``: not asked.
+
+        Only checks that plan an ``on_answer`` call implement it; an answer the
+        reference should not be shown (malformed, not finite) gives ``None``,
+        and ``judge`` then finds the problem without the reference's view.
+        """
+        return None
 
     def verified(self, cases: list[Case]) -> str:
         """What a pass verified, e.g. ``on 40 inputs, including entries of magnitude 1e+300``."""

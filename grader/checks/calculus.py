@@ -1,10 +1,13 @@
 """Properties of derivatives: numerical Jacobians of the grader's functions, and Jacobian matrices.
 
 ``matches-jacobian`` and ``jacobian-shape`` judge a higher-order entry such as
-``numerical_jacobian(f, z, h)``: the learner's code is handed one of the
-grader's own functions (a ``TrustedFunction``), and the expected matrix is
-computed here, in the grader's process, from that function's name and
-arrays (``grader.checks.references``). ``sums-to-zero`` and ``symmetric``
+``numerical_jacobian(f, z, h)``: the learner's code is handed a function of
+the exercise's given file (a ``TrustedFunction``), and the expected matrix
+is what the exercise's reference solution returns on the same arguments
+(a twin call ``on="reference"``). The slips a mismatch is explained by are
+the reference's answers on nearby arguments: other steps, and for the
+forward difference, central differences of half the step taken half a step
+along each axis. ``sums-to-zero`` and ``symmetric``
 are the two structural facts of the softmax Jacobian ``diag(s) - outer(s, s)``.
 
 As in ``grader.checks.properties``, a float32 result is judged with
@@ -17,14 +20,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import ArrayCheck, Finding
+from grader.checks.base import ArrayCheck, Call, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
-from grader.checks.references import (
-    numerical_jacobian,
-    trusted_function_jacobian,
-    trusted_function_value,
-)
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -64,18 +62,20 @@ def _where(index: tuple[int, ...]) -> str:
 
 
 class MatchesJacobian(ArrayCheck):
-    """A numerical Jacobian of a grader function equals the true Jacobian, or the central differences with step h.
+    """A numerical Jacobian of a given function equals the reference solution's on the same arguments.
 
-    ``expect: exact`` compares with the analytic Jacobian (softmax:
-    ``diag(s) - outer(s, s)``; hard argmax: 0 away from ties; a linear map:
-    its matrix). ``expect: central-difference`` compares with
-    ``(f(z + h e_j) - f(z - h e_j)) / 2h`` computed here with the case's own
-    ``h``, which is how a large ``h`` shows that the argument was used.
-    When the result is off, the finding says which common slip it matches
-    (transposed, forward difference, dividing by h, a fixed step).
+    ``expect: exact`` says the reference's answer is the true Jacobian within
+    the tolerances (the step is small: softmax's ``diag(s) - outer(s, s)``,
+    hard argmax's 0 away from ties, a linear map's matrix);
+    ``expect: central-difference`` says it is ``(f(z + h e_j) - f(z - h e_j)) / 2h``
+    at the case's own ``h``, which is how a large ``h`` shows that the
+    argument was used. Only the wording differs. When the result is off, the
+    finding says which common slip it matches (transposed, forward
+    difference, dividing by h, a fixed step).
     """
 
     property: Literal["matches-jacobian"]
+    uses_reference = True
     expect: Literal["exact", "central-difference"] = Field(
         default="exact", description="compare with the analytic Jacobian, or with central differences at the case's h"
     )
@@ -94,9 +94,21 @@ class MatchesJacobian(ArrayCheck):
             "for the step h it is given"
         )
 
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        """The learner's call, the reference's twin, and the reference on the arguments of common slips."""
+        _, z, h = self._arguments(case)
+        calls = [Call(entry, case.args), Call(entry, case.args, on="reference")]
+        for step in _other_steps(h):
+            calls.append(Call(entry, {**case.args, self.step_arg: step}, on="reference"))
+        for j in range(z.size):  # column j of the forward difference at z, as a central one of half the step
+            moved = z.copy()
+            moved[j] += h / 2
+            calls.append(Call(entry, {**case.args, self.point_arg: moved, self.step_arg: h / 2}, on="reference"))
+        return calls
+
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         fn, z, h = self._arguments(case)
-        expected = trusted_function_jacobian(fn, z) if self.expect == "exact" else numerical_jacobian(fn, z, h)
+        expected = np.asarray(outcomes[1].values[0], dtype=float)
         if got.shape != expected.shape:
             return _shape_finding(got.shape, expected.shape)
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
@@ -107,7 +119,9 @@ class MatchesJacobian(ArrayCheck):
             got=f"{format_value(got)}, whose entry {_where(index)} is {_precise(got[index])}",
             expected=f"{format_value(expected)}, with {_precise(expected[index])} at {_where(index)} "
             f"(rtol {format_number(rtol)}, atol {format_number(atol)})",
-            note=self._explain(got, expected, fn, z, h, rtol, atol, given=case.args.get(self.step_arg) is not None),
+            note=self._explain(
+                got, expected, fn, h, outcomes[2:], rtol, atol, given=case.args.get(self.step_arg) is not None
+            ),
         )
 
     def _arguments(self, case: Case) -> tuple[Any, np.ndarray, float]:
@@ -123,14 +137,17 @@ class MatchesJacobian(ArrayCheck):
         got: np.ndarray,
         expected: np.ndarray,
         fn: Any,
-        z: np.ndarray,
         h: float,
+        slips: list[CallOutcome],
         rtol: float,
         atol: float,
         *,
         given: bool = True,
     ) -> str:
-        """Name the slip the result matches, if it matches a common one."""
+        """Name the slip the result matches, if it matches a common one (``slips``: the reference's other answers)."""
+        steps = _other_steps(h)
+        at_steps = [np.asarray(outcome.values[0], dtype=float) for outcome in slips[: len(steps)]]
+        halves = [np.asarray(outcome.values[0], dtype=float) for outcome in slips[len(steps) :]]
 
         def close(candidate: np.ndarray) -> bool:
             with np.errstate(all="ignore"):
@@ -146,18 +163,17 @@ class MatchesJacobian(ArrayCheck):
                 "This is the transpose: row i must hold the derivatives of output i of f, and column j "
                 "the derivatives with respect to z[j]."
             )
-        if close(_forward_difference(fn, z, h)):
+        if halves and all(half.shape == expected.shape for half in halves) and close(_columns(halves)):
             return (
                 "This is the forward difference (f(z + h e_j) - f(z)) / h; step both ways and divide by 2h: "
                 "(f(z + h e_j) - f(z - h e_j)) / 2h."
             )
-        if close(2 * numerical_jacobian(fn, z, h)):
+        if close(2 * expected):
             return (
                 "Every entry is twice what it should be: z + h e_j and z - h e_j are 2h apart, so divide by 2h, "
                 "not by h."
             )
-        steps = [step for step in _LIKELY_FIXED_STEPS if abs(step - h) > 1e-9 * h]
-        candidates = [(step, numerical_jacobian(fn, z, step)) for step in steps]
+        candidates = list(zip(steps, at_steps, strict=True))
         fitting = [(float(np.max(np.abs(got - candidate))), step) for step, candidate in candidates if close(candidate)]
         if fitting:
             step = min(fitting)[1]
@@ -173,14 +189,14 @@ class MatchesJacobian(ArrayCheck):
         return ""
 
 
-def _forward_difference(fn: Any, z: np.ndarray, h: float) -> np.ndarray:
-    base = trusted_function_value(fn, z)
-    columns = []
-    for j in range(z.size):
-        step = np.zeros_like(z)
-        step[j] = h
-        columns.append((trusted_function_value(fn, z + step) - base) / h)
-    return np.stack(columns, axis=1) if columns else np.zeros((base.size, 0))
+def _other_steps(h: float) -> list[float]:
+    """The likely fixed steps other than ``h``."""
+    return [step for step in _LIKELY_FIXED_STEPS if abs(step - h) > 1e-9 * h]
+
+
+def _columns(halves: list[np.ndarray]) -> np.ndarray:
+    """Column ``j`` of the ``j``-th matrix: the forward difference assembled from shifted central ones."""
+    return np.stack([half[:, j] for j, half in enumerate(halves)], axis=1)
 
 
 def _shape_finding(got: tuple[int, ...], expected: tuple[int, ...]) -> Finding:
@@ -197,15 +213,20 @@ class JacobianShape(ArrayCheck):
     """The Jacobian of a function from R^n to R^m is an (m, n) float array."""
 
     property: Literal["jacobian-shape"]
+    uses_reference = True
     function_arg: str = Field(default="f", description="argument holding the grader's function")
     point_arg: str = Field(default="z", description="argument holding the point")
 
     def default_description(self, entry: str) -> str:
         return f"{entry}(f, z) returns a float array with one row per output of f and one column per entry of z"
 
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, case.args), Call(entry, case.args, on="reference")]
+
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         z = np.asarray(case.args[self.point_arg], dtype=float)
-        outputs = trusted_function_value(case.args[self.function_arg], z).size
+        reference = outcomes[1].values[0]
+        outputs = reference.shape[0] if reference.ndim == 2 else reference.size
         if got.shape != (outputs, z.size):
             finding = _shape_finding(got.shape, (outputs, z.size))
             finding.expected += (

@@ -111,14 +111,19 @@ def convert_argument(value: Any, kind: str) -> Any:
 
 
 def trusted_function(value: Any) -> Any:
-    """A YAML function reference: ``softmax``, ``hard_argmax`` or ``{linear: MATRIX}`` (optionally ``offset``)."""
+    """A YAML reference to a function of the exercise's given file.
+
+    ``softmax`` names one; ``{function: linear, A: MATRIX, b: VECTOR}`` also
+    fixes keyword arguments (arrays), so the learner's code receives
+    ``partial(linear, A=..., b=...)``.
+    """
     if isinstance(value, str):
         return TrustedFunction(value)
-    if isinstance(value, dict) and "linear" in value:
-        arrays = [np.asarray(value["linear"], dtype=float)]
-        if "offset" in value:
-            arrays.append(np.asarray(value["offset"], dtype=float))
-        return TrustedFunction("linear", tuple(arrays))
+    if isinstance(value, dict) and isinstance(value.get("function"), str):
+        bound = tuple(
+            (str(name), np.asarray(array, dtype=float)) for name, array in value.items() if name != "function"
+        )
+        return TrustedFunction(value["function"], bound)
     raise ValueError(f"not a function reference: {value!r}")
 
 

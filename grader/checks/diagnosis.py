@@ -1,7 +1,7 @@
 """Diagnosis: which known mistake a failing submission made, by comparing it with known-wrong solutions.
 
-A known-wrong solution answers every call of the exercise's plan once per
-session (and once on disk between runs, ``disk_cache.stored_answers``), so
+A known-wrong solution answers every learner call of the exercise's plan once
+per session (and once on disk between runs: ``checks.instructor_runs``), so
 later learners, whatever input they fail on, are diagnosed by comparing
 outputs, without starting a process.
 """
@@ -17,13 +17,12 @@ import numpy as np
 
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
-from grader.checks.disk_cache import stored_answers
 from grader.checks.failure_modes import Failure, fitting_hint
 from grader.checks.findings import CheckRun, judge_case
+from grader.checks.instructor_runs import fill_answer_calls, given_source, solution_answers
 from grader.checks.plan import Plan
 from grader.reasons import failure_reason
 from grader.results import CheckResult
-from grader.sandbox.calls import CallBatch
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
@@ -41,6 +40,7 @@ def diagnose(
     root: Path,
     memo: GradingMemo,
     plan: Plan,
+    references: dict[int, CallOutcome] | None = None,
 ) -> dict[str, str]:
     """For each failed check, the misconception of the known mistake the learner's answers are shown to make.
 
@@ -52,7 +52,11 @@ def diagnose(
     fail. When several explain a check, the one explaining most of the
     learner's failed checks is named; two that explain them equally well
     are told apart by nothing the learner did, so neither is named.
+
+    ``references``: the reference solution's answers to the plan's reference
+    calls, which a known-wrong solution's cases are judged with.
     """
+    references = references or {}
     failed = [run for run in runs if run.failing]
     if not failed or not exercise.known_wrong:
         return {}
@@ -62,7 +66,7 @@ def diagnose(
     for wrong in exercise.known_wrong:
         if not failed_ids.intersection(wrong.must_fail) or passed_ids.intersection(wrong.must_fail):
             continue  # it explains none of these failures, or the learner does not make this mistake
-        answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan)
+        answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan, references, root)
         agreeing = {run.check.id for run in failed if _agrees(run, answers, wrong)}
         if agreeing.intersection(wrong.must_fail):
             explained.append((wrong, agreeing))
@@ -144,44 +148,25 @@ def _tolerance(check: Check, case: Case, a: CallOutcome, b: CallOutcome) -> tupl
 
 
 def _known_wrong_answers(
-    exercise: ImplementationExercise, path: Path, factory: ProcessFactory, memo: GradingMemo, plan: Plan
+    exercise: ImplementationExercise,
+    path: Path,
+    factory: ProcessFactory,
+    memo: GradingMemo,
+    plan: Plan,
+    references: dict[int, CallOutcome],
+    root: Path,
 ) -> Callable[[CheckRun, int], list[CallOutcome]]:
     """A function ``(run, case index) -> outcomes`` of one known-wrong solution on that case's calls.
 
-    Its answers to every call of the plan are asked once per session: they
-    are filed under the solution's path and the key of the plan's whole
-    batch, which names every call by value.
+    It answers the plan's learner calls (``instructor_runs.solution_answers``:
+    once per session and on disk); the reference calls take the reference's
+    answers, as a learner's do.
     """
-    whole = plan.encode(list(range(len(plan.table.calls))))
-    outcomes = memo.known_wrong.setdefault_with(
-        (str(path), whole.key),
-        lambda: stored_answers(
-            exercise, plan.check_ids(), path.read_bytes(), lambda: _ask_known_wrong(factory, path, exercise, whole)
-        ),
-    )
-    table = dict(enumerate(outcomes))
+    keys, calls = plan.whole()  # every learner call, encoded once for the learners
+    answers = solution_answers(exercise, path, plan, calls, factory, memo, given_source(exercise, root))
+    table = {**references, **dict(zip(keys, answers, strict=True))}
+    fill_answer_calls(exercise, plan, table, factory, memo, root)
     return lambda run, index: [table[key] for key in run.keys[index] if key in table]
-
-
-def _ask_known_wrong(
-    factory: ProcessFactory, path: Path, exercise: ImplementationExercise, calls: CallBatch
-) -> list[CallOutcome]:
-    """A known-wrong solution's answers to ``calls``; calls cut short by a crash or hang are asked again once."""
-    outcomes = [CallOutcome(status="not_run")] * len(calls)
-    for batch in (True, False):
-        missing = [i for i, outcome in enumerate(outcomes) if outcome.status == "not_run"]
-        if not missing:
-            break
-        process = factory.open({path.name: path.read_bytes()}, path.name, list(exercise.entries), exercise.time_limit)
-        try:
-            if process.start().status != "ok":
-                break
-            answers = process.call_many(calls if batch else calls.only(missing), batch=batch)
-        finally:
-            process.close()
-        for i, outcome in zip(range(len(calls)) if batch else missing, answers, strict=True):
-            outcomes[i] = outcome
-    return outcomes
 
 
 def _same(a: CallOutcome, b: CallOutcome, tolerance: tuple[float, float], raises: ExpectedException | None) -> bool:

@@ -24,6 +24,7 @@ from grader.checks.diagnosis import apply_diagnosis, diagnose
 from grader.checks.disk_cache import keep_held
 from grader.checks.failure_modes import classify_failure, fitting_hint
 from grader.checks.findings import CheckRun, findings_for
+from grader.checks.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
 from grader.reasons import describe_start_failure, failure_reason, passed_reason
@@ -59,6 +60,7 @@ def grade_implementation(
     root: Path | None = None,
     memo: GradingMemo | None = None,
     replies: ReplyBudget | None = None,
+    references: Path | None = None,
 ) -> ExerciseResult:
     """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did.
 
@@ -69,8 +71,14 @@ def grade_implementation(
     grading session remembers between submissions (plans, findings,
     known-wrong answers); by default nothing is remembered. ``replies``: what
     the submission's processes may still send (one budget per submission;
-    by default this exercise's own).
+    by default this exercise's own). ``root`` is where known-wrong solutions
+    are found (none: no diagnosis); ``references`` where the reference
+    solution (or a handout's answers file) is found, by default ``root``.
+    The reference answers the plan's ``on="reference"`` calls in a process
+    of its own (``checks.instructor_runs``); a check it fails on is an error
+    of the exercise, never the learner's.
     """
+    references = references if references is not None else root
     entries = list(exercise.entries)
     checks = checks_to_run(exercise, public_only)
     hidden_not_run = len(exercise.checks) - len(checks)
@@ -83,11 +91,12 @@ def grade_implementation(
             exercise, checks, StartOutcome(status="protocol", error=replies.spent_error()), hidden_not_run
         )
     memo = memo if memo is not None else GradingMemo()
+    given = given_source(exercise, references)  # sent with the calls that hand over a given function
     process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
     plan = memo.plan(exercise, checks)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked.
-    ahead = plan.whole() if plan.checks else None
+    ahead = (plan.whole_keys, plan.whole()[1].with_given(given)) if plan.checks else None
     try:
         start = process.start(ahead[1]) if ahead else process.start()
         if start.status != "ok":
@@ -107,6 +116,9 @@ def grade_implementation(
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
         table = plan.table.fresh()
+        # Asked while the learner's process answers what was sent with the import (once per session, kept on disk).
+        expected = reference_outcomes(exercise, plan, factory, memo, references)
+        table.outcomes.update(expected)
         for planned in plan.checks:
             check, entry = planned.check, planned.entry
             if not start.entries.get(entry):
@@ -122,6 +134,7 @@ def grade_implementation(
         deadline = time.monotonic() + BUDGET_SECONDS
         while True:
             needed = table.needed([run.keys for run in runs if not run.decided(table)])
+            needed = [key for key in needed if table.calls[key].on == "learner"]
             if not needed:
                 break
             if timeouts >= MAX_TIMEOUTS or time.monotonic() >= deadline:
@@ -151,20 +164,27 @@ def grade_implementation(
                 needed, calls = ahead
                 ahead = None
             else:
-                calls = plan.encode(needed)
+                calls = plan.encode(needed).with_given(given)
             # Answers come in batches until something goes wrong; then one by one, to know which call it was.
             for key, outcome in zip(needed, process.call_many(calls, deadline, batch=batch), strict=True):
                 if outcome.status != "not_run":
                     table.outcomes[key] = outcome
                     timeouts += outcome.status == "timeout" or _out_of_memory(outcome)
             batch = batch and process.alive
+        # Asked while this learner's process still holds the sandbox's shared slot, so the reference's
+        # process (kept by the session for these calls) is a one-off that never takes it.
+        fill_answer_calls(exercise, plan, table.outcomes, factory, memo, references, kept=True)
     finally:
         process.close()
     outputs.append(process.output.excerpt())
+    for run in runs:
+        failed = reference_failure(plan, run.planned, table.outcomes) if run.check.id not in settled else None
+        if failed is not None:
+            settled[run.check.id] = _reference_failed(run, plan, *failed)
     judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
     keep_held(plan)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
-    diagnoses = diagnose(exercise, runs, factory, root, memo, plan) if root else {}
+    diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
     for run in runs:
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
@@ -177,6 +197,19 @@ def run_entry_name(runs: list[CheckRun]) -> str:
     """The entry functions of ``runs``, for a reason (``softmax and log_softmax``)."""
     names = sorted({run.entry for run in runs})
     return " and ".join(names) if names else "your code"
+
+
+def _reference_failed(run: CheckRun, plan: Plan, index: int, what: str) -> CheckResult:
+    """A check the exercise's own reference solution could not answer: an error of the exercise, not the learner's."""
+    check = run.check
+    shown = check.visibility == "public" or check.reveal == "full"
+    where = f" on {plan.call_text(run.planned, index)}" if shown else ""
+    return _result(
+        check,
+        "error",
+        f"{check.describe(run.entry)}: not checked, because the exercise's reference solution {what}{where}. "
+        "This is a fault of the exercise, not of your code; please tell your instructor.",
+    )
 
 
 def _opened(

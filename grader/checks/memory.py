@@ -4,7 +4,8 @@ One ``GradingMemo`` is owned by a ``GradingSession`` (or by whoever grades
 several exercises in a row) and passed explicitly to
 ``grade_implementation``. It holds each exercise's plan (which in turn keeps
 its findings, call texts and encodings), the case lists plans share, and
-each known-wrong solution's answers. Every store is a bounded LRU
+the answers of instructor solutions (references and known-wrong ones) and
+of handouts' answers files. Every store is a bounded LRU
 (``grader.memo.BoundedMemo``) keyed by values: an exercise's id with the ids
 of the checks asked for, a case set's name, a batch's key. A plan found
 under its key is used only for the very exercise object it was built for,
@@ -23,24 +24,42 @@ from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
+    from grader.sandbox.contracts import LearnerProcessLike
     from grader.spec.models import ImplementationExercise
 
 __all__ = ["GradingMemo"]
 
 _PLANS_KEPT = 64
 _CASE_SETS_KEPT = 256
-_KNOWN_WRONG_KEPT = 64
+_INSTRUCTOR_KEPT = 128
+_ANSWER_FILES_KEPT = 16
+_PROCESSES_KEPT = 4
 
 
 class GradingMemo:
-    """Plans, case sets and known-wrong answers of one grading session (see the module's docstring)."""
+    """Plans, case sets and instructor solutions' answers of one grading session (see the module's docstring)."""
 
     def __init__(self) -> None:
         self.plans: BoundedMemo[tuple[str, tuple[str, ...]], Plan] = BoundedMemo(_PLANS_KEPT)
         self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = BoundedMemo(
             _CASE_SETS_KEPT
         )
-        self.known_wrong: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_KNOWN_WRONG_KEPT)
+        # By the solution file's path and the key of the batch it answered (``checks.instructor_runs``).
+        self.instructor: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_INSTRUCTOR_KEPT)
+        self.answer_files: BoundedMemo[str, dict[str, CallOutcome]] = BoundedMemo(_ANSWER_FILES_KEPT)
+        # Reference processes kept open for calls made from learners' answers (``instructor_runs.ask_kept``).
+        self.kept: dict[Any, LearnerProcessLike] = {}
+
+    def keep(self, key: Any, process: LearnerProcessLike) -> None:
+        """Keep ``process`` under ``key`` for later calls; the oldest kept one is closed beyond a few."""
+        self.kept[key] = process
+        while len(self.kept) > _PROCESSES_KEPT:
+            self.kept.pop(next(iter(self.kept))).close()
+
+    def close(self) -> None:
+        """Close the processes kept for instructor solutions (the session is done)."""
+        while self.kept:
+            self.kept.popitem()[1].close()
 
     def plan(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:
         """The exercise's plan for these checks: remembered, else loaded from disk, else built (and stored)."""

@@ -9,7 +9,7 @@ own answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Call, Check
@@ -59,6 +59,10 @@ class Plan:
     held_on_disk: dict[str, set[bytes]] = field(default_factory=dict)  # ``disk_cache.stored_held``, set when loaded
     call_texts: dict[tuple[str, int], str] = field(default_factory=dict)
     verified: dict[str, str] = field(default_factory=dict)
+    # The reference's answers to the plan's reference calls and, by check id, the first case it failed on:
+    # asked once per session (``instructor_runs.reference_outcomes``), used for every submission.
+    expected: dict[int, CallOutcome] | None = None
+    expected_failures: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def whole(self) -> tuple[list[int], CallBatch]:
         """Every call of the plan, in the order a submission's first request asks for them, and that request."""
@@ -135,7 +139,12 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
         calls = [check.plan_in(case, entry, signatures) for case in cases]
         keys = [[table.add(call, merge=check.merge_calls) for call in case_calls] for case_calls in calls]
         planned.append(PlannedCheck(check, entry, cases, calls, keys))
-    whole = list(dict.fromkeys(key for p in planned for case_keys in p.keys for key in case_keys))
+    # Only the learner's calls go to the learner's process; the reference solution answers the others.
+    whole = list(
+        dict.fromkeys(
+            key for p in planned for case_keys in p.keys for key in case_keys if table.calls[key].on == "learner"
+        )
+    )
     return Plan(exercise, table, planned, signatures, whole)
 
 
@@ -158,15 +167,25 @@ class CallTable:
         key = encode_calls([Call(call.function, call.args)]).key
         if call.on != "learner":
             key += f"@{call.on}"
+        if call.on_answer:
+            key += "@answer"
         if not merge:
             key += f"#{len(self.calls)}"
         if key not in self.index:
             self.index[key] = len(self.calls)
-            self.calls.append(Call(call.function, call.args, call.return_inputs, call.on))
+            self.calls.append(replace(call))
         number = self.index[key]
         if call.return_inputs and not self.calls[number].return_inputs:
-            self.calls[number] = Call(call.function, call.args, True, call.on)
+            self.calls[number] = replace(self.calls[number], return_inputs=True)
         return number
+
+    def numbers(self, on: str) -> list[int]:
+        """The numbers of the calls answered by ``on`` (``learner`` or ``reference``), in order.
+
+        A reference call made from a learner's answer (``on_answer``) is not
+        among them: what it asks is known only once that answer is in.
+        """
+        return [n for n, call in enumerate(self.calls) if call.on == on and not call.on_answer]
 
     def needed(self, keys_of_checks: list[list[list[int]]]) -> list[int]:
         """Unanswered calls among ``keys_of_checks`` (each check's keys per case), in check then case order."""

@@ -16,7 +16,7 @@ from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.form import not_an_ndarray
-from grader.checks.references import REFERENCES, close, reference
+from grader.checks.numbers import close
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -56,19 +56,31 @@ def _shape_finding(got: np.ndarray, expected_shape: tuple[int, ...]) -> Finding 
     return None
 
 
+_REFERENCE_FIELD = "a function of the exercise's reference solution, called on the same arguments; default: the entry"
+
+
+def _expected(outcome: CallOutcome) -> np.ndarray:
+    """The reference solution's answer to a twin call, as floats (``engine`` has checked it is numeric)."""
+    return np.asarray(outcome.values[0], dtype=float)
+
+
 class MatchesReference(ArrayCheck):
-    """The result equals the grader's own implementation, within tolerance."""
+    """The result equals what the exercise's reference solution returns on the same arguments, within tolerance."""
 
     property: Literal["matches-reference"]
-    reference: str = Field(description=f"one of: {', '.join(sorted(REFERENCES))}")
+    uses_reference = True
+    reference: str | None = Field(default=None, description=_REFERENCE_FIELD)
     rtol: float = Field(default=1e-6, ge=0)
     atol: float = Field(default=1e-9, ge=0)
 
     def default_description(self, entry: str) -> str:
-        return f"{entry} returns the same values as a trusted implementation"
+        return f"{entry} returns the same values as the reference solution"
+
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, case.args), Call(self.reference or entry, case.args, on="reference")]
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
-        expected = reference(self.reference, case.args, case.extra)
+        expected = _expected(outcomes[1])
         shape = _shape_finding(got, expected.shape)
         if shape:
             return shape
@@ -267,14 +279,18 @@ class ShapeAndDtype(Check):
     """
 
     property: Literal["shape-and-dtype"]
-    reference: str
+    uses_reference = True
+    reference: str | None = Field(default=None, description=_REFERENCE_FIELD)
 
     def default_description(self, entry: str) -> str:
         return f"{entry} returns a float numpy.ndarray of the right shape"
 
+    def plan(self, case: Case, entry: str) -> list[Call]:
+        return [Call(entry, case.args), Call(self.reference or entry, case.args, on="reference")]
+
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
-        expected = reference(self.reference, case.args, case.extra)
+        expected = _expected(outcomes[1])
         if outcome.kind == "tuple":
             return Finding(
                 got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}"

@@ -1,22 +1,24 @@
 """Witness checks: the learner returns a counterexample, the grader verifies it.
 
-The grader recomputes the broken normalisation with its own code on the
-learner's input, so a witness is judged on what it shows, never on what the
-learner's own code claims about it. A wrong witness gets a reason saying why
-it shows nothing.
+The broken normalisation (``method``, a function of the exercise's reference
+solution) is applied to the learner's scores by the reference solution's
+process, once the learner's answer is in (an ``on_answer`` call), so a
+witness is judged on what it shows, never on what the learner's own code
+claims about it, and the grader holds no implementation of the method. The
+grader judges the weights that come back; a wrong witness gets a reason
+saying why it shows nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_value
-from grader.checks.references import divide_by_sum, square_normalise
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -39,15 +41,20 @@ def _as_scores(value: np.ndarray) -> tuple[np.ndarray | None, Finding | None]:
     return z, None
 
 
-def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
-    """``z / z.sum()`` must give a negative weight, a weight above 1, or a non-finite weight."""
+def _weights(method: CallOutcome) -> np.ndarray:
+    """The reference's method applied to the scores, as floats."""
+    return np.asarray(method.values[0], dtype=float)
+
+
+def verify_divide_by_sum(outcome: CallOutcome, method: CallOutcome) -> Finding | None:
+    """``z / z.sum()`` (``method``: its result) must give a negative weight, a weight above 1, or a non-finite one."""
     if outcome.kind == "tuple":
         return Finding(got=f"a tuple of {len(outcome.values)} values", expected="one 1-D array")
     z, problem = _as_scores(outcome.values[0])
     if problem:
         return problem
     assert z is not None
-    weights = divide_by_sum(z)
+    weights = _weights(method)
     if np.any(~np.isfinite(weights)) or np.any(weights < 0) or np.any(weights > 1):
         return None
     if np.all(z >= 0):
@@ -67,8 +74,8 @@ def verify_divide_by_sum(outcome: CallOutcome) -> Finding | None:
     )
 
 
-def verify_square_order(outcome: CallOutcome) -> Finding | None:
-    """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` not above weight ``j``."""
+def verify_square_order(outcome: CallOutcome, method: CallOutcome) -> Finding | None:
+    """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` (``method``) not above weight ``j``."""
     if outcome.kind != "tuple" or len(outcome.values) != 3:
         return Finding(
             got=f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else "a single value",
@@ -87,8 +94,9 @@ def verify_square_order(outcome: CallOutcome) -> Finding | None:
     if not (-z.size <= i < z.size and -z.size <= j < z.size):
         return Finding(got=f"indices i={i}, j={j}", expected=f"indices between 0 and {z.size - 1}")
     i, j = i % z.size, j % z.size  # z[-1] is as good an index as z[n - 1]
-    with np.errstate(all="ignore"):
-        weights = square_normalise(z)
+    weights = _weights(method)
+    if weights.shape != z.shape:
+        weights = np.full(z.shape, np.nan)
     if not np.all(np.isfinite(weights)):
         if np.all(z == 0):
             return Finding(
@@ -132,26 +140,48 @@ def verify_square_order(outcome: CallOutcome) -> Finding | None:
     )
 
 
-VERIFIERS: dict[str, Callable[[CallOutcome], Finding | None]] = {
+VERIFIERS: dict[str, Callable[[CallOutcome, CallOutcome], Finding | None]] = {
     "divide-by-sum": verify_divide_by_sum,
     "square-order": verify_square_order,
 }
+
+
+_DEFAULT_METHODS = {"divide-by-sum": "divide_by_sum", "square-order": "square_normalise"}
 
 
 class Witness(Check):
     """The learner's counterexample, returned by a no-argument entry, really breaks the method."""
 
     property: Literal["witness"]
-    verifier: str = Field(description=f"one of: {', '.join(sorted(VERIFIERS))}")
+    uses_reference = True
+    plans_answer_calls = True
+    verifier: str = Field(description=f"what the witness must show, one of: {', '.join(sorted(VERIFIERS))}")
+    method: str | None = Field(
+        default=None,
+        description="the broken method: a function of the exercise's reference solution, applied to the "
+        "witness's scores (a 1-D array) in the reference's process; default: divide_by_sum for divide-by-sum, "
+        "square_normalise for square-order",
+    )
+
+    def method_name(self) -> str:
+        """The reference solution's function the witness is verified with."""
+        return self.method or _DEFAULT_METHODS.get(self.verifier, "")
 
     def default_description(self, entry: str) -> str:
         return f"{entry}() returns an input on which the method really breaks"
 
     def plan(self, case: Case, entry: str) -> list[Call]:
-        return [Call(entry, {})]
+        return [Call(entry, {}), Call(self.method_name(), {}, on="reference", on_answer=True)]
+
+    def answer_args(self, case: Case, answer: CallOutcome) -> dict[str, Any] | None:
+        """The witness's scores, when they are scores at all (the verifier explains anything else)."""
+        if not answer.values:
+            return None
+        z, problem = _as_scores(answer.values[0])
+        return None if problem or z is None else {"z": z}
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        return VERIFIERS[self.verifier](outcomes[0])
+        return VERIFIERS[self.verifier](outcomes[0], outcomes[1])
 
     def verified(self, cases: list[Case]) -> str:
-        return "with the grader's own implementation"
+        return f"with the reference solution's {self.method_name()}()"

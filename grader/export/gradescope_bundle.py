@@ -60,7 +60,8 @@ def bundle_files(catalog: Catalog, assignment: str, *, allow_weak_sandbox: bool 
         files[f"exercises/{path.name}"] = path.read_bytes()
     for exercise in exercises:
         if isinstance(exercise, ImplementationExercise):
-            for relative in [exercise.reference_solution, *(wrong.path for wrong in exercise.known_wrong)]:
+            named = [exercise.reference_solution, exercise.functions, *(wrong.path for wrong in exercise.known_wrong)]
+            for relative in named:
                 if relative is not None:
                     files[_inside(catalog, exercise.id, relative)] = catalog.resolve(relative).read_bytes()
     return files

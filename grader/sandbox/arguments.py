@@ -1,5 +1,5 @@
 """A request's arguments in the learner process: decoded from the wire, copied from a preloaded request,
-or built (the grader's own functions, from their source sent with the calls that need them).
+or taken from the exercise's given functions (a public file whose source comes with the calls that need it).
 
 Runs in the learner process and in the warm parent (``preload``), never in
 the grader. Standard library and numpy only.
@@ -7,7 +7,6 @@ the grader. Standard library and numpy only.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -21,9 +20,8 @@ __all__ = [
     "decode_arguments",
     "preload",
     "preloaded_keys",
-    "read_trusted_source",
     "requested_calls",
-    "set_trusted_source",
+    "set_given_source",
 ]
 
 
@@ -41,7 +39,7 @@ def preload(key: str, message: bytes) -> bool:
     Run by the warm parent on the grader's request, so that learner
     processes forked afterwards find it decoded; the grader then sends them
     only the key (``{"op": "call_many", "preloaded": key}``). Requests that
-    hand over the grader's own functions are never preloaded.
+    hand over given functions are never preloaded (the warm parent holds none).
     """
     if key in _PRELOADED:
         return True
@@ -57,7 +55,7 @@ def preload(key: str, message: bytes) -> bool:
             return False
         specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
         if any(spec.get("t") not in ("array", "value") for spec in specs):
-            return False  # the grader's functions are built only in a process meant to hold them
+            return False  # given functions are found only in a process that holds the given file
         args, kwargs = decode_arguments(call, blobs)
         plain = {name: value for name, value in call.items() if name not in ("args", "kwargs")}
         calls.append((plain, args, kwargs))
@@ -110,48 +108,37 @@ def _decode_value(spec: dict[str, Any], blobs: list[bytes]) -> Any:
     if tag == "value":
         return spec["v"]
     if tag == "callable":
-        return _trusted_callable(spec["name"], [decode_array(blobs[i]) for i in spec.get("arrays", [])])
+        return _given_callable(str(spec["name"]), {str(k): decode_array(blobs[i]) for k, i in spec["bound"].items()})
     raise ProtocolError(f"unknown argument tag {tag!r}")
 
 
-def _trusted_callable(name: str, arrays: list[np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """Build one of the grader's own functions here, so no callable crosses the boundary."""
-    code = _trusted_code.get(_trusted_source())
-    if code is None:  # compiled once per process: many calls of an exercise carry a callable
-        code = _trusted_code[_trusted_source()] = compile(_trusted_source(), "<grader trusted functions>", "exec")
-    namespace: dict[str, Any] = {"__name__": "grader_trusted"}
-    exec(code, namespace)  # noqa: S102 - a fresh namespace per call: no state is shared with the learner's code
-    return namespace["build"](name, arrays)
-
-
-_trusted_code: BoundedMemo[str, Any] = BoundedMemo(4)  # compiled per source text (one in practice)
-
-
-# The text of ``trusted.py`` reaches a learner process only with the calls that
-# need it (the parent adds it to their message), so a process that is never
-# handed a callable never holds the grader's softmax and cannot call it
-# instead of its own. Outside the sandbox (in-process test doubles) it is read
-# from disk on demand.
-_trusted: list[str | None] = [None]
-
-
-def set_trusted_source(source: Any) -> None:
-    if isinstance(source, str):
-        _trusted[0] = source
-
-
-def _trusted_source() -> str:
-    source = _trusted[0]
+def _given_callable(name: str, bound: dict[str, np.ndarray]) -> Callable[..., Any]:
+    """A function of the exercise's given file, from the source sent with this request."""
+    source = _given[0]
     if source is None:
-        source = _trusted[0] = read_trusted_source()
-    return source
+        raise ProtocolError("no given functions came with this request")
+    namespace = _given_namespaces.get(source)
+    if namespace is None:  # run once per process and source: many calls of an exercise hand one over
+        namespace = {"__name__": "given_functions"}
+        exec(compile(source, "<given functions>", "exec"), namespace)  # noqa: S102 - the course's public file
+        _given_namespaces[source] = namespace
+    function = namespace.get(name)
+    if not callable(function):
+        raise ProtocolError(f"the given functions have no {name!r}")
+    return partial(function, **bound) if bound else function
 
 
-def read_trusted_source() -> str:
-    """The text of ``trusted.py`` (read by the parent, which sends it along with calls that need it)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trusted.py")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+# The source of the exercise's given functions reaches a learner process only with the calls that
+# need it, so a process that is never handed one holds none (and a process that was serves no other
+# exercise). Its namespace is not in ``sys.modules``: learner code cannot import it.
+_given: list[str | None] = [None]
+_given_namespaces: BoundedMemo[str, dict[str, Any]] = BoundedMemo(4)
+
+
+def set_given_source(source: Any) -> None:
+    """Use ``source`` (a request's ``given_source``) for the callables of the calls that follow."""
+    if isinstance(source, str):
+        _given[0] = source
 
 
 def preloaded_keys() -> list[str]:

@@ -1,8 +1,9 @@
 """Calls to a learner's entry functions, encoded for the wire: what the grader asks a learner process.
 
 A call goes as JSON (the function's name, each argument as a reference to an
-array payload, an inline number, or the name of a grader function built in
-the learner process) plus the array payloads themselves (``protocol``).
+array payload, an inline number, or the name of a function of the exercise's
+given file, whose source travels with the request that needs it) plus the
+array payloads themselves (``protocol``).
 
 A ``CallBatch`` is one such request: its calls, their payloads, and a key
 that is a digest of both. Two batches with the same key ask for exactly the
@@ -28,10 +29,21 @@ __all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift
 
 @dataclass(frozen=True)
 class TrustedFunction:
-    """A grader function handed to a learner's higher-order entry, built inside the learner process."""
+    """A function of the exercise's given file handed to a learner's higher-order entry.
+
+    ``bound`` are keyword arguments fixed in advance (``linear`` with its
+    matrix ``A``): the learner's code receives ``partial(function, **bound)``,
+    built inside the process from the given file's source (``CallBatch.given``),
+    so no callable crosses the boundary.
+    """
 
     name: str
-    arrays: tuple[np.ndarray, ...] = ()
+    bound: tuple[tuple[str, np.ndarray], ...] = ()
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The bound arrays, in order."""
+        return tuple(array for _, array in self.bound)
 
 
 class PlannedCall(Protocol):
@@ -57,19 +69,27 @@ class CallBatch:
     calls: list[dict[str, Any]]
     blobs: list[bytes]
     key: str = field(default="")
+    given: str = ""  # the source of the exercise's given functions, for calls that hand one over
 
     @classmethod
-    def of(cls, calls: list[dict[str, Any]], blobs: Iterable[bytes] = ()) -> CallBatch:
-        """The batch of ``calls`` with payloads ``blobs``, its key computed from both."""
+    def of(cls, calls: list[dict[str, Any]], blobs: Iterable[bytes] = (), given: str = "") -> CallBatch:
+        """The batch of ``calls`` with payloads ``blobs`` (and ``given`` source), its key computed from all."""
         blobs = list(blobs)
-        return cls(calls, blobs, batch_key(calls, blobs))
+        key = batch_key(calls, blobs)
+        if given:
+            key = hashlib.blake2b(f"{key}\0{given}".encode(), digest_size=16).hexdigest()
+        return cls(calls, blobs, key, given)
+
+    def with_given(self, given: str) -> CallBatch:
+        """The same calls carrying the given functions' source (sent with the request, never preloaded)."""
+        return self if not given or given == self.given else CallBatch.of(self.calls, self.blobs, given)
 
     def __len__(self) -> int:
         return len(self.calls)
 
     def only(self, indices: Iterable[int]) -> CallBatch:
         """The calls at ``indices`` (in that order), with the same payloads: asked again one by one."""
-        return CallBatch.of([self.calls[i] for i in indices], self.blobs)
+        return CallBatch.of([self.calls[i] for i in indices], self.blobs, self.given)
 
 
 def batch_key(calls: list[dict[str, Any]], blobs: list[bytes]) -> str:
@@ -96,11 +116,11 @@ def encode_calls(calls: Iterable[PlannedCall], signatures: Mapping[str, list[str
             blobs.append(encode_array(item))
             return {"t": "array", "i": len(blobs) - 1}
         if isinstance(item, TrustedFunction):
-            indices = []
-            for array in item.arrays:
+            bound = {}
+            for name, array in item.bound:
                 blobs.append(encode_array(array))
-                indices.append(len(blobs) - 1)
-            return {"t": "callable", "name": item.name, "arrays": indices}
+                bound[name] = len(blobs) - 1
+            return {"t": "callable", "name": item.name, "bound": bound}
         if isinstance(item, np.generic):
             return {"t": "value", "v": item.item()}
         return {"t": "value", "v": item}
@@ -136,7 +156,7 @@ def shift_payloads(item: dict[str, Any], offset: int) -> dict[str, Any]:
         if spec["t"] == "array":
             return {"t": "array", "i": spec["i"] + offset}
         if spec["t"] == "callable":
-            return dict(spec, arrays=[i + offset for i in spec["arrays"]])
+            return dict(spec, bound={name: i + offset for name, i in spec["bound"].items()})
         return spec
 
     moved = dict(item, args=[move(spec) for spec in item["args"]])

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from importlib.abc import Loader
 
 from grader.memo import BoundedMemo
-from grader.sandbox.arguments import preloaded_keys, requested_calls, set_trusted_source
+from grader.sandbox.arguments import preloaded_keys, requested_calls, set_given_source
 from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
 from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
 from grader.sandbox.reading import Reader
@@ -74,7 +74,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
                 ready["preloaded"] = held
             channel.send(ready)
         elif op == "call_many" and module is not None:
-            set_trusted_source(request.get("trusted_source"))
+            set_given_source(request.get("given_source"))
             answers = Answers(channel, batched=bool(request.get("batch")))
             floats = FloatEvents(config["scratch"])
             with floats.watching():  # once per batch: each call only starts a fresh record

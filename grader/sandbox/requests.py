@@ -9,7 +9,6 @@ decoded, and is sent only its key (``Request.short``).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ class Request:
     calls: CallBatch
     batch: bool
     message: bytes
-    trusted: bool  # it carries the grader's functions: never preloaded
+    trusted: bool  # it hands over given functions: never preloaded
     sent: int = 0
     key: str | None = None  # once it is worth preloading: the digest of its batch-free form
     _preload: bytes = b""
@@ -61,23 +60,15 @@ class RequestMemo:
 def _encoded(calls: CallBatch, batch: bool) -> Request:
     request: dict[str, Any] = {"op": "call_many", "calls": calls.calls, "batch": batch}
     trusted = needs_trusted(calls.calls)
-    if trusted:  # only a process handed the grader's functions ever holds their source
-        request["trusted_source"] = _trusted_source()
+    if trusted and calls.given:  # only a process handed given functions ever holds their source
+        request["given_source"] = calls.given
     return Request(calls, batch, encode_message(request, calls.blobs), trusted)
 
 
 def needs_trusted(calls: list[dict[str, Any]]) -> bool:
-    """Whether some call takes one of the grader's own functions (built in the learner process from its source)."""
+    """Whether some call takes a function of the exercise's given file (found in the process that holds it)."""
     for call in calls:
         specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
         if any(isinstance(spec, dict) and spec.get("t") == "callable" for spec in specs):
             return True
     return False
-
-
-@functools.cache
-def _trusted_source() -> str:
-    """The source of the grader's functions handed to learners (a file of the package: read once)."""
-    from grader.sandbox.arguments import read_trusted_source
-
-    return read_trusted_source()

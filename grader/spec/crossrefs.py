@@ -1,7 +1,7 @@
 """Cross references inside an implementation spec, each problem with the place it is written.
 
-A spec's parts name one another: a check names an entry, case sets and a
-reference; a known-wrong solution names checks; a case names the entry's
+A spec's parts name one another: a check names an entry, case sets and
+functions of the reference solution; a known-wrong solution names checks; a case names the entry's
 arguments. Pydantic checks each part alone; this module checks that the
 names resolve, and says where the name that does not is written, as a
 location path (``checks, 2, cases, 0``) the loader turns into a line.
@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import difflib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-__all__ = ["SpecProblem", "first_problem", "parameters"]
+__all__ = ["SpecProblem", "first_problem", "parameters", "solution_problems", "top_level_functions"]
 
 
 class SpecProblem(ValueError):
@@ -106,18 +107,6 @@ def _check_problems(
             "entry",
         )
         return
-    reference = getattr(check, "reference", None)
-    if isinstance(reference, str):
-        from grader.checks.references import REFERENCES
-
-        if reference not in REFERENCES:
-            yield SpecProblem(
-                f"names the reference {reference!r}, which the grader does not have"
-                f"{_close(reference, REFERENCES)} (known: {', '.join(sorted(REFERENCES))})",
-                "checks",
-                number,
-                "reference",
-            )
     verifier = getattr(check, "verifier", None)
     if isinstance(verifier, str):
         from grader.checks.witness import VERIFIERS
@@ -226,6 +215,60 @@ def _case_problems(
             "random",
             "axis_of",
         )
+
+
+def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
+    """Names an implementation spec gives functions of its reference solution, checked against that file.
+
+    Checks that compare with the reference need one (or, in a handout, its
+    answers file); every ``reference:`` and ``method:`` must name a function
+    the file defines at top level. The file is read with ``ast``, never
+    imported: reference code runs only in a learner process.
+    """
+    users = [number for number, check in enumerate(exercise.checks) if getattr(check, "uses_reference", False)]
+    if exercise.reference_solution is None:
+        if users and exercise.reference_answers is None:
+            check = exercise.checks[users[0]]
+            yield SpecProblem(
+                f"{check.property} compares with the exercise's reference solution, but the spec names no "
+                "reference_solution",
+                "checks",
+                users[0],
+                "property",
+            )
+        return
+    defined = top_level_functions(root / exercise.reference_solution)
+    if defined is None:
+        yield SpecProblem(
+            f"the solution file {exercise.reference_solution!r} is not Python that parses", "reference_solution"
+        )
+        return
+    for number, check in enumerate(exercise.checks):
+        for key, name in (("reference", getattr(check, "reference", None)), ("method", _method(check))):
+            if isinstance(name, str) and name not in defined:
+                yield SpecProblem(
+                    f"names {name!r}, which {exercise.reference_solution} does not define at top level"
+                    f"{_close(name, defined)}",
+                    "checks",
+                    number,
+                    key if getattr(check, key, None) else "property",
+                )
+
+
+def _method(check: Any) -> str | None:
+    """The reference function a witness is verified with (written, or its verifier's default)."""
+    method_name = getattr(check, "method_name", None)
+    name = method_name() if callable(method_name) else None
+    return name if isinstance(name, str) and name else None
+
+
+def top_level_functions(path: Path) -> set[str] | None:
+    """The names of the functions ``path`` defines at top level (``def``), or ``None`` if it does not parse."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _close(word: str, choices: Any) -> str:

