@@ -1,0 +1,7 @@
+"""Not a computation: zeros."""
+
+import numpy as np
+
+
+def sigmoid(x):
+    return np.zeros(np.shape(x))
