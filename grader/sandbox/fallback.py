@@ -15,7 +15,7 @@ the resource limits the system has (CPU, memory, file size, open files).
 Nothing else holds: the learner's code can read and write the user's files,
 start processes and use the network. That is the learner's own machine and
 their own code, running checks they can read anyway; hidden checks, batch
-grading and the platform formats never run this way (``front.start_parent``
+grading and the platform formats never run this way (``parents.start_parent``
 refuses them), and every report it produces says so at its top.
 """
 
