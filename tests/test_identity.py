@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from grader.checks.base import Call
 from grader.checks.cases import Case
 from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.expressions import ExpressionError, parse_relation
 from grader.checks.identity import Identity
 from grader.checks.memory import GradingMemo
 from grader.checks.registry import CheckSpec
@@ -296,3 +297,10 @@ def test_a_relation_calling_the_reference_needs_one_and_names_only_its_functions
         load_catalog(tmp_path / "exercises")
     assert "'softmax', which solutions/reference.py does not define" in raised.value.message
     assert raised.value.line == RELATION_LINE
+
+
+def test_none_may_be_given_to_an_entry_but_is_no_number() -> None:
+    relation = parse_relation("attention_weights(Q, K) == attention_weights(Q, K, None)")
+    assert [site.function for site in relation.calls] == ["attention_weights", "attention_weights"]
+    with pytest.raises(ExpressionError, match="the constant None is not allowed"):
+        parse_relation("f(x) == f(x) + None")
