@@ -170,7 +170,7 @@ class GradingSession:
                     )
             graded: dict[int, ExerciseResult] = {}
             replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
-            # Exercises that hand the learner process the grader's own functions go last: that process then
+            # Exercises that hand the learner process the exercise's given functions go last: that process then
             # serves no other exercise, so graded last it is the only one of the submission to need a new process.
             for index in sorted(range(len(selected)), key=lambda i: _hands_over_functions(selected[i])):
                 exercise = selected[index]

@@ -174,7 +174,7 @@ def public_answers(catalog: Catalog, *, session: Any = None) -> dict[str, str]:
         exercise
         for exercise in catalog.exercises.values()
         if isinstance(exercise, ImplementationExercise)
-        and any(check.visibility == "public" and check.uses_reference for check in exercise.checks)
+        and any(check.visibility == "public" and check.calls_reference() for check in exercise.checks)
     ]
     if not wanted:
         return {}

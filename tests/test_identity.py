@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from grader.checks.base import Call
 from grader.checks.cases import Case
 from grader.checks.engine import SourceModule, grade_implementation
+from grader.checks.expressions import ExpressionError, parse_relation
 from grader.checks.identity import Identity
 from grader.checks.memory import GradingMemo
 from grader.checks.registry import CheckSpec
@@ -277,3 +278,29 @@ def test_the_relations_shown_in_the_authoring_guide_are_valid_checks() -> None:
     assert len(checks) == 3
     for check in checks:
         adapter(CheckSpec).validate_python(check)
+
+
+def test_a_relation_calling_the_reference_needs_one_and_names_only_its_functions(tmp_path: Path) -> None:
+    relation = "sigmoid(x) == reference.softmax(stack([x, zeros_like(x)], axis=-1))[..., 0]"
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "relatives.yaml").write_text(_spec_with(relation))
+    with pytest.raises(SpecError) as raised:  # no reference_solution to answer reference.softmax
+        load_catalog(tmp_path / "exercises")
+    assert "names no reference_solution" in raised.value.message
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "reference.py").write_text(
+        "def sigmoid(x):\n    return x\n\n\ndef softmaks(z):\n    return z\n"
+    )
+    spec = _spec_with(relation) + "reference_solution: solutions/reference.py\n"
+    (tmp_path / "exercises" / "relatives.yaml").write_text(spec)
+    with pytest.raises(SpecError) as raised:  # a misspelt function is named at load, at its line
+        load_catalog(tmp_path / "exercises")
+    assert "'softmax', which solutions/reference.py does not define" in raised.value.message
+    assert raised.value.line == RELATION_LINE
+
+
+def test_none_may_be_given_to_an_entry_but_is_no_number() -> None:
+    relation = parse_relation("attention_weights(Q, K) == attention_weights(Q, K, None)")
+    assert [site.function for site in relation.calls] == ["attention_weights", "attention_weights"]
+    with pytest.raises(ExpressionError, match="the constant None is not allowed"):
+        parse_relation("f(x) == f(x) + None")

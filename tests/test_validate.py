@@ -81,7 +81,7 @@ def test_validate_names_the_check_that_lets_a_known_wrong_through(tmp_path: Path
     (problem,) = report.problems
     assert problem.subject == "known-wrong global-max (solutions/stable-softmax/wrong_global_max.py)"
     assert problem.message.startswith("neg-inf-gets-zero lets it through (passed)")
-    assert "gives a -inf score a weight of exactly 0" in problem.message  # the check's own reason
+    assert "gives a -inf score a value of exactly 0 in the weights" in problem.message  # the check's own reason
 
 
 @pytest.mark.slow

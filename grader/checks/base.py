@@ -134,6 +134,14 @@ class Check(Record):
     def default_description(self, entry: str) -> str:
         raise NotImplementedError
 
+    def reference_functions(self) -> tuple[str, ...]:
+        """Functions of the reference solution it calls by name, besides its ``reference:`` (checked at load)."""
+        return ()
+
+    def calls_reference(self) -> bool:
+        """Whether the check plans calls the exercise's reference solution answers (so it needs one, or its answers)."""
+        return self.uses_reference or bool(self.reference_functions())
+
     def output(self) -> str:
         """The entry's output as reasons name it: ``the weights``, ``the loss``, ``the result``."""
         return f"the {self.noun or 'result'}"

@@ -278,6 +278,8 @@ def _check_call(node: ast.Call, depth: int, inside_call: str | None) -> None:
     for arg in _arguments(node):
         if isinstance(arg, ast.Starred):
             raise ExpressionError("*arguments are not allowed in a relation")
+        if on != "numpy" and isinstance(arg, ast.Constant) and arg.value is None:
+            continue  # an entry's optional argument given as None (mask=None), as its signature allows
         _check(arg, depth + 1, inside_call)
 
 

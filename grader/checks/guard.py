@@ -29,10 +29,8 @@ that computes must respond. At written-out examples (the public inputs a
 table could hold), only (d) applies: a buggy but real computation may be
 constant on a small example (softmax over an axis of length 1), but it
 does not jump there. Only float array arguments move; masks, targets and
-functions stay.
-When the reference solution answers calls (``Call(on="reference")``), (b)
-can ask the reference's twin whether equal entries are right, in place of
-``uniform_allowed``.
+functions stay. Where equal entries are right for some inputs, the spec
+says ``uniform_allowed`` rather than the guard asking the reference.
 """
 
 from __future__ import annotations

@@ -49,6 +49,12 @@ class Identity(Check):
     rtol: float = Field(default=1e-9, ge=0, description="relative tolerance of ==")
     atol: float = Field(default=1e-12, ge=0, description="absolute tolerance of ==, and the slack of <= and >=")
 
+    def reference_functions(self) -> tuple[str, ...]:
+        """The reference solution's functions the relation calls (``reference.softmax(...)``)."""
+        return tuple(
+            dict.fromkeys(site.function for site in parse_relation(self.relation).calls if site.on == "reference")
+        )
+
     @field_validator("relation")
     @classmethod
     def _relation_parses(cls, value: str) -> str:

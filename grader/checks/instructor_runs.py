@@ -50,7 +50,7 @@ __all__ = [
 
 # The outcome of an ``on_answer`` call that was not asked (the learner's answer gave nothing to verify).
 SKIPPED = CallOutcome(status="ok", kind="skipped", digest=bytes(16))
-_NO_REFERENCE = "the exercise has no reference solution to compare with"
+_NO_REFERENCE = "was not available (the exercise names no reference solution or answers for it)"
 
 
 def given_source(exercise: ImplementationExercise, root: Path | None) -> str:

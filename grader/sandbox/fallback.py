@@ -15,7 +15,7 @@ the resource limits the system has (CPU, memory, file size, open files).
 Nothing else holds: the learner's code can read and write the user's files,
 start processes and use the network. That is the learner's own machine and
 their own code, running checks they can read anyway; hidden checks, batch
-grading and the platform formats never run this way (``front.start_parent``
+grading and the platform formats never run this way (``parents.start_parent``
 refuses them), and every report it produces says so at its top.
 """
 
@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grader.sandbox.environment import learner_environment
 from grader.sandbox.scratch import ScratchFolders
 
 __all__ = ["UNPROTECTED", "PlainParent", "limit_process", "serve_plain", "unsandboxed_label"]
@@ -176,19 +177,9 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 
 def _environment() -> dict[str, str]:
     """The learner process's environment: the warm parent's minimal one, with the system's own ``PATH``."""
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "LANG": "C.UTF-8",
-        "HOME": "/nonexistent",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONHASHSEED": "0",
-    }
-    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT"):
-        if name in os.environ:
-            env[name] = os.environ[name]
-    return env
+    return learner_environment(
+        os.environ.get("PATH", os.defpath), ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
+    )
 
 
 # -- the learner process -----------------------------------------------------

@@ -13,7 +13,7 @@ Nothing crosses between submissions: the session ends the process when the
 submission is done (:meth:`Sandbox.release`).
 
 A process is not reused once it has ended, crashed or timed out, after a
-failed import, once it has been handed the grader's own functions (an
+failed import, once it has been handed the exercise's given functions (an
 argument of some checks, which a later exercise's code must not find), or
 when it is no longer fresh: it has used a quarter of its CPU or memory
 limit, or runs a thread besides its main one (a thread left running by one

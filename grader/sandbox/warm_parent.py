@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grader.sandbox.environment import learner_environment
 from grader.sandbox.reading import local_reader
 from grader.sandbox.scratch import SCRATCH_PREFIX, ScratchFolders
 
@@ -33,20 +34,8 @@ _SERVER = str(Path(__file__).resolve().with_name("warm_parent_server.py"))
 
 
 def _minimal_environment() -> dict[str, str]:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "HOME": "/nonexistent",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONHASHSEED": "0",
-    }
     # Machine quirks numpy needs to run correctly, and the test-only switch playing an older Landlock.
-    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GRADER_LANDLOCK_ABI_CAP"):
-        if name in os.environ:
-            env[name] = os.environ[name]
-    return env
+    return learner_environment("/usr/bin:/bin", ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GRADER_LANDLOCK_ABI_CAP"))
 
 
 def _site_dirs() -> list[str]:

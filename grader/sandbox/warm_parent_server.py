@@ -12,7 +12,7 @@ decode that request once, so learner processes forked afterwards get the
 calls' arguments by copying them instead of receiving and decoding them
 (``arguments.preload``): ``grader batch`` sends every learner the same plan. It
 holds arguments only, which every learner process receives anyway; requests
-carrying the grader's own functions are refused.
+carrying the exercise's given functions are refused.
 
 Control messages are JSON datagrams on a SOCK_SEQPACKET socket; a spawn
 request carries the child's three pipe ends as SCM_RIGHTS file descriptors.

@@ -225,7 +225,7 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
     the file defines at top level. The file is read with ``ast``, never
     imported: reference code runs only in a learner process.
     """
-    users = [number for number, check in enumerate(exercise.checks) if getattr(check, "uses_reference", False)]
+    users = [number for number, check in enumerate(exercise.checks) if check.calls_reference()]
     if exercise.reference_solution is None:
         if users and exercise.reference_answers is None:
             check = exercise.checks[users[0]]
@@ -244,7 +244,9 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
         )
         return
     for number, check in enumerate(exercise.checks):
-        for key, name in (("reference", getattr(check, "reference", None)), ("method", _method(check))):
+        named = [("reference", getattr(check, "reference", None)), ("method", _method(check))]
+        named += [("relation", name) for name in check.reference_functions()]
+        for key, name in named:
             if isinstance(name, str) and name not in defined:
                 yield SpecProblem(
                     f"names {name!r}, which {exercise.reference_solution} does not define at top level"
