@@ -22,6 +22,7 @@ from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
@@ -154,7 +155,10 @@ class Identity(Check):
                     got=f"values the relation cannot be computed on ({exc})",
                     expected=f"{self.relation}{_given(self.where, variables)}",
                 )
-            rtol, atol = self._tolerances(answered)
+            rtol, atol = self._tolerances(case, answered)
+            results32 = [value for outcome in answered for value in outcome.values if value.dtype == np.float32]
+            if results32:  # a value float32 had no room for is judged with the spec's own atol
+                atol = beyond_float32(results32[0], case, right, atol, self.atol)
             finding = _compare(relation, left, right, rtol, atol)
             if finding is not None:
                 got, tolerance = finding
@@ -171,12 +175,14 @@ class Identity(Check):
             extra = {name: _argument(value) for name, value in zip(names, values, strict=True)}
             yield {**case.args, **extra}
 
-    def _tolerances(self, outcomes: list[CallOutcome]) -> tuple[float, float]:
-        low = any(value.dtype == np.float32 for outcome in outcomes for value in outcome.values)
+    def _tolerances(self, case: Case, outcomes: list[CallOutcome]) -> tuple[float, float]:
+        low = any(value.dtype == np.float32 for outcome in outcomes for value in outcome.values) or any(
+            isinstance(v, np.ndarray) and v.dtype == np.float32 for v in case.args.values()
+        )
         return (max(self.rtol, 1e-5), max(self.atol, 1e-6)) if low else (self.rtol, self.atol)
 
 
-def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: float) -> tuple[str, str] | None:
+def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) -> tuple[str, str] | None:
     """``None`` when the sides satisfy the comparison, else (what the sides were, the tolerance applied)."""
     a = np.asarray(left, dtype=float)
     b = np.asarray(right, dtype=float)
@@ -185,12 +191,13 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: float
         return f"left side of shape {a.shape}, right side of shape {b.shape}", "both sides of one shape"
     with np.errstate(all="ignore"):
         if relation.op == "==":
-            ok = (a == b) | (np.abs(a - b) <= atol + rtol * np.abs(b)) | (np.isnan(a) & np.isnan(b))
-            tolerance = f"rtol {format_number(rtol)}, atol {format_number(atol)}"
+            near = np.isfinite(b) & (np.abs(a - b) <= atol + rtol * np.abs(b))  # an infinity only equals itself
+            ok = (a == b) | near | (np.isnan(a) & np.isnan(b))
+            tolerance = f"rtol {format_number(rtol)}, atol {format_number(float(np.max(atol)))}"
         elif relation.op == "<=":
-            ok, tolerance = a <= b + atol, f"atol {format_number(atol)}"
+            ok, tolerance = a <= b + atol, f"atol {format_number(float(np.max(atol)))}"
         elif relation.op == ">=":
-            ok, tolerance = a >= b - atol, f"atol {format_number(atol)}"
+            ok, tolerance = a >= b - atol, f"atol {format_number(float(np.max(atol)))}"
         elif relation.op == "<":
             ok, tolerance = a < b, "strictly"
         else:
