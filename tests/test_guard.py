@@ -159,3 +159,20 @@ def test_raising_on_the_guards_simplest_input_does_not_hide_a_constant(exercise)
     result = _grade(exercise, source)
     assert _check(result, "responds-to-input").status in {"failed", "error"}
     assert result.score == 0.0
+
+
+def test_a_step_in_some_entries_is_a_branch_of_real_code_not_a_lookup(catalog) -> None:
+    # exp(x) where x < 0 forgets its denominator: sigmoid steps at 0 in that entry only, the rest move smoothly.
+    source = (
+        b"import numpy as np\n\ndef sigmoid(x):\n    x = np.asarray(x, dtype=float)\n"
+        b"    small = np.exp(-np.abs(x))\n    return np.where(x >= 0, 1.0 / (1.0 + small), small)\n"
+    )
+    result = grade_implementation(
+        catalog.exercise("sigmoid"),
+        SourceModule({"mine.py": source}, "mine.py"),
+        InProcessFactory(),
+        memo=GradingMemo(),
+        references=ROOT,
+    )
+    assert _check(result, "responds-to-input").status == "passed"
+    assert _check(result, "in-range").status == "passed" and result.score > 0

@@ -141,6 +141,7 @@ class RespondsToInput(Check):
                     and whole > floor
                     and share > self.smoothness * whole
                     and between < self.smoothness * share
+                    and not self._partly_smooth(at, whole_point, part_point, floor)
                 ):
                     return Finding(
                         got=f"a jump: moving every array by about {format_number(self.step)} of its size changes "
@@ -151,6 +152,19 @@ class RespondsToInput(Check):
                         note="An output that jumps at exactly this input looks looked up, not computed.",
                     )
         return None
+
+    def _partly_smooth(self, at: np.ndarray, whole_point: np.ndarray, part_point: np.ndarray, floor: float) -> bool:
+        """Whether some entries moved smoothly while others jumped: a branch of real code, not a lookup.
+
+        A value looked up at exactly x replaces the whole output; a formula with
+        a step (a wrong branch at 0, say) jumps only in the entries at the step.
+        """
+        whole = np.abs(whole_point - at)
+        share = np.abs(part_point - at)
+        between = np.abs(whole_point - part_point)
+        changed = whole > floor / max(1.0, np.sqrt(at.size))
+        jumped = changed & (share > self.smoothness * whole) & (between < self.smoothness * share)
+        return bool(np.any(changed & ~jumped))
 
     def verified(self, cases: list[Case]) -> str:
         return f"at {len(cases)} input{'s' if len(cases) != 1 else ''}, each moved a little and far"
