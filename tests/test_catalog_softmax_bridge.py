@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from grader.grading import GradingSession
-from grader.results import ExerciseResult
+from tests.grading_helpers import failures, grade_one
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPLEMENTATIONS = [
@@ -62,22 +62,12 @@ def grading() -> Any:
         yield session
 
 
-def _grade(grading: GradingSession, path: Path, exercise_id: str) -> ExerciseResult:
-    report = grading.grade(path, exercise_ids=[exercise_id])
-    (result,) = report.exercises
-    return result
-
-
-def _failures(result: ExerciseResult) -> str:
-    return "; ".join(f"{c.id}: {c.reason}" for c in result.checks if c.status != "passed")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("exercise_id", IMPLEMENTATIONS, ids=IMPLEMENTATIONS)
 def test_bridge_reference_gets_full_marks(grading: GradingSession, exercise_id: str) -> None:
     spec = _spec(exercise_id)
-    result = _grade(grading, ROOT / spec["reference_solution"], exercise_id)
-    assert result.score == result.max_score, _failures(result)
+    result = grade_one(grading, ROOT / spec["reference_solution"], exercise_id)
+    assert result.score == result.max_score, failures(result)
     assert result.status == "passed"
 
 
@@ -86,7 +76,7 @@ def test_bridge_reference_gets_full_marks(grading: GradingSession, exercise_id: 
 def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
     grading: GradingSession, exercise_id: str, wrong: dict[str, Any]
 ) -> None:
-    result = _grade(grading, ROOT / wrong["path"], exercise_id)
+    result = grade_one(grading, ROOT / wrong["path"], exercise_id)
     checks = {check.id: check for check in result.checks}
     for check_id in wrong["must_fail"]:
         check = checks[check_id]
@@ -102,8 +92,8 @@ def test_bridge_known_wrong_fails_its_checks_with_its_diagnosis(
 def test_bridge_alternative_correct_solution_gets_full_marks(
     grading: GradingSession, exercise_id: str, path: Path
 ) -> None:
-    result = _grade(grading, path, exercise_id)
-    assert result.score == result.max_score, _failures(result)
+    result = grade_one(grading, path, exercise_id)
+    assert result.score == result.max_score, failures(result)
 
 
 def test_bridge_alternatives_cover_every_implementation() -> None:
@@ -119,7 +109,7 @@ def test_bridge_every_exercise_has_four_known_wrongs_and_a_reference() -> None:
 
 
 def test_bridge_quiz_full_marks_answers(grading: GradingSession) -> None:
-    result = _grade(grading, ROOT / "solutions" / "softmax-bridge-answers.yaml", QUIZ)
+    result = grade_one(grading, ROOT / "solutions" / "softmax-bridge-answers.yaml", QUIZ)
     assert result.score == result.max_score == 5
     assert [c.id for c in result.checks] == [
         "most-probability",
@@ -149,7 +139,7 @@ def test_bridge_quiz_wrong_answer_loses_exactly_that_question(grading: GradingSe
     question_id = path.stem.split("--")[0]
     given = yaml.safe_load(path.read_text(encoding="utf-8"))[QUIZ][question_id]
     question = next(q for q in _spec(QUIZ)["questions"] if q["id"] == question_id)
-    result = _grade(grading, path, QUIZ)
+    result = grade_one(grading, path, QUIZ)
     failed = [c for c in result.checks if c.status != "passed"]
     assert [c.id for c in failed] == [question_id]
     assert result.score == result.max_score - 1

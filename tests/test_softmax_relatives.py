@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from grader.grading import GradingSession
-from grader.results import ExerciseResult
 from grader.spec.loader import load_catalog
 from grader.spec.models import ImplementationExercise
+from tests.grading_helpers import failures, grade_one
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "relatives"
@@ -63,16 +63,6 @@ def grading() -> Any:
         yield session
 
 
-def _grade(grading: GradingSession, path: Path, exercise_id: str) -> ExerciseResult:
-    report = grading.grade(path, exercise_ids=[exercise_id])
-    (result,) = report.exercises
-    return result
-
-
-def _failures(result: ExerciseResult) -> str:
-    return "; ".join(f"{c.id}: {c.reason}" for c in result.checks if c.status != "passed")
-
-
 def test_relatives_assignment_lists_the_quiz_then_both_exercises() -> None:
     assert CATALOG.assignments["softmax-relatives"].exercises == [QUIZ, "sigmoid", "logsumexp"]
     everything = [exercise.id for exercise in CATALOG.assignment("all")]
@@ -104,15 +94,15 @@ def test_relatives_alternatives_cover_both_exercises() -> None:
 def test_relatives_reference_gets_full_marks(grading: GradingSession, exercise_id: str) -> None:
     exercise = _exercise(exercise_id)
     assert exercise.reference_solution is not None
-    result = _grade(grading, ROOT / exercise.reference_solution, exercise_id)
-    assert result.status == "passed", _failures(result)
+    result = grade_one(grading, ROOT / exercise.reference_solution, exercise_id)
+    assert result.status == "passed", failures(result)
     assert result.score == result.max_score == exercise.max_score
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("exercise_id", "wrong"), WRONG, ids=[f"{e}/{w.id}" for e, w in WRONG])
 def test_relatives_known_wrong_fails_its_checks(grading: GradingSession, exercise_id: str, wrong: Any) -> None:
-    result = _grade(grading, ROOT / wrong.path, exercise_id)
+    result = grade_one(grading, ROOT / wrong.path, exercise_id)
     statuses = {check.id: check.status for check in result.checks}
     assert [check_id for check_id in wrong.must_fail if statuses[check_id] not in ("failed", "error")] == []
     assert result.score < result.max_score
@@ -123,8 +113,8 @@ def test_relatives_known_wrong_fails_its_checks(grading: GradingSession, exercis
 @pytest.mark.slow
 @pytest.mark.parametrize(("exercise_id", "path"), CORRECT, ids=[f"{e}/{p.stem}" for e, p in CORRECT])
 def test_relatives_other_correct_styles_get_full_marks(grading: GradingSession, exercise_id: str, path: Path) -> None:
-    result = _grade(grading, path, exercise_id)
-    assert result.status == "passed", _failures(result)
+    result = grade_one(grading, path, exercise_id)
+    assert result.status == "passed", failures(result)
     assert result.score == result.max_score
 
 
@@ -134,7 +124,7 @@ def test_relatives_single_bug_loses_the_checks_it_breaks(
     grading: GradingSession, exercise_id: str, name: str, lost: list[str]
 ) -> None:
     exercise = _exercise(exercise_id)
-    result = _grade(grading, SINGLE_BUG / exercise_id / name, exercise_id)
+    result = grade_one(grading, SINGLE_BUG / exercise_id / name, exercise_id)
     checks = {check.id: check for check in result.checks}
     hints = {check.id: " ".join(check.hint.split()) for check in exercise.checks}
     explained = []
@@ -152,7 +142,7 @@ def test_relatives_single_bug_loses_the_checks_it_breaks(
 
 @pytest.mark.slow
 def test_relatives_quiz_answers_example_gets_full_marks(grading: GradingSession) -> None:
-    result = _grade(grading, ROOT / "solutions" / "softmax-relatives-answers.yaml", QUIZ)
+    result = grade_one(grading, ROOT / "solutions" / "softmax-relatives-answers.yaml", QUIZ)
     assert result.score == result.max_score == 5
     assert [c.status for c in result.checks] == ["passed"] * 5
 
@@ -180,7 +170,7 @@ def test_relatives_quiz_wrong_option_loses_its_question_with_its_reason(
     answers[QUIZ][question] = letter
     path = tmp_path / "answers.yaml"
     path.write_text(yaml.safe_dump(answers), encoding="utf-8")
-    result = _grade(grading, path, QUIZ)
+    result = grade_one(grading, path, QUIZ)
     failed = [c for c in result.checks if c.status != "passed"]
     assert [c.id for c in failed] == [question]
     assert " ".join(reason.split()) in " ".join(failed[0].reason.split())
