@@ -97,12 +97,13 @@ def numerical_jacobian(f, z, h=1e-2):
 def test_diagnose_a_mistake_is_not_named_when_a_check_it_fails_passed(catalog) -> None:
     # The default step is too coarse, but h is honoured (honours-step-size passes): not "a fixed step".
     result = _grade(catalog, "argmax-zero-gradient", DEFAULT_STEP_1E_2)
-    assert _check(result, "honours-step-size").status in ("passed", "skipped")  # skipped: held, withheld by the gate
-    assert _check(result, "matches-softmax-jacobian").status == "failed"
+    assert _check(result, "honours-step-size").status == "passed"
+    assert _check(result, "matches-softmax-jacobian").status == "passed"  # h given: only the default is wrong
+    assert _check(result, "default-step-is-small").status == "failed"
     assert _named(result) == {}
-    reason = _check(result, "matches-softmax-jacobian").reason
+    reason = _check(result, "default-step-is-small").reason
     assert "known mistake" not in reason and "use the h argument" not in reason  # no h was passed: it was not ignored
-    assert "called without h, the step should be the signature's default h=1e-05" in reason
+    assert "your default for h is 0.01; the signature asks for 1e-5." in reason
 
 
 NEAR_NO_MAX_SHIFT = """
