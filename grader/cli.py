@@ -31,7 +31,7 @@ def command_named(argv: list[str]) -> str | None:
 def kernel_may_confine() -> bool:
     """Whether the warm parent is worth starting before anything else: Linux, not told to play a machine without
     kernel layers. ``sandbox.parents`` decides for good, once the command runs."""
-    pretend = os.environ.get("GRADER_PRETEND_NO_KERNEL_LAYERS", "").strip()  # selftest.PRETEND_NO_KERNEL_LAYERS
+    pretend = os.environ.get("GRADER_PRETEND_NO_KERNEL_LAYERS", "").strip()  # kernel_layers.PRETEND_NO_KERNEL_LAYERS
     return sys.platform == "linux" and pretend in ("", "0")
 
 
@@ -73,7 +73,7 @@ FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from grader.sandbox.selftest import kernel_layers_missing
+    from grader.sandbox.kernel_layers import kernel_layers_missing
 
     missing = kernel_layers_missing()
     if missing is not None:

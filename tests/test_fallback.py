@@ -1,7 +1,7 @@
 """The fallback runner: a learner's public checks where the kernel has no layers, plainly labelled; nothing else.
 
 The kernel layers are made to look missing with the test-only switch
-``GRADER_PRETEND_NO_KERNEL_LAYERS`` (``selftest.kernel_layers_missing``).
+``GRADER_PRETEND_NO_KERNEL_LAYERS`` (``kernel_layers.kernel_layers_missing``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from grader.grading import GradingSession
 from grader.report import render
 from grader.results import Report, SandboxInfo
 from grader.sandbox.fallback import PlainParent, unsandboxed_label
+from grader.sandbox.kernel_layers import PRETEND_NO_KERNEL_LAYERS, kernel_layers_missing
 from grader.sandbox.parents import LEARNER_FORMATS, refuse_without_kernel_layers, start_parent
-from grader.sandbox.selftest import PRETEND_NO_KERNEL_LAYERS, kernel_layers_missing
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = "solutions/stable-softmax/reference.py"

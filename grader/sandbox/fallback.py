@@ -1,7 +1,7 @@
 """The fallback runner: learner processes with no kernel layers, for a learner's own public checks only.
 
 Where the kernel offers neither Landlock nor seccomp (macOS, WSL 1, an old
-Linux; ``selftest.kernel_layers_missing`` says which), the warm parent
+Linux; ``kernel_layers.kernel_layers_missing`` says which), the warm parent
 cannot confine anything, and on some of those systems cannot even run. A
 learner who runs ``grader grade FILE --public`` there to check their own
 work still gets an answer: :class:`PlainParent` stands in for the warm

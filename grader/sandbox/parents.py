@@ -2,7 +2,7 @@
 
 The one place that decides. The warm parent's processes confine
 themselves with the kernel's layers (``sandbox.confine``). Where the kernel
-has none (``selftest.kernel_layers_missing``: macOS, Windows, WSL 1, a Linux
+has none (``kernel_layers.kernel_layers_missing``: macOS, Windows, WSL 1, a Linux
 with neither Landlock nor seccomp), the fallback runner
 (``fallback.PlainParent``) runs a learner's own public checks in plain
 processes, and nothing else: hidden checks, ``grader batch`` and the
@@ -34,7 +34,7 @@ def start_parent(*, public_only: bool, format_name: str = "text") -> Any:
     (``format_name`` in :data:`LEARNER_FORMATS`); anything else there raises
     ``WeakSandboxError``.
     """
-    from grader.sandbox.selftest import kernel_layers_missing
+    from grader.sandbox.kernel_layers import kernel_layers_missing
 
     missing = kernel_layers_missing()
     if missing is None:
@@ -52,7 +52,7 @@ def start_parent(*, public_only: bool, format_name: str = "text") -> Any:
 
 def refuse_without_kernel_layers(command: str) -> None:
     """Raise ``WeakSandboxError`` where the kernel has no layers: ``command`` never runs without them."""
-    from grader.sandbox.selftest import kernel_layers_missing
+    from grader.sandbox.kernel_layers import kernel_layers_missing
 
     missing = kernel_layers_missing()
     if missing is not None:
