@@ -7,6 +7,7 @@ The command runs through click's test runner, as ``grader --exercises DIR``.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -369,3 +370,29 @@ def test_an_id_used_by_two_files_is_reported_at_the_second_id(tmp_path: Path, mo
     code, stderr = _grader("--exercises", "exercises", "list")
     assert code == 2
     assert stderr.startswith("grader: error: exercises/z-copy.yaml:2: id: 'tiny-quiz' is also used by "), stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "marker"),
+    [
+        ("{f: softmax, z: [0.5, -1.0, 2.0]}", "{f: softmaks, z: [0.5, -1.0, 2.0]}", "softmaks"),
+        ("          f: [hard_argmax]", "          f: [hard_argmx]", "hard_argmx"),
+        ("{f: {function: linear, A: [[2.0, 1.0]", "{f: {function: lineer, A: [[2.0, 1.0]", "lineer"),
+    ],
+    ids=["example", "random", "bound"],
+)
+def test_a_case_naming_a_function_the_given_file_lacks_is_one_line_at_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str, marker: str
+) -> None:
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "exercises").mkdir()
+    spec = (root / "exercises" / "argmax-zero-gradient.yaml").read_text()
+    assert old in spec
+    spec = spec.replace(old, new, 1)
+    (tmp_path / "exercises" / "argmax-zero-gradient.yaml").write_text(spec)
+    shutil.copytree(root / "solutions" / "argmax-zero-gradient", tmp_path / "solutions" / "argmax-zero-gradient")
+    monkeypatch.chdir(tmp_path)
+    code, stderr = _grader("--exercises", "exercises", "validate")
+    assert code == 2 and len(stderr.strip().splitlines()) == 1, stderr
+    assert stderr.startswith(f"grader: error: exercises/argmax-zero-gradient.yaml:{_line(spec, marker, 0)}: "), stderr
+    assert f"names the function {marker!r}, which solutions/argmax-zero-gradient/given.py does not define" in stderr

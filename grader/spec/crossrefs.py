@@ -225,6 +225,7 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
     the file defines at top level. The file is read with ``ast``, never
     imported: reference code runs only in a learner process.
     """
+    yield from _given_function_problems(exercise, root)
     users = [number for number, check in enumerate(exercise.checks) if check.calls_reference()]
     if exercise.reference_solution is None:
         if users and exercise.reference_answers is None:
@@ -255,6 +256,36 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
                     number,
                     key if getattr(check, key, None) else "property",
                 )
+
+
+def _given_function_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
+    """Each function a case hands to an entry (``f: softmax``) must be defined by the spec's ``functions:`` file."""
+    callables = {name for entry in exercise.entries.values() for name, kind in entry.args.items() if kind == "callable"}
+    if not callables:
+        return
+    given = getattr(exercise, "functions", None)
+    defined = top_level_functions(root / given) if given else set()
+    where = f"{given} does not define at top level" if given else "the spec names no functions: file to take it from"
+    for set_name, generators in exercise.cases.items():
+        for number, generator in enumerate(generators):
+            spots: list[tuple[tuple[Any, ...], Any]] = []
+            for index, example in enumerate(getattr(generator, "examples", None) or []):
+                spots += [(("examples", index, arg), example[arg]) for arg in callables if arg in example]
+            random = getattr(generator, "random", None)
+            drawn = random.args if random is not None else {}
+            for arg in callables:
+                values = drawn.get(arg)
+                spots += [(("random", "args", arg), value) for value in values or [] if isinstance(values, list)]
+            for loc, value in spots:
+                name = value.get("function") if isinstance(value, dict) else value
+                if isinstance(name, str) and defined is not None and name not in defined:
+                    yield SpecProblem(
+                        f"names the function {name!r}, which {where}{_close(name, defined or set())}",
+                        "cases",
+                        set_name,
+                        number,
+                        *loc,
+                    )
 
 
 def _method(check: Any) -> str | None:
