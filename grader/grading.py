@@ -260,12 +260,12 @@ class GradingSession:
         }
         definers: dict[str, list[str]] = {}
         unsure: list[str] = []
-        for name in names:  # reading the source finds the defining file without starting a process
+        for name in names:  # reading the source finds the defining files without starting a process
             binders = [module for module, scan in scans.items() if name in scan.bound]
-            if len(binders) == 1:
+            if binders:  # bound at the top level of each: the rule below chooses among them
                 definers[name] = binders
-            elif binders or any(name in scan.mentioned for scan in scans.values()):
-                unsure.append(name)  # several files, or none visibly: importing each tells which really define it
+            elif any(name in scan.mentioned for scan in scans.values()):
+                unsure.append(name)  # no file visibly binds it: importing each tells which really defines it
         if unsure:
             definers.update(self._probe(submission, sources, unsure))
         located: dict[str, SourceModule] = {}

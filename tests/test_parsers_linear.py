@@ -373,4 +373,5 @@ def test_locate_reads_which_file_binds_each_entry_and_probes_only_the_unsure(cat
     }
     located = GradingSession.locate(session, Submission(label="x", python=files), None)  # type: ignore[arg-type]
     assert located["log_softmax"].module == "b.py"
-    assert "softmax" not in located and probed == [["cross_entropy", "softmax"]]  # two files bind it; one mentions
+    # Two files bind softmax, but b.py only imports it from a.py: reading decides; only c.py's mention is probed.
+    assert located["softmax"].module == "a.py" and probed == [["cross_entropy"]]
