@@ -318,3 +318,13 @@ def test_calls_sent_with_the_import_are_collected_even_once_their_encoding_is_fo
         outcome = process.call_many(encode_calls([Call("f", {})]), batch=True)[0]
     assert outcome.status == "ok", outcome
     assert float(outcome.values[0]) == 4.0
+
+
+def test_process_usage_reads_cpu_memory_and_threads_of_a_live_process_only() -> None:
+    from grader.sandbox.process_tree import process_usage
+
+    usage = process_usage(os.getpid())
+    assert usage is not None
+    cpu, resident, threads = usage
+    assert cpu > 0 and resident > 1_000_000 and threads >= 1
+    assert process_usage(2**22 + 12345) is None  # no such process

@@ -1,14 +1,18 @@
-"""The processes below a warm parent: which are alive and which are zombies, from ``/proc``.
+"""What ``/proc`` says of learner processes: the processes below a warm parent, and one process's usage.
 
 After each learner process the warm parent lists its descendants, so a
-daemon a learner left behind is found and killed. Standard library only.
+daemon a learner left behind is found and killed; while a learner process
+runs, the grader reads its CPU time and memory. Standard library only.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["children_map", "scan_all"]
+__all__ = ["children_map", "process_usage", "scan_all"]
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
@@ -39,6 +43,15 @@ def children_map(root: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]
             (zombies if state in (b"Z", b"X") else children).setdefault(parent, []).append(pid)
             queue.append(pid)
     return children, zombies
+
+
+def process_usage(pid: int) -> tuple[float, int, int] | None:
+    """CPU seconds used, resident bytes and threads of process ``pid`` (``/proc/PID/stat``), or ``None``."""
+    try:
+        fields = _read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES, int(fields[17]))
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _read(path: str) -> bytes:

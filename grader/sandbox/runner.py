@@ -26,6 +26,7 @@ from grader.sandbox.memory import SandboxMemo
 from grader.sandbox.outcomes import CallOutcome, Phase, StartOutcome, Stop, hit_cpu_limit
 from grader.sandbox.output import OutputCapture
 from grader.sandbox.pipes import READ_SIZE, Pipes, open_pipes, read_ready
+from grader.sandbox.process_tree import process_usage
 from grader.sandbox.protocol import MessageParser, ProtocolError, encode_message
 from grader.sandbox.replies import HEADER_BYTES, ReplyBudget
 from grader.sandbox.requests import Request
@@ -168,13 +169,9 @@ class LearnerProcess:
 
     def usage(self) -> tuple[float, int, int] | None:
         """CPU seconds used, resident bytes and threads of the live process (from ``/proc``), or ``None``."""
-        fields = self._stat_fields()
-        if fields is None:
+        if self._pid is None or self.end is not None:
             return None
-        try:
-            return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES, int(fields[17]))
-        except (IndexError, ValueError):
-            return None
+        return process_usage(self._pid)
 
     def _ready(self, outgoing: memoryview = _NOTHING) -> StartOutcome:
         message, failure = self._receive(self._limits.import_seconds, "import", outgoing)
@@ -565,15 +562,6 @@ class LearnerProcess:
         usage = self.usage()
         return None if usage is None else usage[0]
 
-    def _stat_fields(self) -> list[bytes] | None:
-        if self._pid is None or self.end is not None:
-            return None
-        try:
-            with open(f"/proc/{self._pid}/stat", "rb") as handle:
-                return handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-
     def _end(self, grace: float = 0.0) -> dict[str, Any]:
         if self.end is None and self._pid is not None:
             self.end = self._warm_parent.finish(self._pid, grace)
@@ -595,7 +583,3 @@ def _fact_text(failure: CallOutcome) -> str:
     if failure.stop is None:
         return failure.detail or failure.status
     return f"{failure.status}: {failure.stop.kind} during the {failure.stop.phase}"
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
