@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -209,3 +210,12 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
     assert 0 < results["score"] < maximum == results["extra_data"]["max_score"]
     failing = [t for t in results["tests"] if t["status"] == "failed" and t["name"].startswith("stable-softmax")]
     assert failing and any("1000." in t["output"] for t in failing)
+
+
+def test_every_python_the_bundle_starts_is_isolated() -> None:
+    """No folder beside the submission, in the working directory or on PYTHONPATH can stand in for pip or the grader."""
+    from grader.export.gradescope_scripts import SETUP_SH, run_autograder
+
+    for script in (SETUP_SH, run_autograder("why-softmax", allow_weak_sandbox=False)):
+        starts = re.findall(r'(?:"\$PYTHON"|\|\| python3) (?!--version)(\S+)', script)
+        assert starts and all(flag == "-I" for flag in starts), starts
