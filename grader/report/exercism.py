@@ -27,6 +27,7 @@ from typing import Any
 
 from grader.report._common import ATTEMPTED, check_rows, printable
 from grader.report._runnable import nothing_ran, why_nothing_ran
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["OUTPUT_LIMIT", "format_exercism"]
@@ -48,7 +49,7 @@ def format_exercism(report: Report) -> str:
     else:
         status, message = ("pass" if report.all_passed else "fail"), None
     results = {"version": 3, "status": status, "message": message, "tests": tests}
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(task_id: int, exercise: ExerciseResult, index: int, check: CheckResult) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from grader.report._common import check_rows, points, printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report, to_data
 
 __all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope"]
@@ -108,7 +109,7 @@ def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = N
             "sandbox": sandbox,
         },
     }
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult, hidden_as: str) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from grader.report._common import check_rows, points, printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_junit"]
@@ -51,7 +52,7 @@ def format_junit(report: Report) -> str:
         root.append(suite)
     _count(root, list(root.iter("testcase")))
     ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return inert_lines('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n", "xml")
 
 
 def _suite(exercise: ExerciseResult) -> ET.Element:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from grader.report._common import check_rows, points
 from grader.report.markdown_safe import markdown_code, markdown_fence, markdown_text
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_markdown", "markdown_code", "markdown_fence", "markdown_text"]
@@ -48,7 +49,7 @@ def format_markdown(report: Report) -> str:
         lines += _exercise(exercise)
     if report.sandbox and report.sandbox.warning:
         lines += [f"Warning: {markdown_text(report.sandbox.warning)}", ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return inert_lines("\n".join(lines).rstrip("\n") + "\n")
 
 
 def _exercise(exercise: ExerciseResult) -> list[str]:

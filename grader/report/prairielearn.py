@@ -29,6 +29,7 @@ from typing import Any
 
 from grader.report._common import check_rows, points, printable
 from grader.report._runnable import nothing_ran, why_nothing_ran
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_prairielearn"]
@@ -49,7 +50,7 @@ def format_prairielearn(report: Report) -> str:
         results["format_errors"] = errors
     results["output"] = _printed(report)
     results["tests"] = [_test(exercise, check) for exercise in report.exercises for check in check_rows(exercise)]
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(exercise: ExerciseResult, check: CheckResult) -> dict[str, Any]:

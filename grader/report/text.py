@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from grader.report._common import printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_text"]
@@ -29,7 +30,7 @@ def format_text(report: Report) -> str:
         )
     if report.sandbox and report.sandbox.warning:
         lines.append(f"warning: {report.sandbox.warning}")
-    return "\n".join(lines) + "\n"
+    return inert_lines("\n".join(lines) + "\n")
 
 
 def _exercise(exercise: ExerciseResult) -> list[str]:
