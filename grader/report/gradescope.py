@@ -109,6 +109,8 @@ def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = N
             "sandbox": sandbox,
         },
     }
+    if report.handout:  # not a grade of record: also the summary's first line
+        results["extra_data"]["handout"] = printable(report.handout)
     return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
@@ -130,7 +132,7 @@ def _summary(report: Report, hidden_as: Mapping[str, str]) -> str:
     """What every learner sees above the tests: nothing a non-visible test would give away."""
     rows = [check for exercise in report.exercises for check in check_rows(exercise)]
     everything_visible = all(check.visibility == "public" for check in rows)
-    lines = []
+    lines = [f"Note: {report.handout}"] if report.handout else []
     if everything_visible:
         lines.append(f"Score: {points(report.score)} / {points(report.max_score)}")
     lines += [f"Note: {problem}" for problem in report.problems]

@@ -27,7 +27,10 @@ _MAX_OUTPUT_LINES = 60
 
 def format_markdown(report: Report) -> str:
     """The report as Markdown feedback."""
-    lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points", ""]
+    kind = " (a self-check, not a grade of record)" if report.handout else ""  # the heading's start stays fixed
+    lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points{kind}", ""]
+    if report.handout:
+        lines += [f"**Note:** {markdown_text(report.handout)}", ""]
     if report.unsandboxed:  # before any result: these results were not produced in the sandbox
         lines += [f"**Note:** {markdown_text(report.unsandboxed)}", ""]
     lines += [f"Submission: {markdown_code(report.submission)}", ""]

@@ -8,7 +8,8 @@ Top level::
     format_errors  with gradable false: the sentences that say why
     score          points earned / points available, in [0, 1]
     message        one line: the points, or why nothing could be graded
-    output         what the learner's code printed, per exercise
+    output         what the learner's code printed, per exercise (after the note of a report
+                   graded against a handout, which also starts ``message``)
     tests          one per check, in the report's order:
                    name "EXERCISE / CHECK", description (the property checked, or the
                    exercise's title), points, max_points, message (the reason) and
@@ -48,6 +49,9 @@ def format_prairielearn(report: Report) -> str:
         results["score"] = 0.0
         results["message"] = "This submission could not be graded: " + " ".join(errors)
         results["format_errors"] = errors
+    if report.handout:  # not a grade of record: said first in the message and in the output
+        note = printable(report.handout)
+        results["message"] = f"{note} {results['message']}"
     results["output"] = _printed(report)
     results["tests"] = [_test(exercise, check) for exercise in report.exercises for check in check_rows(exercise)]
     return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
@@ -78,7 +82,8 @@ def _details(check: CheckResult) -> str:
 
 
 def _printed(report: Report) -> str:
-    blocks = [f"Note ({exercise.id}): {exercise.note}" for exercise in report.exercises if exercise.note]
+    blocks = [f"Note: {report.handout}"] if report.handout else []
+    blocks += [f"Note ({exercise.id}): {exercise.note}" for exercise in report.exercises if exercise.note]
     blocks += [
         f"Output of your code ({exercise.id}):\n{exercise.output.rstrip()}"
         for exercise in report.exercises

@@ -17,6 +17,8 @@ _WIDTH = 100
 def format_text(report: Report) -> str:
     """Every exercise with its checks, then the total and what it means."""
     lines: list[str] = []
+    if report.handout:  # the very first line: this is a self-check, not a grade of record
+        lines += _wrap(f"note: {report.handout}", "", "      ") + [""]
     if report.unsandboxed:  # first, before any result: these results were not produced in the sandbox
         lines += _wrap(f"note: {report.unsandboxed}", "", "      ") + [""]
     for problem in report.problems:
