@@ -348,7 +348,10 @@ def batch_command(
             )
             sys.exit(130)
     try:
-        click.echo(summary.text(), nl=False)
+        from grader.report._common import printable
+        from grader.report.runner_safe import inert_lines
+
+        click.echo(inert_lines(printable(summary.text())), nl=False)  # its notes name learners' files
     except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary.grader_errors:
@@ -390,7 +393,9 @@ def _leave(code: Any) -> None:
     elif isinstance(code, int):
         status = code
     else:  # as sys.exit does: a message goes to stderr and the status is 1
-        print(code, file=sys.stderr)
+        from grader.report.runner_safe import inert_line
+
+        print(inert_line(str(code)), file=sys.stderr)
         status = 1
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

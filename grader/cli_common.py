@@ -29,8 +29,14 @@ EXERCISES_HELP = "Directory of exercise specs [default: ./exercises; env GRADER_
 
 
 def fail(message: str, code: int) -> None:
-    """Print ``grader: error: MESSAGE`` on stderr and leave with ``code``."""
-    click.echo(f"grader: error: {message}", err=True)
+    """Print ``grader: error: MESSAGE`` on stderr, as one inert line, and leave with ``code``.
+
+    The message may quote a learner's file name or text: it is kept to one
+    line a CI runner does not obey (``grader.report.runner_safe``).
+    """
+    from grader.report.runner_safe import inert_line
+
+    click.echo(f"grader: error: {inert_line(message)}", err=True)
     sys.exit(code)
 
 
@@ -54,7 +60,10 @@ def guard(function: Callable[..., Any]) -> Callable[..., Any]:
             )
             import traceback
 
-            click.echo(traceback.format_exc(), err=True)
+            from grader.report._common import printable
+            from grader.report.runner_safe import inert_lines
+
+            click.echo(inert_lines(printable(traceback.format_exc())), err=True)  # it may quote learner text
             sys.exit(3)
 
     wrapper.__name__ = function.__name__

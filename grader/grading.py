@@ -25,11 +25,14 @@ from grader.sandbox.front import Sandbox
 from grader.sandbox.limits import Layers, Limits
 from grader.sandbox.replies import ReplyBudget
 from grader.sandbox.warm_parent import WarmParent
+from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
 from grader.submission import Submission, read_submission
 
-__all__ = ["GradingSession", "grade_submission", "preflight_sandbox", "weak_sandbox_allowed"]
+__all__ = ["GradingSession", "grade_submission", "handout_note", "preflight_sandbox", "weak_sandbox_allowed"]
+
+NOT_OF_RECORD = "a self-check, not a grade of record"
 
 
 def preflight_sandbox(
@@ -197,6 +200,7 @@ class GradingSession:
             problems=bounded_notes(problems),
             sandbox=self.factory.info(),
             unsandboxed=self.factory.unsandboxed,
+            handout=handout_note(self.catalog, selected),
         )
 
     def _require_sandbox(self, submission: Submission, selected: list[Exercise] | None, public_only: bool) -> None:
@@ -315,6 +319,34 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def handout_note(catalog: Catalog, graded: Iterable[Exercise]) -> str | None:
+    """The sentence marking a report graded against a handout, or ``None`` for the instructor's specs.
+
+    A handout (``grader release``) holds the public specs and the
+    reference's answers to their calls, in files its holder can rewrite:
+    answers computed from wrong code make wrong code pass. So a report is
+    marked when its specs are a handout's: some spec takes its expected
+    values from an answers file (``reference_answers``, which only a
+    handout's specs use), or they sit in a handout's ``public-checks``
+    folder or beside its marker file. The sentence names the answers files
+    the graded exercises used.
+    """
+    answers = sorted(
+        {e.reference_answers for e in graded if isinstance(e, ImplementationExercise) and e.reference_answers}
+    )
+    from_handout = (
+        any(isinstance(e, ImplementationExercise) and e.reference_answers for e in catalog.exercises.values())
+        or any(path.parent.name == HANDOUT_SPECS for path in catalog.sources.values())
+        or (catalog.root / HANDOUT_MARKER).is_file()
+    )
+    if not answers and not from_handout:
+        return None
+    used = f" and its reference answers ({', '.join(answers)})" if answers else ""
+    return (
+        f"Graded against a handout's public checks{used}, which whoever holds the handout can change: {NOT_OF_RECORD}."
+    )
 
 
 def _choice_note(exercise: ImplementationExercise, choices: dict[str, str]) -> str | None:

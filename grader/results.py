@@ -144,11 +144,17 @@ class Report:
     ``unsandboxed``: set when the learner's code ran without the kernel
     sandbox (the fallback runner, public checks only): the sentence every
     format shows first. First here, so it comes first in the JSON too.
+
+    ``handout``: set when the report was graded against a released
+    handout's specs and reference answers (``public-checks/``), which
+    whoever holds the handout can edit: the sentence saying it is a
+    self-check, not a grade of record, shown at the top of every format.
     """
 
     __pydantic_config__ = _FORBID_EXTRA
 
     unsandboxed: str | None = None
+    handout: str | None = None
     grader_version: str
     submission: str
     score: float

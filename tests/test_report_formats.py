@@ -275,6 +275,20 @@ def case_public_only() -> Report:
     return _report(exercise, public_only=True, hidden_not_run=8)
 
 
+HANDOUT = (
+    "Graded against a handout's public checks and its reference answers "
+    "(public-checks/stable-softmax.answers.json), which whoever holds the handout can change: "
+    "a self-check, not a grade of record."
+)
+
+
+def case_handout() -> Report:
+    """A learner's self-check against the handout: the answers it compared with are the learner's to edit."""
+    checks = [_check("matches-reference", points=2.0), _check("rows-sum-to-one", "failed", reason="sums are 2.")]
+    exercise = _exercise("stable-softmax", "failed", checks, "1 of 2 checks passed; not passing: rows-sum-to-one.")
+    return _report(exercise, public_only=True, handout=HANDOUT)
+
+
 CASES: dict[str, Callable[[], Report]] = {
     "passed": case_passed,
     "failed": case_failed,
@@ -284,6 +298,7 @@ CASES: dict[str, Callable[[], Report]] = {
     "hostile": case_hostile,
     "nothing": case_nothing,
     "public-only": case_public_only,
+    "handout": case_handout,
 }
 PAIRS = [(case, fmt) for case in CASES for fmt in SUFFIXES]
 

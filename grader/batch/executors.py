@@ -16,6 +16,7 @@ Tests can pass any object with the same ``map``.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -69,6 +70,9 @@ def run_worker(
     except BaseException:  # noqa: BLE001 - reported to the parent, which decides
         connection.send(("failed", traceback.format_exc()))
         return
+    # What the worker loaded (catalog, plans, the modules grading imports) lives as long as it does: kept out of
+    # the collector's full passes, which would otherwise walk all of it again for every few learners graded.
+    gc.freeze()
     connection.send(("ready", None))
     try:
         while True:

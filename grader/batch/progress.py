@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
+from grader.report._common import printable
+from grader.report.runner_safe import inert_lines
+
 __all__ = ["PlainProgress", "Progress", "RichProgress", "auto_progress"]
 
 
@@ -111,7 +114,7 @@ class PlainProgress:
         if self.stream is None:
             return
         try:
-            print(line, file=self.stream, flush=True)
+            print(inert_lines(printable(line)), file=self.stream, flush=True)
         except (OSError, ValueError):  # a closed pipe (``| head``) must not stop the grading
             self.stream = None
 

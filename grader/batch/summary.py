@@ -40,6 +40,7 @@ from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
 from grader.excerpts import SHOWN, excerpt, listing
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = [
@@ -327,7 +328,7 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
         )
     if stats.notes:
         lines += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in stats.notes]
-    return "\n".join(lines) + "\n"
+    return inert_lines("\n".join(lines) + "\n")
 
 
 def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
@@ -357,4 +358,4 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
                 reason = reason if len(reason) <= 110 else reason[:107] + "..."
                 line += f": {reason}"
             lines.append(line)
-    return "\n".join(lines) + "\n"
+    return inert_lines("\n".join(lines) + "\n")

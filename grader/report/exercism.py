@@ -12,7 +12,9 @@ report's order. Each test is one check::
                property it checks (for a passing check, its reason says it), or the
                quiz question it marks
     task_id    the exercise's position in the report (1, 2, ...): the "task" a test belongs to
-    output     what the learner's code printed, at most 500 characters
+    output     what the learner's code printed, at most 500 characters; the first test's
+               output (and ``message``) start with the note of a report graded against a
+               handout, which is not a grade of record
 
 The grader captures printed output per exercise, not per check, so it goes on
 the exercise's first test only. A skipped check (credit held back, or part
@@ -27,6 +29,7 @@ from typing import Any
 
 from grader.report._common import ATTEMPTED, check_rows, printable
 from grader.report._runnable import nothing_ran, why_nothing_ran
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["OUTPUT_LIMIT", "format_exercism"]
@@ -47,8 +50,13 @@ def format_exercism(report: Report) -> str:
         status, message = "error", printable("\n".join(why_nothing_ran(report)))
     else:
         status, message = ("pass" if report.all_passed else "fail"), None
-    results = {"version": 3, "status": status, "message": message, "tests": tests}
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    results: dict[str, Any] = {"version": 3, "status": status, "message": message, "tests": tests}
+    if report.handout:  # not a grade of record: said first in the message and in the first test's output
+        if message is not None:
+            results["message"] = printable(f"{report.handout}\n{message}")
+        if tests:
+            tests[0]["output"] = capped(f"note: {report.handout}\n" + tests[0].get("output", ""))
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(task_id: int, exercise: ExerciseResult, index: int, check: CheckResult) -> dict[str, Any]:

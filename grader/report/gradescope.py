@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from grader.report._common import check_rows, points, printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report, to_data
 
 __all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope", "output_visibility"]
@@ -132,7 +133,9 @@ def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = N
             "sandbox": sandbox,
         },
     }
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    if report.handout:  # not a grade of record: also the summary's first line
+        results["extra_data"]["handout"] = printable(report.handout)
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult, hidden_as: str) -> dict[str, Any]:
@@ -179,7 +182,7 @@ def _summary(report: Report, hidden_as: Mapping[str, str], printed: Mapping[str,
     """
     rows = [check for exercise in report.exercises for check in check_rows(exercise)]
     everything_visible = all(check.visibility == "public" for check in rows)
-    lines = []
+    lines = [f"Note: {report.handout}"] if report.handout else []
     if everything_visible:
         lines.append(f"Score: {points(report.score)} / {points(report.max_score)}")
     lines += [f"Note: {problem}" for problem in report.problems]

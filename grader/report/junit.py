@@ -5,7 +5,8 @@ read it::
 
     <testsuites name="grader" tests=.. failures=.. errors=.. skipped=..>
       <testsuite name="EXERCISE-ID" tests=.. failures=.. errors=.. skipped=..>
-        <properties>  score, max_score, status, reason (and hidden_not_run, note) of the exercise
+        <properties>  score, max_score, status, reason (and hidden_not_run, note) of the exercise,
+                      and handout when the report was graded against a handout (not a grade of record)
         <testcase classname="EXERCISE-ID" name="CHECK-ID">
           <failure | error | skipped message="REASON" type="STATUS">REASON</...>
         </testcase>
@@ -33,6 +34,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from grader.report._common import check_rows, points, printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_junit"]
@@ -44,17 +46,17 @@ _SUBMISSION = "submission"
 def format_junit(report: Report) -> str:
     """The report as a JUnit XML document (UTF-8, ending with a newline)."""
     root = ET.Element("testsuites", {"name": "grader"})
-    suites = [_suite(exercise) for exercise in report.exercises]
+    suites = [_suite(exercise, report.handout) for exercise in report.exercises]
     if report.problems or not report.exercises:
         suites.append(_submission_suite(report))
     for suite in suites:
         root.append(suite)
     _count(root, list(root.iter("testcase")))
     ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return inert_lines('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n", "xml")
 
 
-def _suite(exercise: ExerciseResult) -> ET.Element:
+def _suite(exercise: ExerciseResult, handout: str | None) -> ET.Element:
     suite = ET.Element("testsuite", {"name": printable(exercise.id)})
     properties = ET.SubElement(suite, "properties")
     facts = [
@@ -67,6 +69,8 @@ def _suite(exercise: ExerciseResult) -> ET.Element:
         facts.append(("hidden_not_run", str(exercise.hidden_not_run)))
     if exercise.note:
         facts.append(("note", exercise.note))
+    if handout:
+        facts.append(("handout", handout))
     for name, value in facts:
         ET.SubElement(properties, "property", {"name": name, "value": printable(value)})
     seen: set[str] = set()
@@ -95,6 +99,9 @@ def _case(classname: str, name: str, check: CheckResult, missing: bool) -> ET.El
 def _submission_suite(report: Report) -> ET.Element:
     """Notes about the submission as a whole; a failure when nothing could be graded."""
     suite = ET.Element("testsuite", {"name": _SUBMISSION})
+    if report.handout:
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", {"name": "handout", "value": printable(report.handout)})
     case = ET.SubElement(suite, "testcase", {"classname": _SUBMISSION, "name": "attempts-an-exercise"})
     notes = printable("\n".join(report.problems) or "Nothing was graded.")
     if not report.exercises:

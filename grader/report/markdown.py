@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from grader.report._common import check_rows, points
 from grader.report.markdown_safe import markdown_code, markdown_fence, markdown_text
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_markdown", "markdown_code", "markdown_fence", "markdown_text"]
@@ -26,7 +27,10 @@ _MAX_OUTPUT_LINES = 60
 
 def format_markdown(report: Report) -> str:
     """The report as Markdown feedback."""
-    lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points", ""]
+    kind = " (a self-check, not a grade of record)" if report.handout else ""  # the heading's start stays fixed
+    lines = [f"# Grading results: {points(report.score)} / {points(report.max_score)} points{kind}", ""]
+    if report.handout:
+        lines += [f"**Note:** {markdown_text(report.handout)}", ""]
     if report.unsandboxed:  # before any result: these results were not produced in the sandbox
         lines += [f"**Note:** {markdown_text(report.unsandboxed)}", ""]
     lines += [f"Submission: {markdown_code(report.submission)}", ""]
@@ -48,7 +52,7 @@ def format_markdown(report: Report) -> str:
         lines += _exercise(exercise)
     if report.sandbox and report.sandbox.warning:
         lines += [f"Warning: {markdown_text(report.sandbox.warning)}", ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return inert_lines("\n".join(lines).rstrip("\n") + "\n")
 
 
 def _exercise(exercise: ExerciseResult) -> list[str]:

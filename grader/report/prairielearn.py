@@ -8,7 +8,8 @@ Top level::
     format_errors  with gradable false: the sentences that say why
     score          points earned / points available, in [0, 1]
     message        one line: the points, or why nothing could be graded
-    output         what the learner's code printed, per exercise
+    output         what the learner's code printed, per exercise (after the note of a report
+                   graded against a handout, which also starts ``message``)
     tests          one per check, in the report's order:
                    name "EXERCISE / CHECK", description (the property checked, or the
                    exercise's title), points, max_points, message (the reason) and
@@ -29,6 +30,7 @@ from typing import Any
 
 from grader.report._common import check_rows, points, printable
 from grader.report._runnable import nothing_ran, why_nothing_ran
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_prairielearn"]
@@ -47,9 +49,12 @@ def format_prairielearn(report: Report) -> str:
         results["score"] = 0.0
         results["message"] = "This submission could not be graded: " + " ".join(errors)
         results["format_errors"] = errors
+    if report.handout:  # not a grade of record: said first in the message and in the output
+        note = printable(report.handout)
+        results["message"] = f"{note} {results['message']}"
     results["output"] = _printed(report)
     results["tests"] = [_test(exercise, check) for exercise in report.exercises for check in check_rows(exercise)]
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def _test(exercise: ExerciseResult, check: CheckResult) -> dict[str, Any]:
@@ -77,7 +82,8 @@ def _details(check: CheckResult) -> str:
 
 
 def _printed(report: Report) -> str:
-    blocks = [f"Note ({exercise.id}): {exercise.note}" for exercise in report.exercises if exercise.note]
+    blocks = [f"Note: {report.handout}"] if report.handout else []
+    blocks += [f"Note ({exercise.id}): {exercise.note}" for exercise in report.exercises if exercise.note]
     blocks += [
         f"Output of your code ({exercise.id}):\n{exercise.output.rstrip()}"
         for exercise in report.exercises

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from grader.report._common import printable
+from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
 __all__ = ["format_text"]
@@ -16,6 +17,8 @@ _WIDTH = 100
 def format_text(report: Report) -> str:
     """Every exercise with its checks, then the total and what it means."""
     lines: list[str] = []
+    if report.handout:  # the very first line: this is a self-check, not a grade of record
+        lines += _wrap(f"note: {report.handout}", "", "      ") + [""]
     if report.unsandboxed:  # first, before any result: these results were not produced in the sandbox
         lines += _wrap(f"note: {report.unsandboxed}", "", "      ") + [""]
     for problem in report.problems:
@@ -29,7 +32,7 @@ def format_text(report: Report) -> str:
         )
     if report.sandbox and report.sandbox.warning:
         lines.append(f"warning: {report.sandbox.warning}")
-    return "\n".join(lines) + "\n"
+    return inert_lines("\n".join(lines) + "\n")
 
 
 def _exercise(exercise: ExerciseResult) -> list[str]:
