@@ -45,6 +45,30 @@ def test_doc_json_blocks_parse() -> None:
         options = json.loads(body)["externalGradingOptions"]
         assert options["entrypoint"] == "/opt/grader-pl/entrypoint.sh"
         assert options["environment"]["GRADER_EXERCISE"] == "stable-softmax"
+        assert options["serverFilesCourse"] == ["grader/"]  # the specs come from the course, not the image
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(f"## {heading}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def test_doc_says_a_repository_check_is_feedback_and_where_the_grade_comes_from() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    github = _section(text, "GitHub Classroom")
+    assert "feedback, not a grade" in github.lower() and "grader batch" in github and "--require-hashes" in github
+    assert "feedback, not a grade" in _section(text, "GitLab CI").lower()
+    lms = (ROOT / "docs" / "lms-import.md").read_text(encoding="utf-8")
+    assert "feedback for the learner, not a grade" in lms and "grader batch" in lms
+
+
+def test_doc_builds_the_prairielearn_image_without_specs_for_amd64() -> None:
+    prairielearn = _section(DOC.read_text(encoding="utf-8"), "PrairieLearn")
+    build = next(line for line in prairielearn.splitlines() if line.startswith("docker build"))
+    assert "--platform linux/amd64" in build and "platforms/prairielearn/Dockerfile" in build
+    assert "serverFilesCourse/grader/" in prairielearn and "/opt/grader-course" not in prairielearn
+    assert "publicly" in prairielearn or "public registry" in prairielearn
 
 
 @pytest.mark.slow

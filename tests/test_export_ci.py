@@ -45,9 +45,10 @@ def test_github_workflow_parses_grades_publishes_and_fails_below_the_minimum(tmp
     uses = [step.get("uses") for step in steps]
     assert "actions/checkout@v4" in uses and "actions/setup-python@v5" in uses
     runs = "\n".join(step.get("run", "") for step in steps)
-    assert 'python -m pip install "$GRADER_INSTALL"' in runs
+    assert "python -I -m pip install" in runs and "--require-hashes" in runs
     grade = next(step for step in steps if "--format junit" in step.get("run", ""))
-    assert "grader --exercises" in grade["run"] and " grade " in grade["run"] and "--min-score" in grade["run"]
+    assert "python -I -m grader.cli --exercises" in grade["run"] and " grade " in grade["run"]
+    assert "--min-score" in grade["run"]
     summary = next(step for step in steps if "GITHUB_STEP_SUMMARY" in step.get("run", ""))
     assert "--format markdown" in summary["run"] and summary["if"] == "always()"
     upload = next(step for step in steps if step.get("uses") == "actions/upload-artifact@v4")
@@ -112,7 +113,7 @@ def test_an_assignment_the_specs_do_not_hold_is_refused(tmp_path: Path) -> None:
 def test_recipe_grade_command_names_the_format_and_the_checks(public_only: bool) -> None:
     recipe = CiRecipe(assignment="why-softmax", install="grader", public_only=public_only)
     command = recipe.grade("junit", output="x.xml", min_score=True)
-    assert command.startswith('grader --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"')
+    assert command.startswith('python -I -m grader.cli --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"')
     assert ("--public" in command) is public_only and '--min-score "$GRADER_MIN_SCORE"' in command
     for text in (github_actions_workflow(recipe), gitlab_ci_config(recipe)):
         assert yaml.safe_load(text)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import io
 import json
-import os
+import re
 import shutil
 import subprocess
 import sys
 import time
-import venv
 import zipfile
 from pathlib import Path
 
@@ -20,6 +18,9 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.export.gradescope_scripts import FINISH_RESULTS
 from grader.export.wheel import build_wheel
+from tests.fresh_venv import _wheelhouse, fresh_venv_env
+
+__all__ = ["_wheelhouse"]  # tests/test_no_answers.py builds its wheelhouse with it
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGGY = ROOT / "solutions/stable-softmax/wrong_no_max_shift.py"
@@ -170,30 +171,6 @@ def test_wheel_of_the_installed_grader_installs_as_the_grader(tmp_path: Path) ->
 # --- the whole round: setup.sh and run_autograder in a fresh venv ---------------------------------
 
 
-def _wheelhouse(base_python: Path, folder: Path) -> None:
-    """Wheels of the grader's pure-Python dependencies the base interpreter lacks, so pip needs no network."""
-    for name in ("rich", "markdown-it-py", "mdurl", "pygments", "click", "pyyaml", "pydantic", "numpy"):
-        probe = subprocess.run(
-            [str(base_python), "-c", f"import importlib.metadata as m; m.version({name!r})"],
-            capture_output=True,
-            timeout=60,
-        )
-        if probe.returncode == 0:
-            continue
-        dist = importlib.metadata.distribution(name)
-        packages = sorted(
-            {
-                f.parts[0]
-                for f in dist.files or []
-                if len(f.parts) > 1 and f.suffix == ".py" and not f.parts[0].endswith((".dist-info", ".data"))
-            }
-        )
-        try:
-            build_wheel(folder, name, packages)
-        except Exception as exc:  # noqa: BLE001 - a compiled dependency the base lacks: this machine cannot say
-            pytest.skip(f"{name} is not installed for {base_python} and has no pure-Python wheel here ({exc})")
-
-
 @pytest.mark.slow
 def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path: Path) -> None:
     autograder = tmp_path / "autograder"
@@ -205,19 +182,8 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
         (autograder / "source" / name).chmod(0o755)  # as Gradescope's unzip keeps them
     (autograder / "submission").mkdir()
     shutil.copy(BUGGY, autograder / "submission" / "softmax.py")
-    base_python = Path(sys.base_prefix) / "bin" / "python3"
     fresh = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(fresh)
-    _wheelhouse(base_python, tmp_path / "wheelhouse")
-    env = {
-        **os.environ,
-        "AUTOGRADER_ROOT": str(autograder),
-        "PATH": f"{fresh / 'bin'}{os.pathsep}{os.environ['PATH']}",
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(tmp_path / "wheelhouse"),
-    }
-    env.pop("PYTHONPATH", None)
-    env.pop("VIRTUAL_ENV", None)
+    env = {**fresh_venv_env(tmp_path), "AUTOGRADER_ROOT": str(autograder)}
     setup = subprocess.run(
         ["bash", str(autograder / "source" / "setup.sh")],
         env=env,
@@ -244,3 +210,12 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
     assert 0 < results["score"] < maximum == results["extra_data"]["max_score"]
     failing = [t for t in results["tests"] if t["status"] == "failed" and t["name"].startswith("stable-softmax")]
     assert failing and any("1000." in t["output"] for t in failing)
+
+
+def test_every_python_the_bundle_starts_is_isolated() -> None:
+    """No folder beside the submission, in the working directory or on PYTHONPATH can stand in for pip or the grader."""
+    from grader.export.gradescope_scripts import SETUP_SH, run_autograder
+
+    for script in (SETUP_SH, run_autograder("why-softmax", allow_weak_sandbox=False)):
+        starts = re.findall(r'(?:"\$PYTHON"|\|\| python3) (?!--version)(\S+)', script)
+        assert starts and all(flag == "-I" for flag in starts), starts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -81,7 +82,7 @@ def test_entrypoint_crash_still_writes_a_valid_result(tmp_path: Path) -> None:
     root = student(tmp_path, BUGGY)
     fake = tmp_path / "python"
     fake.write_text(
-        f'#!/bin/sh\nif [ "$1" = "-m" ]; then echo "Traceback (most recent call last):" >&2; exit 3; fi\n'
+        f'#!/bin/sh\nif [ "$2" = "-m" ]; then echo "Traceback (most recent call last):" >&2; exit 3; fi\n'
         f'exec {sys.executable} "$@"\n'
     )
     fake.chmod(0o755)
@@ -90,11 +91,98 @@ def test_entrypoint_crash_still_writes_a_valid_result(tmp_path: Path) -> None:
     assert "Traceback" not in json.dumps(results)
 
 
+def _copied_sources() -> list[str]:
+    sources: list[str] = []
+    for line in re.findall(r"^COPY (.+)$", (PLATFORM / "Dockerfile").read_text(), flags=re.MULTILINE):
+        sources += line.split()[:-1]
+    return sources
+
+
 def test_dockerfile_copies_files_that_exist_and_runs_the_entrypoint() -> None:
     text = (PLATFORM / "Dockerfile").read_text()
-    for line in re.findall(r"^COPY (.+)$", text, flags=re.MULTILINE):
-        *sources, _target = line.split()
-        for source in sources:
-            assert (ROOT / source).exists(), source
+    for source in _copied_sources():
+        assert (ROOT / source).exists(), source
     assert 'CMD ["/opt/grader-pl/entrypoint.sh"]' in text
     assert os.access(ENTRYPOINT, os.X_OK)
+
+
+def _files_under(source: str) -> list[Path]:
+    path = ROOT / source
+    return [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+
+
+def test_the_public_image_holds_no_spec_and_no_solution() -> None:
+    """PrairieLearn pulls grader images from a public registry: nothing in one may be a hidden check."""
+    text = (PLATFORM / "Dockerfile").read_text()
+    copied = [path.relative_to(ROOT) for source in _copied_sources() for path in _files_under(source)]
+    assert copied and not any(path.parts[0] in ("exercises", "solutions") for path in copied)
+    assert not any(path.suffix in (".yaml", ".yml") for path in copied)
+    assert "exercises" not in text.replace("serverFilesCourse/grader/exercises", "")
+    assert "solutions" not in text.replace("specs, no solutions", "").replace("specs and solutions", "")
+    assert re.search(r"^FROM --platform=linux/amd64 ", text, flags=re.MULTILINE)
+    assert "docker build --platform linux/amd64" in text
+
+
+def _in_context(relative: str, patterns: list[str]) -> bool:
+    """Whether a .dockerignore keeps ``relative`` in the build context: the last pattern that matches the
+    path or a folder above it wins; ``**/`` matches any number of folders."""
+    parts = relative.split("/")
+    # The path and every folder above it, each also without its leading folders (for ``**/``).
+    prefixes = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
+    tails = ["/".join(parts[start:end]) for end in range(1, len(parts) + 1) for start in range(end)]
+    kept = True
+    for pattern in patterns:
+        body = pattern.removeprefix("!").strip("/")
+        candidates = tails if body.startswith("**/") else prefixes
+        if any(fnmatch.fnmatchcase(name, body.removeprefix("**/")) for name in candidates):
+            kept = pattern.startswith("!")
+    return kept
+
+
+def test_the_build_context_lets_in_the_graders_source_and_never_a_spec_or_solution() -> None:
+    ignore = PLATFORM / "Dockerfile.dockerignore"
+    patterns = [line.strip() for line in ignore.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    files = [
+        path.relative_to(ROOT).as_posix()
+        for path in ROOT.rglob("*")
+        if path.is_file() and ".git" not in path.relative_to(ROOT).parts
+    ]
+    kept = [name for name in files if _in_context(name, patterns)]
+    assert not [name for name in kept if name.split("/")[0] in ("exercises", "solutions", "tests", "examples")]
+    for source in _copied_sources():  # the build still finds what it copies
+        needed = [path.relative_to(ROOT).as_posix() for path in _files_under(source) if path.suffix != ".pyc"]
+        assert all(_in_context(name, patterns) for name in needed), source
+
+
+def test_the_entrypoint_reads_specs_only_from_the_course_files() -> None:
+    text = ENTRYPOINT.read_text()
+    assert "/opt/grader-course" not in text
+    assert 'EXERCISES="${GRADER_EXERCISES:-$ROOT/serverFilesCourse/grader/exercises}"' in text
+    assert '"$PYTHON" -I -m grader.cli' in text
+
+
+def test_entrypoint_without_course_files_asks_for_the_instructor(tmp_path: Path) -> None:
+    root = student(tmp_path, BUGGY)
+    env = {key: value for key, value in os.environ.items() if key != "GRADER_EXERCISES"}
+    merged = {**env, "GRADE_ROOT": str(root), "PYTHON": sys.executable, "GRADER_EXERCISE": "stable-softmax"}
+    done = subprocess.run(["bash", str(ENTRYPOINT)], env=merged, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["gradable"] is False and "contact your instructor" in results["message"]
+
+
+@pytest.mark.slow
+def test_entrypoint_ignores_a_grader_folder_beside_the_student_files(tmp_path: Path) -> None:
+    root = student(tmp_path, BUGGY)
+    (root / "student" / "grader").mkdir()
+    (root / "student" / "grader" / "__init__.py").write_text("import os\nos._exit(0)\n")
+    (root / "grader").mkdir()
+    (root / "grader" / "__init__.py").write_text("import os\nos._exit(0)\n")
+    env = {"GRADER_EXERCISES": str(ROOT / "exercises"), "GRADER_EXERCISE": "stable-softmax"}
+    merged = {**os.environ, "GRADE_ROOT": str(root), "PYTHON": sys.executable, "PYTHONPATH": str(root), **env}
+    done = subprocess.run(
+        ["bash", str(ENTRYPOINT)], env=merged, capture_output=True, text=True, timeout=300, cwd=root / "student"
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["gradable"] is True and 0 < results["score"] < 1

@@ -6,6 +6,23 @@ to their public checks, since everything in that repository is readable by
 the learner. So the job grades with ``--public`` by default; ``--all-checks``
 is for a private repository that holds the full specs.
 
+The job is feedback for the learner, never the grade of record: the learner
+can change anything in the repository, the workflow file included. What the
+export does guarantee is that nothing else in the checkout can stand in for
+the grader (``install_commands`` and ``CiRecipe.grade`` say how):
+
+- pip runs as ``python -I -m pip`` from a fresh folder outside the checkout,
+  so a ``pip/`` folder, a ``sitecustomize.py``, a ``pip.conf``, a
+  ``setup.cfg`` or a ``pyproject.toml`` in the checkout is never read;
+- a wheel in the repository is copied out of it and installed only if its
+  sha256 is the one written into the job at export (``--require-hashes``);
+  any other ``--install`` names an index or a URL the instructor controls;
+- the grader runs as ``python -I -m grader.cli``: isolated mode keeps the
+  working directory, ``PYTHONPATH`` and the user's site folder off
+  ``sys.path``, so a ``grader/`` or ``numpy/`` folder in the checkout cannot
+  shadow the installed packages. The grader reads the learner's files; it
+  imports nothing from them.
+
 The job grades twice, never judging in between: once to JUnit with
 ``--min-score`` (its exit status is kept, not acted on), once to Markdown for
 the summary; the publishing steps run whatever the score, and the last step
@@ -18,30 +35,53 @@ where it is used, so no value can change the commands.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader.errors import UsageError
 from grader.export.wheel import build_wheel, wheel_name
 
-__all__ = ["CiRecipe", "RESULTS_DIR", "WHEEL_DIR", "recipe_installing", "write_text", "yaml_string"]
+__all__ = [
+    "FEEDBACK_NOTE",
+    "CiRecipe",
+    "RESULTS_DIR",
+    "WHEEL_DIR",
+    "install_commands",
+    "recipe_installing",
+    "write_text",
+    "yaml_string",
+]
 
 RESULTS_DIR = "grader-results"
 WHEEL_DIR = ".grader"
+# What the learner reads under the job's feedback: the job is not where the grade comes from.
+FEEDBACK_NOTE = (
+    "This check is feedback on the work in this repository, which its owner can change, so it is not "
+    "a grade: your grade comes from the grader run by your instructor on the work you hand in."
+)
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _PYTHON = re.compile(r"^3\.\d{1,2}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# A requirement pip resolves from a package index: a name, extras, version specifiers; no path.
+_FROM_INDEX = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?\s*(\[[A-Za-z0-9._,\s-]*\])?\s*([<>=!~][^/\\@]*)?$")
+# A requirement pip fetches from a URL: ``git+https://...``, ``https://...whl``, ``name @ https://...``.
+_FROM_URL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?\s*@\s*)?(git\+)?(https|http|ssh)://\S+$")
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
 
 @dataclass(frozen=True)
 class CiRecipe:
     """The parameters a template writes: which assignment, which files, how the grader is installed.
 
-    ``install`` is a pip requirement (``grader==0.1.0``, a ``git+https://``
-    URL, a wheel's path in the repository); the export writes the grader's own
-    wheel under ``.grader/`` when none is given.
+    ``install`` is a pip requirement from an index (``grader==0.1.0``) or a
+    URL (``git+https://...``), or a wheel's path in the repository; a wheel
+    comes with ``wheel_sha256``, the only bytes the job will install from it.
+    The export writes the grader's own wheel under ``.grader/`` when no
+    ``install`` is given.
     """
 
     assignment: str
@@ -51,6 +91,7 @@ class CiRecipe:
     min_score: float = 1.0
     public_only: bool = True
     python: str = "3.11"
+    wheel_sha256: str | None = None
 
     def __post_init__(self) -> None:
         if not _ID.match(self.assignment):
@@ -62,20 +103,38 @@ class CiRecipe:
         for option, value in (("--install", self.install), ("--submission", self.submission), ("--specs", self.specs)):
             if not value.strip() or any(ord(ch) < 32 for ch in value) or "${{" in value or "$[[" in value:
                 raise UsageError(f"{option} {value!r} must be one line of plain text")
+        if self.wheel_sha256 is not None and not _SHA256.match(self.wheel_sha256):
+            raise UsageError(f"the wheel's sha256 {self.wheel_sha256!r} is not 64 hexadecimal digits")
+        if self.wheel_sha256 is None and install_source(self.install) == "repository":
+            raise UsageError(
+                f"--install {self.install!r} is a file in the learner's repository, which the learner can "
+                "swap; give a wheel under --out (its sha256 is then written into the job) or a requirement "
+                "from a package index or URL"
+            )
 
     def variables(self) -> dict[str, str]:
         """The job's environment: one place to edit the recipe after export."""
-        return {
+        variables = {
             "GRADER_INSTALL": self.install,
             "GRADER_ASSIGNMENT": self.assignment,
             "GRADER_SUBMISSION": self.submission,
             "GRADER_SPECS": self.specs,
             "GRADER_MIN_SCORE": f"{self.min_score:g}",
         }
+        if self.wheel_sha256:
+            variables["GRADER_WHEEL_SHA256"] = self.wheel_sha256
+        return variables
 
     def grade(self, format_name: str, *, output: str | None = None, min_score: bool = False) -> str:
-        """The shell command that grades the submission once, in ``format_name``."""
-        words = ['grader --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"', '--assignment "$GRADER_ASSIGNMENT"']
+        """The shell command that grades the submission once, in ``format_name``.
+
+        Isolated mode (``-I``) keeps the checkout off ``sys.path``, so only the installed grader and
+        its installed dependencies are imported, whatever folders the repository holds.
+        """
+        words = [
+            'python -I -m grader.cli --exercises "$GRADER_SPECS" grade "$GRADER_SUBMISSION"',
+            '--assignment "$GRADER_ASSIGNMENT"',
+        ]
         if self.public_only:
             words.append("--public")
         words.append(f"--format {format_name}")
@@ -86,12 +145,64 @@ class CiRecipe:
         return " ".join(words)
 
 
+def install_source(install: str) -> str:
+    """Where ``install`` comes from: ``index``, ``url`` or ``repository`` (a path, in the checkout)."""
+    if _FROM_URL.match(install):
+        return "url"
+    if _FROM_INDEX.match(install) and not install.lower().endswith(_ARCHIVES):
+        return "index"
+    return "repository"
+
+
+def install_commands(recipe: CiRecipe) -> list[str]:
+    """Shell lines that install the grader, run from the checkout's root, leaving the working directory there.
+
+    pip runs in isolated mode from a fresh folder outside the checkout, so no file in the checkout
+    is on its ``sys.path`` or read as its configuration or as a project. A wheel from the repository
+    is copied out first, so the bytes whose hash pip checks are the bytes it installs; its
+    dependencies are then resolved from the index, as for any requirement.
+    """
+    lines = ['GRADER_HOME="$(mktemp -d)"']
+    if recipe.wheel_sha256:
+        lines += [
+            'wheel="$GRADER_HOME/$(basename -- "$GRADER_INSTALL")"',
+            'cp -- "$GRADER_INSTALL" "$wheel"',
+            'printf \'%s --hash=sha256:%s\\n\' "$wheel" "$GRADER_WHEEL_SHA256" > "$GRADER_HOME/grader.txt"',
+            'cd "$GRADER_HOME"',
+            'python -I -m pip install --no-input --no-deps --require-hashes -r "$GRADER_HOME/grader.txt"',
+            'python -I -m pip install --no-input "$wheel"',
+        ]
+    else:
+        lines += ['cd "$GRADER_HOME"', 'python -I -m pip install --no-input "$GRADER_INSTALL"']
+    lines += ["cd - > /dev/null", "python -I -m grader.cli --version"]
+    return lines
+
+
 def recipe_installing(out: Path, install: str | None, **values: Any) -> tuple[CiRecipe, Path | None]:
-    """The recipe, and the wheel written for it: without ``install``, the grader's own, under ``out/.grader/``."""
-    if install is not None:
+    """The recipe, and the wheel written for it: without ``install``, the grader's own, under ``out/.grader/``.
+
+    A wheel the repository holds is pinned by its sha256, read here from ``out``; one that is not
+    there yet is refused, since the job could not tell it from a learner's.
+    """
+    if install is None:
+        CiRecipe(install=f"{WHEEL_DIR}/{wheel_name()}", wheel_sha256="0" * 64, **values)  # refused before any write
+        wheel = build_wheel(out / WHEEL_DIR)
+        return CiRecipe(install=f"{WHEEL_DIR}/{wheel.name}", wheel_sha256=_sha256(wheel), **values), wheel
+    if install_source(install) != "repository":
         return CiRecipe(install=install, **values), None
-    recipe = CiRecipe(install=f"{WHEEL_DIR}/{wheel_name()}", **values)  # bad values refused before any write
-    return recipe, build_wheel(out / WHEEL_DIR)
+    relative = PurePosixPath(install)
+    where = out / relative
+    if relative.is_absolute() or ".." in relative.parts or not install.endswith(".whl") or not where.is_file():
+        raise UsageError(
+            f"--install {install!r} is a file in the learner's repository, which the learner can swap; "
+            f"put the wheel under {out} first (its sha256 is then written into the job), or give a "
+            "requirement from a package index or URL"
+        )
+    return CiRecipe(install=relative.as_posix(), wheel_sha256=_sha256(where), **values), None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def yaml_string(value: str) -> str:

@@ -6,6 +6,8 @@ image; ``run_autograder`` once per submission. Both find their files under
 ``source/``, the learner's files in ``submission/``, the result in
 ``results/results.json``. ``finish_results.py`` uses the standard library
 alone, so it still writes a valid result when the grader cannot even start.
+Every Python they start runs isolated (``-I``): no folder beside the
+submission or on ``PYTHONPATH`` can stand in for pip, the grader or numpy.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 PYTHON="${PYTHON:-python3}"
 
-if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+if ! "$PYTHON" -I -m pip --version >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
         apt-get update
         DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-pip
@@ -32,17 +34,17 @@ if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
         exit 1
     fi
 fi
-"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+"$PYTHON" -I -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
     echo "setup.sh: the grader needs Python 3.10 or later; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
     exit 1
 }
 # A throwaway image: installing beside the system's packages is what it is for.
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-"$PYTHON" -m pip install --no-cache-dir "$SOURCE"/wheels/*.whl
-"$PYTHON" -c 'import sys; print(sys.executable)' > "$SOURCE/.grader-python"
+"$PYTHON" -I -m pip install --no-cache-dir "$SOURCE"/wheels/*.whl
+"$PYTHON" -I -c 'import sys; print(sys.executable)' > "$SOURCE/.grader-python"
 # Proves the install, shows the sandbox tier this machine allows, and checks the specs load.
-"$PYTHON" -m grader.cli --version
-"$PYTHON" -m grader.cli --exercises "$SOURCE/exercises" list
+"$PYTHON" -I -m grader.cli --version
+"$PYTHON" -I -m grader.cli --exercises "$SOURCE/exercises" list
 """
 
 _RUN_AUTOGRADER = r"""#!/usr/bin/env bash
@@ -58,12 +60,12 @@ rm -f "$RESULTS/results.json"
 LOG="$(mktemp)"
 STARTED="$(date +%s)"
 cd "$SOURCE"
-"$PYTHON" -m grader.cli --exercises "$SOURCE/exercises" grade "$ROOT/submission" \
+"$PYTHON" -I -m grader.cli --exercises "$SOURCE/exercises" grade "$ROOT/submission" \
     --assignment @ASSIGNMENT@ --format gradescope --output "$RESULTS/results.json"@EXTRA@ 2>"$LOG"
 STATUS=$?
 cat "$LOG" >&2  # for the instructor: Gradescope shows this output to students only if stdout_visibility says so
-"$PYTHON" "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
-    || python3 "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
+"$PYTHON" -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
+    || python3 -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
     || printf '%s%s\n' '{"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [], ' \
         '"output": "The autograder failed before it could grade this submission. This is not a judgement of your work: please contact your instructor."}' \
         > "$RESULTS/results.json"

@@ -33,6 +33,15 @@ score and reason only when all of its checks are visible, otherwise how many
 visible checks passed and when the others will be shown (or that they will
 not be). ``score`` is given explicitly, so totals do not depend on Gradescope
 summing tests.
+
+What the learner's code printed is captured per exercise, while all of its
+checks ran in one process: a submission that prints its arguments prints the
+hidden checks' inputs. So that output is shown no earlier than the least
+visible of those checks (``output_visibility``): at the top only when every
+check that ran is visible; otherwise in the output of the first test that has
+exactly that visibility, and nowhere when no test has it (checks shown after
+the due date and others shown once grades are published: neither moment
+surely comes after the other).
 """
 
 from __future__ import annotations
@@ -45,7 +54,7 @@ from grader.report._common import check_rows, points, printable
 from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report, to_data
 
-__all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope"]
+__all__ = ["format_gradescope", "gradescope_visibility", "hidden_checks_on_gradescope", "output_visibility"]
 
 # Ours to Gradescope's; ``hidden`` depends on the exercise (``hidden_as``).
 _VISIBILITY = {"public": "visible", "after_due_date": "after_due_date", "after_published": "after_published"}
@@ -69,6 +78,18 @@ def gradescope_visibility(visibility: str, *, hidden_as: str = "after_published"
     return _VISIBILITY.get(visibility, "hidden")
 
 
+def output_visibility(exercise: ExerciseResult, *, hidden_as: str = "after_published") -> str:
+    """The Gradescope word for what ``exercise``'s code printed: the least visible of its checks that ran.
+
+    ``after_due_date`` with ``after_published`` is ``hidden``: no test is shown only once both hold.
+    """
+    later = {gradescope_visibility(check.visibility, hidden_as=hidden_as) for check in check_rows(exercise)}
+    later.discard("visible")
+    if not later:
+        return "visible"
+    return later.pop() if len(later) == 1 else "hidden"
+
+
 def hidden_checks_on_gradescope(catalog: Any) -> dict[str, str]:
     """Per exercise id, the Gradescope word its spec gives its ``hidden`` checks (``gradescope_hidden``)."""
     return {
@@ -85,15 +106,18 @@ def format_gradescope(report: Report, *, hidden_as: Mapping[str, str] | None = N
     ``after_published``.
     """
     words = hidden_as or {}
-    tests = [
-        _test(number, exercise, index, check, words.get(exercise.id, "after_published"))
-        for number, exercise in enumerate(report.exercises, start=1)
-        for index, check in enumerate(check_rows(exercise), start=1)
-    ]
+    tests: list[dict[str, Any]] = []
+    printed: dict[str, str] = {}  # exercise id -> where its printed output went, for the summary
+    for number, exercise in enumerate(report.exercises, start=1):
+        word = words.get(exercise.id, "after_published")
+        own = [_test(number, exercise, index, check, word) for index, check in enumerate(check_rows(exercise), start=1)]
+        if exercise.output:
+            printed[exercise.id] = _place_output(exercise, own, output_visibility(exercise, hidden_as=word))
+        tests += own
     sandbox = to_data(report.sandbox) if report.sandbox else None
     results: dict[str, Any] = {
         "score": report.score,
-        "output": _summary(report, words),
+        "output": _summary(report, words, printed),
         "output_format": "text",
         "test_output_format": "text",
         "test_name_format": "text",
@@ -128,8 +152,34 @@ def _test(number: int, exercise: ExerciseResult, index: int, check: CheckResult,
     }
 
 
-def _summary(report: Report, hidden_as: Mapping[str, str]) -> str:
-    """What every learner sees above the tests: nothing a non-visible test would give away."""
+def _place_output(exercise: ExerciseResult, tests: list[dict[str, Any]], word: str) -> str:
+    """Put what ``exercise``'s code printed where it is shown as late as ``word`` says; return that place.
+
+    ``visible``: the summary (the return value says so). Otherwise the first of ``tests`` with that
+    visibility, or nowhere; the return value is the line the summary says instead.
+    """
+    if word == "visible":
+        return ""
+    printed = "\n".join(f"    {line}" for line in (exercise.output or "").splitlines())
+    for test in tests:
+        if test["visibility"] == word:
+            test["output"] = printable(f"{test['output']}\n\nOutput of your code while this exercise's checks ran:\n")
+            test["output"] += printable(printed)
+            if word == "hidden":
+                break
+            when = _WHEN_SHOWN[word].removeprefix("shown ")
+            return f"What your code printed ({exercise.id}) is shown with test {test['number']}, {when}."
+    return (
+        f"What your code printed ({exercise.id}) is not shown, because it was printed while checks ran "
+        "that are not shown to you."
+    )
+
+
+def _summary(report: Report, hidden_as: Mapping[str, str], printed: Mapping[str, str]) -> str:
+    """What every learner sees above the tests: nothing a non-visible test would give away.
+
+    ``printed`` says, per exercise with output, where that output went (``""``: here).
+    """
     rows = [check for exercise in report.exercises for check in check_rows(exercise)]
     everything_visible = all(check.visibility == "public" for check in rows)
     lines = [f"Note: {report.handout}"] if report.handout else []
@@ -143,7 +193,10 @@ def _summary(report: Report, hidden_as: Mapping[str, str]) -> str:
     if report.public_only and report.hidden_not_run:
         lines.append(f"Only public checks ran; {report.hidden_not_run} hidden checks run when your work is graded.")
     for exercise in report.exercises:
-        if exercise.output:
+        if exercise.output and printed.get(exercise.id):
+            lines.append(printed[exercise.id])
+    for exercise in report.exercises:
+        if exercise.output and not printed.get(exercise.id):
             lines += ["", f"Output of your code ({exercise.id}):"]
             lines += [f"    {line}" for line in exercise.output.splitlines()]
     return printable("\n".join(lines) + "\n") if lines else ""

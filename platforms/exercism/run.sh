@@ -15,12 +15,13 @@ PYTHON="${PYTHON:-python3}"
 mkdir -p "$OUTPUT"
 rm -f "$OUTPUT/results.json"
 LOG="$(mktemp)"
-"$PYTHON" -m grader.cli grade "$INPUT" --exercise "$SLUG" --format exercism --output "$OUTPUT/results.json" 2>"$LOG"
+# Isolated mode: nothing in the working directory (which may be the solution's) can stand in for the grader.
+"$PYTHON" -I -m grader.cli grade "$INPUT" --exercise "$SLUG" --format exercism --output "$OUTPUT/results.json" 2>"$LOG"
 STATUS=$?
 cat "$LOG" >&2
 if [ "$STATUS" -gt 1 ] || [ ! -s "$OUTPUT/results.json" ]; then
     # No result from the grader: an error result saying why, for the student and the track's maintainers.
-    "$PYTHON" - "$OUTPUT/results.json" "$STATUS" "$LOG" <<'PY' || printf '%s\n' '{"version": 3, "status": "error", "message": "The test runner failed before it could run the tests.", "tests": []}' > "$OUTPUT/results.json"
+    "$PYTHON" -I - "$OUTPUT/results.json" "$STATUS" "$LOG" <<'PY' || printf '%s\n' '{"version": 3, "status": "error", "message": "The test runner failed before it could run the tests.", "tests": []}' > "$OUTPUT/results.json"
 import json, sys
 path, status, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 with open(log, encoding="utf-8", errors="replace") as stream:

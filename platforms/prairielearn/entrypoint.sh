@@ -5,8 +5,8 @@
 # Set in the question's info.json, under externalGradingOptions.environment:
 #   GRADER_EXERCISE             the exercise id(s) this question grades, separated by spaces; or
 #   GRADER_ASSIGNMENT           an assignment id ('all' for everything)
-#   GRADER_EXERCISES            the specs folder [default: /grade/serverFilesCourse/grader/exercises if it
-#                               exists, else the image's own, /opt/grader-course/exercises]
+#   GRADER_EXERCISES            the specs folder [default: /grade/serverFilesCourse/grader/exercises, the
+#                               course's serverFilesCourse/grader/exercises; the image holds no specs]
 #   GRADER_ALLOW_WEAK_SANDBOX=1 grade hidden checks even where the kernel lacks Landlock (see docs/platforms.md)
 # GRADE_ROOT replaces /grade (for tests); PYTHON picks the interpreter (default python3).
 set -u
@@ -17,13 +17,7 @@ PYTHON="${PYTHON:-python3}"
 mkdir -p "$RESULTS"
 rm -f "$RESULTS/results.json"
 
-EXERCISES="${GRADER_EXERCISES:-}"
-if [ -z "$EXERCISES" ]; then
-    EXERCISES=/opt/grader-course/exercises
-    if [ -d "$ROOT/serverFilesCourse/grader/exercises" ]; then
-        EXERCISES="$ROOT/serverFilesCourse/grader/exercises"
-    fi
-fi
+EXERCISES="${GRADER_EXERCISES:-$ROOT/serverFilesCourse/grader/exercises}"
 CHOSEN=()
 for id in ${GRADER_EXERCISE:-}; do
     CHOSEN+=(--exercise "$id")
@@ -33,11 +27,12 @@ if [ -n "${GRADER_ASSIGNMENT:-}" ]; then
 fi
 
 LOG="$(mktemp)"
-"$PYTHON" -m grader.cli --exercises "$EXERCISES" grade "$ROOT/student" ${CHOSEN[@]+"${CHOSEN[@]}"} \
+# Isolated mode: nothing in the working directory or PYTHONPATH can stand in for the grader or numpy.
+"$PYTHON" -I -m grader.cli --exercises "$EXERCISES" grade "$ROOT/student" ${CHOSEN[@]+"${CHOSEN[@]}"} \
     --format prairielearn --output "$RESULTS/results.json" 2>"$LOG"
 STATUS=$?
 cat "$LOG" >&2  # PrairieLearn keeps the container's output for the course staff
-"$PYTHON" "$HERE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$LOG" \
+"$PYTHON" -I "$HERE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$LOG" \
     || printf '%s\n' '{"gradable": false, "score": 0.0, "message": "The grader failed before it could grade this submission. Please contact your instructor.", "format_errors": ["The grader failed before it could grade this submission."], "tests": []}' \
         > "$RESULTS/results.json"
 rm -f "$LOG"
