@@ -6,6 +6,11 @@ executor, store each result atomically the moment it arrives, then rebuild
 ``gradebook.csv``, ``summary.md`` and ``report.html`` from all stored results.
 An interrupted run keeps every result it stored; the next run grades the rest.
 
+A result is stored under the key of the files it graded: the worker
+fingerprints a learner's entry before and after grading it, and grades again
+while the two differ (``worker.grade_settled``); a result of files that never
+held still is stored under no learner's key, so the next run grades it again.
+
 A learner the grader itself failed on is stored with an error result that
 asks to report it, and tried again by the next run; when that fails too, the
 failure is kept like a result (``cache.GRADER_ERROR_TRIES``) until the
@@ -170,11 +175,16 @@ def run_batch(
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
         failed: list[str] = []
+        unsettled: list[str] = []
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
-                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises, records[learner.name])
+                key = _graded_key(outcome, keys[learner.name], specs, assignment)
+                previous = records[learner.name] if key == keys[learner.name] else None
+                report, error = _store(out_dir, learner, key, outcome, exercises, previous)
                 stored[learner.name] = report
+                if outcome.unsettled:
+                    unsettled.append(learner.name)
                 if error is not None:
                     failed.append(learner.name)
                 shown.update(
@@ -183,7 +193,7 @@ def run_batch(
         finally:
             shown.finish()
         title = _title(catalog, assignment)
-        notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints)
+        notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints) + _unsettled_notes(unsettled)
         stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
     return BatchSummary(
         out=out_dir,
@@ -213,6 +223,18 @@ def _check_apart(folder: Path, out_dir: Path) -> None:
         raise UsageError(
             f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; put it beside the class folder"
         )
+
+
+_UNSETTLED_KEY = "unsettled"  # no learner's key: a result stored under it is graded again by the next run
+
+
+def _graded_key(outcome: Outcome, planned: str, specs: str, assignment: str) -> str:
+    """The key to store an outcome under: that of the files the worker graded, when it knows them."""
+    if outcome.unsettled:
+        return _UNSETTLED_KEY
+    if outcome.graded_digest is not None:
+        return result_key(outcome.graded_digest, specs, assignment)
+    return planned  # an executor that does not fingerprint (a test's): the key the batch found
 
 
 def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome]]:
@@ -311,6 +333,16 @@ def _kept_notes(kept: list[str]) -> list[str]:
     return [
         f"the grader failed on {names} in earlier runs, each time it tried; the error result is kept until "
         "their files, the specs or the grader change. Please report it; 'grader batch --force' tries again."
+    ]
+
+
+def _unsettled_notes(names: list[str]) -> list[str]:
+    if not names:
+        return []
+    return [
+        f"{', '.join(repr(name) for name in sorted(names))}: the files changed while they were being graded, "
+        "each time the grader tried, so the result stored may not be of the final "
+        "files; the next run grades them again"
     ]
 
 
