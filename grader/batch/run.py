@@ -10,6 +10,7 @@ A result is stored under the key of the files it graded: the worker
 fingerprints a learner's entry before and after grading it, and grades again
 while the two differ (``worker.grade_settled``); a result of files that never
 held still is stored under no learner's key, so the next run grades it again.
+The output folder is checked before anything is graded (``outdir``).
 
 A learner the grader itself failed on is stored with an error result that
 asks to report it, and tried again by the next run; when that fails too, the
@@ -42,6 +43,7 @@ from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.learners import Learner, discover_learners
+from grader.batch.outdir import OUTPUT_FILES, check_learners, check_out, check_output_files, make_out
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.summary import (
     ClassStats,
@@ -129,20 +131,19 @@ def run_batch(
     exercises_path = find_exercises_dir(exercises_dir).resolve()
     catalog = catalog if catalog is not None else prepare(exercises_path, assignment)
     exercises = catalog.assignment(assignment)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"{out}: exists and is not a folder")
-    _check_apart(folder, out_dir)
-    learners, notes = discover_learners(folder, exclude=out_dir)
+    check_out(folder, out_dir)
+    learners, notes = discover_learners(folder)
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
+    check_learners(out_dir, ((learner.name, learner.path) for learner in learners))
+    check_output_files([out_dir / name for name in (*OUTPUT_FILES, OutputLock.NAME)])
+    check_output_files(path for learner in learners for path in _paths(out_dir, learner))
     specs = spec_digest(catalog, exercises_path)
     prints = {learner.name: fingerprint_learner(learner.path) for learner in learners}
     keys = {name: result_key(found.digest, specs, assignment) for name, found in prints.items()}
     if before_grading is not None:
         before_grading()
-    results, feedback = out_dir / "results", out_dir / "feedback"
-    results.mkdir(parents=True, exist_ok=True)
-    feedback.mkdir(exist_ok=True)
+    results, feedback = make_out(out_dir)
     with OutputLock(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
@@ -207,24 +208,6 @@ def run_batch(
     )
 
 
-def _check_apart(folder: Path, out_dir: Path) -> None:
-    """The output folder may sit directly in the class folder (it is then skipped), but not be it or a learner's."""
-    try:
-        inside = out_dir.resolve().relative_to(folder.resolve()).parts
-    except ValueError:
-        return
-    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
-        raise UsageError(f"{out_dir}: cannot tell where this folder is ({error})") from None
-    if not inside:
-        raise UsageError(
-            f"{out_dir}: the output folder cannot be the class folder itself; every entry there is taken for a learner"
-        )
-    if len(inside) > 1:
-        raise UsageError(
-            f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; put it beside the class folder"
-        )
-
-
 _UNSETTLED_KEY = "unsettled"  # no learner's key: a result stored under it is graded again by the next run
 
 
@@ -258,13 +241,19 @@ class OutputLock:
     sees that the path names another file or none, and opens it again.
     """
 
+    NAME = ".batch.lock"
+
     def __init__(self, out_dir: Path) -> None:
-        self.path = out_dir / ".batch.lock"
+        self.path = out_dir / self.NAME
         self.handle: int | None = None
 
     def __enter__(self) -> None:
         while self.handle is None:  # another round only when a run ended between our open and our lock
-            handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:  # never through a link: O_CREAT would make the file it names, wherever that is
+                handle = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            except OSError as error:
+                what = "is a symbolic link" if error.errno == errno.ELOOP else f"cannot be opened ({error.strerror})"
+                raise UsageError(f"{self.path}: the batch's lock file {what}") from None
             try:
                 fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -378,16 +367,24 @@ def _store(
         text = render(report, "json")
         error = error or "no result came back"
     result, feedback, key_path = _paths(out_dir, learner)
-    write_atomically(result, text)
-    write_atomically(feedback, _feedback(report))
+    _write(result, text)
+    _write(feedback, _feedback(report))
     failures = 0
     if error is not None:
         failures = 1 + (previous.failures if previous is not None and previous.grader_error is not None else 0)
-    write_atomically(
+    _write(
         key_path,
         KeyRecord(key=key, learner=learner.name, entry=learner.entry, grader_error=error, failures=failures).dumps(),
     )
     return report, error
+
+
+def _write(path: Path, text: str) -> None:
+    """``write_atomically``; an output the batch cannot write is the output folder's fault, said in one line."""
+    try:
+        write_atomically(path, text)
+    except OSError as error:
+        raise UsageError(f"{path}: the batch cannot write there ({error.strerror or error})") from None
 
 
 def _feedback(report: Report) -> str:
@@ -448,9 +445,9 @@ def _rebuild(
     ]
     max_score = float(sum(exercise.max_score for exercise in exercises))
     stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
-    write_atomically(out_dir / "gradebook.csv", format_gradebook(rows, ids))
-    write_atomically(out_dir / "summary.md", format_summary_markdown(stats, title=title))
-    write_atomically(out_dir / "report.html", format_report_html(stats, title=title))
+    _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
+    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
+    _write(out_dir / "report.html", format_report_html(stats, title=title))
     return stats, errors, more
 
 
