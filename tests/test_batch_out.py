@@ -82,10 +82,6 @@ HOSTILE: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
         lambda base, c: (_link(base / "out" / "feedback", c / "ann" / "fb"), base / "out")[1],
         "feedback: leads to",
     ),
-    "a-learner-links-to-it": (
-        lambda base, c: (_link(c / "eve", base / "out"), (base / "out").mkdir(), base / "out")[2],
-        "learner 'eve'",
-    ),
     "dangling-link": (lambda base, c: (_link(base / "out", base / "nowhere"), base / "out")[1], "leads to nothing"),
     "dangling-results": (
         lambda base, c: (_link(base / "out" / "results", base / "gone"), base / "out")[1],
@@ -186,6 +182,20 @@ def test_batch_output_folder_beside_the_class_folder_through_a_link_is_used(exer
     )
     assert summary.learners == 2
     assert sorted(os.listdir(tmp_path / "real-out" / "feedback")) == ["ann.md", "bob.md"]
+
+
+@pytest.mark.parametrize("target", ["out", "root"])
+def test_batch_learner_entry_linking_to_the_output_folder_or_anywhere_is_graded_as_a_link(
+    target: str, exercises: Path, tmp_path: Path
+) -> None:
+    """A learner's link is never followed: it neither hides the learner nor blocks the class."""
+    folder, out = _class(tmp_path), tmp_path / "out"
+    out.mkdir()
+    _link(folder / "eve", out if target == "out" else Path("/"))
+    summary = run_batch(folder, assignment=ASSIGNMENT, out=out, executor=_Refusing, exercises_dir=exercises)
+    assert summary.learners == 3
+    assert sorted(os.listdir(out / "feedback")) == ["ann.md", "bob.md", "eve.md"]
+    assert os.readlink(folder / "eve") == str(out if target == "out" else Path("/"))
 
 
 @pytest.mark.parametrize("case", ["link-to-a-learner", "dangling-link", "through-a-file"])

@@ -3,9 +3,11 @@
 ``--out`` is judged with its links followed, as the writes will follow them:
 
 - resolved, it (and its ``results/`` and ``feedback/``) may be neither the
-  class folder nor anything inside it, nor inside the place a learner's entry
-  leads to: every entry of the class folder is a learner, so outputs written
-  there would be graded, or would hide that learner, on the next run;
+  class folder nor anything inside it: every entry of the class folder is a
+  learner, so outputs written there would be graded, or would hide that
+  learner, on the next run. A learner's entry that is a link is graded as a
+  link, never followed, so where it leads does not matter (a link to ``/``
+  must not block the class);
 - the class folder may not lie inside ``results/`` or ``feedback/``, nor be
   the output folder itself;
 - a dangling link, a path through a file, or a folder the batch cannot create
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 
-__all__ = ["OUTPUT_FILES", "check_learners", "check_out", "check_output_files", "make_out", "resolved"]
+__all__ = ["OUTPUT_FILES", "check_out", "check_output_files", "make_out", "resolved"]
 
 OUTPUT_FILES = ("gradebook.csv", "summary.md", "report.html")
 _FOLDERS = ("results", "feedback")
@@ -73,21 +75,6 @@ def check_out(folder: Path, out: Path) -> None:
         above = above.parent
     if not above.is_dir():
         raise UsageError(f"{out}: cannot be made, since {above} is not a folder")
-
-
-def check_learners(out: Path, learners: Iterable[tuple[str, Path]]) -> None:
-    """Refuse an output folder inside the place a learner's entry leads to (an entry that is a link)."""
-    places = [resolved(out), *(resolved(out / name) for name in _FOLDERS)]
-    for name, path in learners:
-        if not path.is_symlink():
-            continue  # a plain entry is inside the class folder, which ``check_out`` kept the outputs out of
-        target = resolved(path)
-        for place in places:
-            if place.is_relative_to(target):
-                raise UsageError(
-                    f"{out}: leads into {target}, where learner {name!r}'s entry leads; put the output folder "
-                    "beside the class folder"
-                )
 
 
 def check_output_files(paths: Iterable[Path]) -> None:

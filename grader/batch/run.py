@@ -43,7 +43,7 @@ from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.learners import Learner, discover_learners
-from grader.batch.outdir import OUTPUT_FILES, check_learners, check_out, check_output_files, make_out
+from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.summary import (
     ClassStats,
@@ -135,7 +135,6 @@ def run_batch(
     learners, notes = discover_learners(folder)
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
-    check_learners(out_dir, ((learner.name, learner.path) for learner in learners))
     check_output_files([out_dir / name for name in (*OUTPUT_FILES, OutputLock.NAME)])
     check_output_files(path for learner in learners for path in _paths(out_dir, learner))
     specs = spec_digest(catalog, exercises_path)
