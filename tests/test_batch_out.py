@@ -88,6 +88,10 @@ HOSTILE: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
         "results: a symbolic link",
     ),
     "through-a-file": (lambda base, c: ((base / "f").write_text("x"), base / "f" / "out")[1], "is not a folder"),
+    "results-is-a-file": (
+        lambda base, c: ((base / "out").mkdir(), (base / "out" / "results").write_text("x"), base / "out")[2],
+        "results: exists and is not a folder",
+    ),
     "a-file": (lambda base, c: ((base / "f").write_text("x"), base / "f")[1], "exists and is not a folder"),
     "link-loop": (lambda base, c: (_link(base / "out", base / "out"), base / "out")[1], "cannot tell where"),
     "gradebook-is-a-folder": (

@@ -70,6 +70,9 @@ def check_out(folder: Path, out: Path) -> None:
         raise UsageError(f"{out}: cannot be looked at ({error.strerror or error})") from None
     if is_file:
         raise UsageError(f"{out}: exists and is not a folder")
+    for name in _FOLDERS:
+        if (out / name).exists() and not (out / name).is_dir():
+            raise UsageError(f"{out / name}: exists and is not a folder")
     above = resolved(out).parent
     while not above.exists() and above != above.parent:
         above = above.parent
@@ -97,6 +100,8 @@ def make_out(out: Path) -> tuple[Path, Path]:
     for place in (out, *(out / name for name in _FOLDERS)):
         if place.is_symlink() and not place.exists():
             raise UsageError(f"{place}: a symbolic link to {os.readlink(place)!r}, which leads to nothing that exists")
+        if place.exists() and not place.is_dir():
+            raise UsageError(f"{place}: exists and is not a folder")
         try:
             place.mkdir(parents=True, exist_ok=True)
             handle, probe = tempfile.mkstemp(dir=place, prefix=".probe.", suffix=".tmp")
