@@ -35,7 +35,7 @@ from grader.batch.learners import file_stem
 from grader.batch.progress import PlainProgress
 from grader.batch.worker import Task, WorkerConfig
 from grader.cli import main
-from grader.errors import SandboxError
+from grader.errors import SandboxError, UsageError
 from grader.sandbox.warm_parent import WarmParent
 
 pytestmark = pytest.mark.slow
@@ -326,16 +326,14 @@ def test_batch_cli_exit_codes_and_summary(world, tmp_path) -> None:
     assert nobody.exit_code == 2 and "no learners" in nobody.output
 
 
-def test_batch_output_folder_inside_class_folder_is_not_a_learner(world, tmp_path) -> None:
+def test_batch_output_folder_inside_class_folder_is_refused(world, tmp_path) -> None:
+    """Every entry of the class folder is a learner: outputs there would be graded, or hide a learner."""
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "one.py").write_text(CORRECT)
-    for _ in range(2):
-        summary = run_batch(
-            folder, assignment=ASSIGNMENT, out=folder / "graded", jobs=1, exercises_dir=world["exercises"]
-        )
-        assert summary.learners == 1
-    assert os.listdir(folder / "graded" / "feedback") == ["one.md"]
+    with pytest.raises(UsageError, match=r"graded: is inside the class folder \(its entry 'graded'\)"):
+        run_batch(folder, assignment=ASSIGNMENT, out=folder / "graded", jobs=1, exercises_dir=world["exercises"])
+    assert os.listdir(folder) == ["one.py"]
 
 
 def test_local_pool_that_cannot_start_a_worker_is_a_grader_failure(tmp_path) -> None:

@@ -5,7 +5,8 @@ is a thin layer over it. Modules::
 
     learners.py   who is in the class, and a safe file name for each learner
     cache.py      result keys, the commit marker, atomic writes
-    worker.py     grading one learner inside a worker process
+    outdir.py     the output folder: never the class folder's or a learner's, and writable
+    worker.py     grading one learner inside a worker process, until its files held still
     executors.py  the local process pool and the Dask executor (one small interface)
     progress.py   a bar on a terminal, plain lines in a log
     gradebook.py  gradebook.csv

@@ -11,7 +11,8 @@ A result counts as finished only when its ``.key`` file names the key the
 learner has now, so a run stopped between two of the writes simply grades
 that learner again. The key hashes everything the result depends on: the
 learner's fingerprint (the files grading reads, see ``fingerprint``), every
-file of the exercises folder, the solution files the specs name, the
+file of the exercises folder, every file the specs name
+(``grader.spec.files``: solutions, given functions, answer keys), the
 assignment id, the grader's version and a digest of its own source code.
 
 A result the grader failed on (``KeyRecord.grader_error``) is graded again
@@ -34,8 +35,8 @@ from typing import Any
 import grader
 from grader import __version__
 from grader.batch.fingerprint import fingerprint_learner
+from grader.spec.files import spec_files_of
 from grader.spec.loader import Catalog
-from grader.spec.models import ImplementationExercise
 
 __all__ = ["KeyRecord", "learner_digest", "read_key", "result_key", "spec_digest", "write_atomically"]
 
@@ -156,7 +157,11 @@ def grader_source_digest() -> str:
 
 
 def spec_digest(catalog: Catalog, exercises_dir: Path) -> str:
-    """A hash of the specs a worker grades with: exercise files, named solutions, grader version, sandbox layers.
+    """A hash of the specs a worker grades with: exercise files, every file they name, grader version, sandbox layers.
+
+    The files a spec names (reference and known-wrong solutions, given
+    functions, a handout's answers) come from ``grader.spec.files``, the list
+    the loader checks them by.
 
     Workers compare it with the batch's, so a worker with other files never stores results under its key.
     """
@@ -164,14 +169,29 @@ def spec_digest(catalog: Catalog, exercises_dir: Path) -> str:
     digest.update(f"{_KEY_FORMAT}\0{__version__}\0".encode())
     digest.update(f"layers={os.environ.get('GRADER_SANDBOX_LAYERS', 'all')}\0".encode())
     _hash_tree(digest, exercises_dir, label="exercises")
-    named: set[str] = set()
-    for exercise in catalog.exercises.values():
-        if isinstance(exercise, ImplementationExercise):
-            named.update(p for p in [exercise.reference_solution, *(w.path for w in exercise.known_wrong)] if p)
-    for relative in sorted(named):
-        digest.update(f"solution\0{relative}\0".encode())
-        _hash_file(digest, catalog.resolve(relative))
+    for source in sorted(catalog.sources.values()):  # a spec that is a link: the bytes the loader read
+        digest.update(f"spec\0{source.name}\0".encode())
+        _hash_named_file(digest, source)
+    for relative in spec_files_of(catalog.exercises.values()):
+        digest.update(f"spec file\0{relative}\0".encode())
+        _hash_named_file(digest, catalog.resolve(relative))
     return digest.hexdigest()
+
+
+def _hash_named_file(digest: Any, path: Path) -> None:
+    """The bytes of a file a spec names, links followed as grading follows them; a file gone or odd says so."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        digest.update(f"unreadable\0{error.errno}\0".encode())
+        return
+    with os.fdopen(handle, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            digest.update(b"not a file\0")
+            return
+        digest.update(b"bytes\0")
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
 
 
 def result_key(learner_hash: str, specs_hash: str, assignment: str) -> str:

@@ -31,6 +31,15 @@ what ``grader.submission`` reads and nothing else:
 
 A file that changes while it is hashed gives a fingerprint that matches no
 later state, so the next run grades the learner again.
+
+Besides the digest (what the key holds, so that copying a class folder again
+with the same bytes re-grades nothing), a fingerprint has a ``state``: the
+identity and times of the entry and of every file it hashed (device, inode,
+size, ``st_mtime_ns``, ``st_ctime_ns``). Any write or rename changes the
+``st_ctime_ns`` or the inode of what it touches, and nobody can set either
+back, so two fingerprints with equal digests and states saw the same files
+with nothing written in between (``worker.grade_settled`` relies on it: a
+copy that rewrites a file and ends with the same bytes still shows).
 """
 
 from __future__ import annotations
@@ -80,12 +89,20 @@ class Fingerprint:
     """The hash of a learner's entry, notes for its result, and whether an unchanged hash means unchanged.
 
     ``complete`` is false when the entry held more than the batch lists: the
-    learner is then graded on every run.
+    learner is then graded on every run. ``state``: a hash of the identity and
+    times of what was hashed (see the module docstring); not part of any key.
+    ``newest_change_ns``: the latest ``st_ctime_ns`` among them.
     """
 
     digest: str
     notes: tuple[str, ...] = ()
     complete: bool = True
+    state: str = ""
+    newest_change_ns: int = 0
+
+    def same_files(self, other: Fingerprint) -> bool:
+        """Whether ``other`` saw these very files: the same bytes, and nothing written or renamed in between."""
+        return self.digest == other.digest and self.state == other.state
 
 
 def graded_suffix(name: str) -> str:
@@ -97,15 +114,19 @@ def graded_suffix(name: str) -> str:
 def fingerprint_learner(path: Path) -> Fingerprint:
     """Fingerprint one learner's entry under the class folder: a folder, a file, a link or anything else."""
     digest = hashlib.sha256(_FORMAT)
+    state = hashlib.sha256(_FORMAT + b" state")
     name = os.fsencode(path.name)
     try:
         facts = os.lstat(path)
     except OSError as error:
         _put(digest, b"entry", name, b"unreadable", _error_name(error))
-        return Fingerprint(digest.hexdigest())
+        return Fingerprint(digest.hexdigest(), state=_error_name(error).decode())
     if stat.S_ISDIR(facts.st_mode):
+        # Its identity alone: its times change with any file made in it, graded or not (an editor's backup).
+        _put(state, name, b"folder %d:%d" % (facts.st_dev, facts.st_ino))
         _put(digest, b"folder", name)
-        return _fingerprint_folder(digest, path)
+        return _fingerprint_folder(digest, state, path)
+    _put_state(state, name, facts)
     notes: list[str] = []
     if stat.S_ISREG(facts.st_mode) and graded_suffix(path.name) in GRADED_SUFFIXES:
         _put(digest, b"entry", name)
@@ -114,16 +135,19 @@ def fingerprint_learner(path: Path) -> Fingerprint:
         _put(digest, b"entry", name, b"link", _readlink(path))
     else:  # a file the grader refuses by its suffix, or something not a file: nothing of it is read
         _put(digest, b"entry", name, b"not read", b"%o" % stat.S_IFMT(facts.st_mode))
-    return Fingerprint(digest.hexdigest(), tuple(notes))
+    return Fingerprint(digest.hexdigest(), tuple(notes), state=state.hexdigest(), newest_change_ns=facts.st_ctime_ns)
 
 
-def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
+def _fingerprint_folder(digest: Any, state: Any, path: Path) -> Fingerprint:
     try:
         folder = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as error:  # swapped for a link or a file since the lstat, or not ours to read
         _put(digest, b"unreadable", _error_name(error))
-        return Fingerprint(digest.hexdigest())
+        _put(state, b"unreadable", _error_name(error))
+        return Fingerprint(digest.hexdigest(), state=state.hexdigest())
     try:
+        opened = os.fstat(folder)
+        _put(state, b"opened", b"%d:%d" % (opened.st_dev, opened.st_ino))
         found, complete = _graded_entries(folder)
         notes: list[str] = []
         if not complete:
@@ -135,6 +159,7 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
         regulars = 0
         unread: list[bytes] = []
         code: list[tuple[int, str]] = []  # (modification time, name) of each Python file and notebook
+        newest = 0
         for name, regular in found:
             regulars += regular
             if regular and regulars > MAX_HASHED_FILES:  # past what the grader reads: only the name counts
@@ -145,6 +170,8 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
             except OSError as error:  # gone since the listing
                 _put(digest, os.fsencode(name), b"unreadable", _error_name(error))
                 continue
+            _put_state(state, os.fsencode(name), facts)
+            newest = max(newest, facts.st_ctime_ns)
             hash_graded_file(digest, notes, folder, name, facts)
             if stat.S_ISREG(facts.st_mode) and graded_suffix(name) in (".py", ".ipynb"):
                 code.append((facts.st_mtime_ns, name))
@@ -158,7 +185,7 @@ def _fingerprint_folder(digest: Any, path: Path) -> Fingerprint:
                 f"{MAX_HASHED_FILES} (the grader reads fewer) to tell whether they changed; of the "
                 "others, only their names count."
             )
-        return Fingerprint(digest.hexdigest(), tuple(notes), complete)
+        return Fingerprint(digest.hexdigest(), tuple(notes), complete, state.hexdigest(), newest)
     finally:
         os.close(folder)
 
@@ -231,6 +258,16 @@ def _put(digest: Any, *parts: bytes) -> None:
     for part in parts:
         digest.update(len(part).to_bytes(8, "big") + part)
     digest.update(b"\n")
+
+
+def _put_state(state: Any, name: bytes, facts: os.stat_result) -> None:
+    """What no write or rename leaves as it was: the inode, its size and times (``st_ctime_ns`` above all)."""
+    _put(
+        state,
+        name,
+        b"%d:%d:%o:%d:%d:%d"
+        % (facts.st_dev, facts.st_ino, facts.st_mode, facts.st_size, facts.st_mtime_ns, facts.st_ctime_ns),
+    )
 
 
 def _readlink(path: Path) -> bytes:

@@ -6,6 +6,12 @@ executor, store each result atomically the moment it arrives, then rebuild
 ``gradebook.csv``, ``summary.md`` and ``report.html`` from all stored results.
 An interrupted run keeps every result it stored; the next run grades the rest.
 
+A result is stored under the key of the files it graded: the worker
+fingerprints a learner's entry before and after grading it, and grades again
+while the two differ (``worker.grade_settled``); a result of files that never
+held still is stored under no learner's key, so the next run grades it again.
+The output folder is checked before anything is graded (``outdir``).
+
 A learner the grader itself failed on is stored with an error result that
 asks to report it, and tried again by the next run; when that fails too, the
 failure is kept like a result (``cache.GRADER_ERROR_TRIES``) until the
@@ -37,6 +43,7 @@ from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.learners import Learner, discover_learners
+from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.summary import (
     ClassStats,
@@ -124,20 +131,18 @@ def run_batch(
     exercises_path = find_exercises_dir(exercises_dir).resolve()
     catalog = catalog if catalog is not None else prepare(exercises_path, assignment)
     exercises = catalog.assignment(assignment)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"{out}: exists and is not a folder")
-    _check_apart(folder, out_dir)
-    learners, notes = discover_learners(folder, exclude=out_dir)
+    check_out(folder, out_dir)
+    learners, notes = discover_learners(folder)
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
+    check_output_files([out_dir / name for name in (*OUTPUT_FILES, OutputLock.NAME)])
+    check_output_files(path for learner in learners for path in _paths(out_dir, learner))
     specs = spec_digest(catalog, exercises_path)
     prints = {learner.name: fingerprint_learner(learner.path) for learner in learners}
     keys = {name: result_key(found.digest, specs, assignment) for name, found in prints.items()}
     if before_grading is not None:
         before_grading()
-    results, feedback = out_dir / "results", out_dir / "feedback"
-    results.mkdir(parents=True, exist_ok=True)
-    feedback.mkdir(exist_ok=True)
+    results, feedback = make_out(out_dir)
     with OutputLock(out_dir):
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
@@ -170,11 +175,16 @@ def run_batch(
         shown.start(len(learners), len(learners) - len(todo))
         stored: dict[str, Report] = {}
         failed: list[str] = []
+        unsettled: list[str] = []
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
-                report, error = _store(out_dir, learner, keys[learner.name], outcome, exercises, records[learner.name])
+                key = _graded_key(outcome, keys[learner.name], specs, assignment)
+                previous = records[learner.name] if key == keys[learner.name] else None
+                report, error = _store(out_dir, learner, key, outcome, exercises, previous)
                 stored[learner.name] = report
+                if outcome.unsettled:
+                    unsettled.append(learner.name)
                 if error is not None:
                     failed.append(learner.name)
                 shown.update(
@@ -183,7 +193,7 @@ def run_batch(
         finally:
             shown.finish()
         title = _title(catalog, assignment)
-        notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints)
+        notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints) + _unsettled_notes(unsettled)
         stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
     return BatchSummary(
         out=out_dir,
@@ -197,22 +207,16 @@ def run_batch(
     )
 
 
-def _check_apart(folder: Path, out_dir: Path) -> None:
-    """The output folder may sit directly in the class folder (it is then skipped), but not be it or a learner's."""
-    try:
-        inside = out_dir.resolve().relative_to(folder.resolve()).parts
-    except ValueError:
-        return
-    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
-        raise UsageError(f"{out_dir}: cannot tell where this folder is ({error})") from None
-    if not inside:
-        raise UsageError(
-            f"{out_dir}: the output folder cannot be the class folder itself; every entry there is taken for a learner"
-        )
-    if len(inside) > 1:
-        raise UsageError(
-            f"{out_dir}: the output folder is inside learner {inside[0]!r}'s entry; put it beside the class folder"
-        )
+_UNSETTLED_KEY = "unsettled"  # no learner's key: a result stored under it is graded again by the next run
+
+
+def _graded_key(outcome: Outcome, planned: str, specs: str, assignment: str) -> str:
+    """The key to store an outcome under: that of the files the worker graded, when it knows them."""
+    if outcome.unsettled:
+        return _UNSETTLED_KEY
+    if outcome.graded_digest is not None:
+        return result_key(outcome.graded_digest, specs, assignment)
+    return planned  # an executor that does not fingerprint (a test's): the key the batch found
 
 
 def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome]]:
@@ -236,13 +240,19 @@ class OutputLock:
     sees that the path names another file or none, and opens it again.
     """
 
+    NAME = ".batch.lock"
+
     def __init__(self, out_dir: Path) -> None:
-        self.path = out_dir / ".batch.lock"
+        self.path = out_dir / self.NAME
         self.handle: int | None = None
 
     def __enter__(self) -> None:
         while self.handle is None:  # another round only when a run ended between our open and our lock
-            handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:  # never through a link: O_CREAT would make the file it names, wherever that is
+                handle = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            except OSError as error:
+                what = "is a symbolic link" if error.errno == errno.ELOOP else f"cannot be opened ({error.strerror})"
+                raise UsageError(f"{self.path}: the batch's lock file {what}") from None
             try:
                 fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -314,6 +324,16 @@ def _kept_notes(kept: list[str]) -> list[str]:
     ]
 
 
+def _unsettled_notes(names: list[str]) -> list[str]:
+    if not names:
+        return []
+    return [
+        f"{', '.join(repr(name) for name in sorted(names))}: the files changed while they were being graded, "
+        "each time the grader tried, so the result stored may not be of the final "
+        "files; the next run grades them again"
+    ]
+
+
 def _unlisted_notes(learners: list[Learner], prints: dict[str, Fingerprint]) -> list[str]:
     names = [learner.name for learner in learners if not prints[learner.name].complete]
     if not names:
@@ -346,16 +366,24 @@ def _store(
         text = render(report, "json")
         error = error or "no result came back"
     result, feedback, key_path = _paths(out_dir, learner)
-    write_atomically(result, text)
-    write_atomically(feedback, _feedback(report))
+    _write(result, text)
+    _write(feedback, _feedback(report))
     failures = 0
     if error is not None:
         failures = 1 + (previous.failures if previous is not None and previous.grader_error is not None else 0)
-    write_atomically(
+    _write(
         key_path,
         KeyRecord(key=key, learner=learner.name, entry=learner.entry, grader_error=error, failures=failures).dumps(),
     )
     return report, error
+
+
+def _write(path: Path, text: str) -> None:
+    """``write_atomically``; an output the batch cannot write is the output folder's fault, said in one line."""
+    try:
+        write_atomically(path, text)
+    except OSError as error:
+        raise UsageError(f"{path}: the batch cannot write there ({error.strerror or error})") from None
 
 
 def _feedback(report: Report) -> str:
@@ -416,9 +444,9 @@ def _rebuild(
     ]
     max_score = float(sum(exercise.max_score for exercise in exercises))
     stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
-    write_atomically(out_dir / "gradebook.csv", format_gradebook(rows, ids))
-    write_atomically(out_dir / "summary.md", format_summary_markdown(stats, title=title))
-    write_atomically(out_dir / "report.html", format_report_html(stats, title=title))
+    _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
+    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
+    _write(out_dir / "report.html", format_report_html(stats, title=title))
     return stats, errors, more
 
 

@@ -7,21 +7,51 @@ processes as a pickle. Anything the learner did becomes a graded result; only
 a fault of the grader itself becomes ``Outcome.grader_error``, which the
 batch turns into an "ask your instructor" result, tries once more on its next
 run, then keeps (see ``run``).
+
+A result is only as good as the files it graded, and a class folder may be
+copied again while the batch runs (``rsync``, an LMS download). So the worker
+fingerprints the learner's entry right before grading and again right after
+(``grade_settled``): the result is of the fingerprinted files only when both
+saw the same files, nothing written in between; otherwise the learner is
+graded again, up to ``SETTLE_TRIES`` times, and the result says so. The
+batch stores a result under the digest the worker graded
+(``Outcome.graded_digest``), never under one taken earlier, and a result of
+files that never held still under no key at all, so the next run grades it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
+import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.results import ExerciseResult, Report
 
-__all__ = ["GRADER_ERROR_REASON", "Outcome", "Task", "WorkerConfig", "grade_task", "grader_error_report", "prepare"]
+__all__ = [
+    "GRADER_ERROR_REASON",
+    "SETTLE_TRIES",
+    "Outcome",
+    "Settled",
+    "Task",
+    "WorkerConfig",
+    "grade_settled",
+    "grade_task",
+    "grader_error_report",
+    "prepare",
+]
+
+SETTLE_TRIES = 3  # a copy still running after three gradings is left for the next run
+# File times advance by the kernel's clock tick (at most 10 ms): a write in the tick of the one before
+# could leave st_ctime_ns as it was. Files changed that recently are hashed again once a tick has passed.
+_TICK_NS = 20_000_000
 
 GRADER_ERROR_REASON = (
     "The grader itself failed while grading this submission, so it has not been graded yet; "
@@ -43,7 +73,8 @@ class WorkerConfig:
 class Task:
     """One learner to grade: the exact name, the entry's absolute path and the label shown in the result.
 
-    ``notes``: what the batch found while fingerprinting the entry (files it did not read, and why), for the result.
+    ``notes``: what the batch found while fingerprinting the entry (files it did not read, and why); the
+    worker fingerprints the entry again when it grades it, and puts its own findings in the result.
     """
 
     learner: str
@@ -54,10 +85,70 @@ class Task:
 
 @dataclass(frozen=True)
 class Outcome:
-    """The JSON result, or (for a grader fault) a message for the instructor."""
+    """The JSON result, or (for a grader fault) a message for the instructor.
+
+    ``graded_digest``: the fingerprint digest of the files the result is of,
+    when they held still while graded (the batch stores the result under it);
+    ``unsettled``: they changed during every try, so the result stands for no
+    state of the files. Neither is set by an executor that does not know.
+    """
 
     result_json: str | None = None
     grader_error: str | None = None
+    graded_digest: str | None = None
+    unsettled: bool = False
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What ``grade_settled`` found: the report, the files it is of, and how many gradings it took."""
+
+    report: Report
+    fingerprint: Fingerprint
+    settled: bool
+    tries: int
+
+
+def grade_settled(path: Path, grade: Callable[[tuple[str, ...]], Report], *, tries: int = SETTLE_TRIES) -> Settled:
+    """Grade ``path`` until its files held still from the fingerprint before to the one after, at most ``tries`` times.
+
+    ``grade`` is given the fingerprint's notes for the result. A report of
+    files that changed says so in its problems, with or without a try that
+    held still.
+    """
+    before = _fingerprint_settled(path)
+    for attempt in range(1, tries + 1):
+        report = grade(before.notes)
+        after = fingerprint_learner(path)
+        if before.same_files(after):
+            if attempt > 1:
+                report = _noted(
+                    report,
+                    f"The files changed while they were being graded, so they were graded again "
+                    f"({attempt} times in all); this result is of the files as they were at the last grading.",
+                )
+            return Settled(report, before, True, attempt)
+        before = after
+    report = _noted(
+        report,
+        f"The files changed while they were being graded, each of the {tries} times the grader tried, so this "
+        "result may not be of the final files; the next batch run grades them again.",
+    )
+    return Settled(report, before, False, tries)
+
+
+def _fingerprint_settled(path: Path) -> Fingerprint:
+    """The fingerprint of ``path``, taken a clock tick after its latest change, so any later write shows."""
+    found = fingerprint_learner(path)
+    waited = time.time_ns() - found.newest_change_ns
+    if 0 <= waited < _TICK_NS:
+        time.sleep((_TICK_NS - waited) / 1e9)
+        found = fingerprint_learner(path)
+    return found
+
+
+def _noted(report: Report, note: str) -> Report:
+    return dataclasses.replace(report, problems=[*report.problems, note])
 
 
 # What ``prepare`` loaded, by exercises folder (the catalog, and a memo holding its plans):
@@ -127,13 +218,20 @@ class _Worker:
                 "worker has other files; run the batch again once every worker has the "
                 f"same files (specs digest {self.digest[:12]}, expected {self.expected[:12]})"
             )
+        path = Path(task.path)
         try:
-            report = grade_entry(self.session, self.selected, Path(task.path), task.label, notes=task.notes)
+            found = grade_settled(
+                path, lambda notes: grade_entry(self.session, self.selected, path, task.label, notes=notes)
+            )
         except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
             return Outcome(grader_error=traceback.format_exc())
         from grader.report import render
 
-        return Outcome(result_json=render(report, "json"))
+        return Outcome(
+            result_json=render(found.report, "json"),
+            graded_digest=found.fingerprint.digest if found.settled else None,
+            unsettled=not found.settled,
+        )
 
     def close(self) -> None:
         self.session.close()

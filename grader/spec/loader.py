@@ -21,6 +21,7 @@ from grader.errors import SpecError, UsageError
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.crossrefs import SpecProblem, solution_problems
 from grader.spec.errorpick import allowed_keys, pick_error
+from grader.spec.files import spec_files
 from grader.spec.folder import find_exercises_dir
 from grader.spec.models import Assignment, Exercise, ImplementationExercise, QuizExercise, Spec
 
@@ -157,14 +158,8 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
 
 
 def _check_paths(catalog: Catalog, exercise: ImplementationExercise) -> None:
-    paths: list[tuple[str | None, tuple[Any, ...]]] = [
-        (exercise.reference_solution, ("reference_solution",)),
-        (exercise.reference_answers, ("reference_answers",)),
-        (exercise.functions, ("functions",)),
-    ]
-    paths += [(wrong.path, ("known_wrong", number, "path")) for number, wrong in enumerate(exercise.known_wrong)]
-    for relative, loc in paths:
-        if relative is not None and not catalog.resolve(relative).is_file():
+    for relative, loc in ((found.relative, found.loc) for found in spec_files(exercise)):
+        if not catalog.resolve(relative).is_file():
             source = catalog.sources[exercise.id]
             shown = ".".join(f"[{part}]" if isinstance(part, int) else part for part in loc).replace(".[", "[")
             raise SpecError(
