@@ -156,3 +156,21 @@ def test_a_submission_returning_nothing_earns_no_public_identity_point(body: str
     assert "default-axis-is-last" in public
     assert public["default-axis-is-last"].status == "failed" and public["default-axis-is-last"].score == 0
     assert result.score == 0
+
+
+def test_learner_against_learner_checks_do_not_hold_on_nothing() -> None:
+    from grader.checks.bridge import MeanOverBatch
+    from grader.checks.statistics import ChangesWithArgument, Reproducible
+
+    args = {"d_k": 4, "n_samples": 100, "seed": 0}
+    nan_pair = _ok(np.nan, np.nan)
+    check = Reproducible(id="c", property="reproducible", defaults={"n_samples": 10000, "seed": 0})
+    reproducible = check.judge(Case(args=args), [nan_pair, nan_pair])
+    assert reproducible is not None and "every entry NaN" in reproducible.got
+    changes = ChangesWithArgument(id="c", property="changes-with-argument", arg="seed", values=[0, 1])
+    changed = changes.judge(Case(args=args), [nan_pair, nan_pair])
+    assert changed is not None and "every entry NaN" in changed.got
+    batch = MeanOverBatch(id="c", property="mean-over-batch")
+    case = Case(args={"logits": np.zeros((2, 3)), "targets": np.zeros(2)})
+    mean = batch.judge(case, [_ok(EMPTY), _ok(EMPTY)])
+    assert mean is not None and "came back empty" in mean.got
