@@ -4,29 +4,62 @@ The grader reads learner source in its own process to find which file
 defines an entry, so it never parses it: ``ast.parse`` and ``compile`` can
 exhaust the stack or memory on deeply nested source, and regular
 expressions with open-ended repeats can backtrack for hours on a crafted
-line. One regular expression that matches only the given names (fixed
-words) finds their occurrences; each line holding one is then read once
-with plain string operations. What reading cannot settle is left to a
-learner process (the grader imports the file there to see what it defines).
+line. Python's own ``tokenize`` is exact but, before Python 3.12, pure
+Python and too slow on a crafted megabyte. So the source is lexed here the
+way Python's tokenizer lexes it, as far as telling code apart goes:
+strings of every kind (prefixed, triple-quoted, f-strings), comments,
+explicit and implicit line joining and indentation. What is left is a list
+of logical lines whose strings are blanked and comments removed; only
+those at module scope (not inside a ``def`` or ``class`` body, but inside
+``if``, ``try``, ``with``, ``for`` or ``while`` at the top level) are read
+for bindings, with plain string operations. Where the source stops being
+Python as far as lexing tells (an unclosed string or bracket, a stray
+backslash, an indentation Python refuses), reading stops: what it bound
+before still counts, since importing the file shows the learner the error,
+and what follows is left unread. What reading cannot settle (``globals()``,
+a ``for`` target) is left to a learner process, which imports the file.
 """
 
 from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_LINES_READ", "NameScan", "scan_names"]
+__all__ = ["NameScan", "scan_names"]
 
-# Lines holding a name that one scan reads; a file needing more is imported in a learner process instead.
-MAX_LINES_READ = 2000
-
-# Targets of one assignment, or names of one import, that are read: real code has a few, and a line
-# with more is left to the learner process, so the work per line stays a fixed number of steps.
+# Targets of one assignment, names of one import or statements of one line that are read: real code has a
+# few, and a line with more is left to the learner process, so the work per line stays a fixed number of steps.
 _MAX_ITEMS = 64
+# Brackets of one compound statement's header walked to find the colon ending it; past that, its inline body is
+# left to the learner process.
+_MAX_HEADER_BRACKETS = 10_000
 # Characters that turn ``x <op>= y`` into an augmented assignment or a comparison rather than a binding.
 _NOT_ASSIGNMENT = ("!", "<", ">", "=", "+", "-", "*", "/", "%", "&", "|", "^", "@", ":")
+# Statements whose body stays in the module's scope, and those whose body is a scope of its own.
+_COMPOUND = frozenset({"if", "elif", "else", "try", "except", "finally", "with", "for", "while"})
+_SOFT_COMPOUND = frozenset({"match", "case"})
+_SCOPES = frozenset({"def", "class"})
+_STRING_PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf"})
+_MAX_FSTRING_LEVELS = 150  # Python's own limit on f-strings nested in replacement fields
+# From Python 3.12 (PEP 701) an f-string's replacement fields are code: they may hold strings in the same quotes.
+_NESTED_FSTRINGS = sys.version_info >= (3, 12)
+
+# A comment, a string with nothing to escape (whole), or what starts anything else that is not plain code.
+_PLAIN = r"[^{q}\\\n{{}}]" if sys.version_info >= (3, 12) else r"[^{q}\\\n]"  # braces: maybe an f-string's fields
+_CODE_EVENT = re.compile(
+    r"#[^\n]*(?:\n[ \t\f]*#[^\n]*)*"  # a comment, and any lines of comments alone after it
+    + "".join(rf"|(?<!\w)[rRbBuUfF]{{0,2}}{q}(?:{_PLAIN.format(q=q)}+{q}|{q}(?!{q}))" for q in "'\"")
+    + r"""|['"\\]"""
+)
+_BRACKET = re.compile(r"[()\[\]{}]")
+_WORD = re.compile(r"\w+")
+_PLAIN_TARGETS = re.compile(r"[\w\s,*().\[\]]*")
+_SUBSCRIPT_OR_CALL = re.compile(r"[\w)\]]\s*[\[(]")
+_HEADER_EVENT = re.compile(r"[()\[\]{}:]")
+_OPENERS, _CLOSERS = "([{", ")]}"
 
 
 @dataclass
@@ -34,81 +67,356 @@ class NameScan:
     """Of the names looked for: those a module-level statement visibly binds, and those the source mentions.
 
     ``imported``: of the bound names, those bound by ``from MODULE import name``, with ``MODULE`` as written
-    (a file that only imports an entry from a sibling file does not compete with it).
+    (a file that only imports an entry from a sibling file does not compete with it). ``mentioned`` counts a
+    name anywhere, strings and comments included (``globals()["name"] = ...`` is one way to bind it).
+    ``readable``: whether the whole source lexes as Python; when not, ``bound`` holds what came before the
+    point where it stops.
     """
 
     bound: set[str] = field(default_factory=set)
     mentioned: set[str] = field(default_factory=set)
     imported: dict[str, str] = field(default_factory=dict)
+    readable: bool = True
 
 
 def scan_names(text: str, names: Iterable[str]) -> NameScan:
     """Which of ``names`` (identifiers) ``text`` binds at module level, and which it mentions as a whole word.
 
     A binding is a ``def``, ``class``, ``import`` or assignment statement
-    that starts a line; anything subtler (a binding inside ``if``, a
-    ``for`` target, ``globals()``) is only mentioned. Each line holding a
-    name is read at most once, and at most ``MAX_LINES_READ`` of them: what
-    is still open after that is left to the learner process.
+    (plain, annotated, chained, to a tuple) in the module's scope, also
+    inside a top-level ``if``, ``try``, ``with``, ``for`` or ``while``
+    block or after its colon. Names in strings, comments, function and
+    class bodies, attribute targets and keyword arguments are not bindings.
     """
+    names = list(names)
     scan = NameScan()
     if not any(name in text for name in names):
         return scan
     scan.mentioned = set(_words(names).findall(text))
+    if not scan.mentioned:
+        return scan
+    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    lines = _LogicalLines(text)
+    scope = _Indentation()
     open_names = set(scan.mentioned)
     words = _words(open_names)
-    position = 0
-    for _ in range(MAX_LINES_READ):
-        found = words.search(text, position) if open_names else None
-        if found is None:
+    for code in lines:
+        statement = code.lstrip(" \t\f")
+        if not statement or statement.isspace():
+            continue  # a blank line, or one holding only a comment: no statement, no indentation
+        indent = len(code) - len(statement)
+        nested = scope.enter(_column(code[:indent]) if indent else 0)
+        if nested is None:
+            lines.readable = False
             break
-        start = text.rfind("\n", 0, found.start()) + 1
-        end = text.find("\n", found.end())
-        end = len(text) if end < 0 else end
-        line = text[start:end].lstrip("\ufeff") if start == 0 else text[start:end]
-        bound = _bound_by(line) & open_names
+        statement = statement.rstrip()
+        named = not nested and open_names and words.search(statement)
+        if not named and not statement.endswith(":"):
+            scope.opens = ""
+            continue
+        opens, body, binds = _header(statement)
+        scope.opens = opens
+        if not named:
+            continue
+        bound = set(binds) if binds is not None else set()
+        if binds is None:
+            for part in body.split(";", _MAX_ITEMS):
+                bound |= _bound_by(part.strip())
+        bound &= open_names
         if bound:
             scan.bound |= bound
-            source = _imported_from(line)
+            source = _imported_from(body.strip()) if binds is None else ""
             if source:
                 scan.imported.update(dict.fromkeys(bound, source))
             open_names -= bound
             words = _words(open_names)
-        position = end
+    scan.readable = lines.readable and not scope.opens
     return scan
+
+
+class _LogicalLines:
+    """The logical lines of Python source, each with its strings as ``""`` and its comments removed.
+
+    Iterating stops early where the source stops lexing as Python, and ``readable`` is then False; a
+    logical line cut short by the end (an unclosed bracket or string) is not given.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.readable = True
+
+    def __iter__(self) -> Iterator[str]:
+        text, end = self.text, len(self.text)
+        pieces: list[str] = []  # the logical line so far
+        depth = 0
+        position = 0  # where the code not yet in ``pieces`` begins
+        while True:
+            event = _CODE_EVENT.search(text, position)
+            at = end if event is None else event.start()
+            if text.find("\n", position, at) < 0:
+                depth += _depth_change(text, position, at)
+                pieces.append(text[position:at])
+            elif depth == 0 and _BRACKET.search(text, position, at) is None:  # many plain lines: split at once
+                lines = text[position:at].split("\n")
+                pieces.append(lines[0])
+                yield "".join(pieces)
+                yield from lines[1:-1]
+                pieces = [lines[-1]]
+            else:
+                cursor = position
+                while True:
+                    newline = text.find("\n", cursor, at)
+                    stop = at if newline < 0 else newline
+                    depth += _depth_change(text, cursor, stop)
+                    if depth < 0:
+                        break
+                    pieces.append(text[cursor:stop])
+                    if newline < 0:
+                        break
+                    if depth:  # inside brackets, a newline joins lines
+                        pieces.append(" ")
+                    else:
+                        yield "".join(pieces)
+                        pieces = []
+                    cursor = newline + 1
+            if depth < 0:
+                self.readable = False
+                return
+            if event is None:
+                if depth:  # a bracket still open at the end
+                    self.readable = False
+                    return
+                yield "".join(pieces)
+                return
+            found = event.group()
+            if found[0] == "#":
+                position = event.end()
+                if "\n" in found:  # the lines of comments alone are blank lines: the first newline ends the line
+                    if depth:
+                        pieces.append(" ")
+                    else:
+                        yield "".join(pieces)
+                        pieces = []
+            elif found == "\\":
+                if not text.startswith("\n", at + 1):  # outside a string, a backslash joins lines or is an error
+                    self.readable = False
+                    return
+                if len(pieces) == 1 and not pieces[0].strip():  # nothing before it: the next line sets the indent
+                    pieces = [pieces[0]] if pieces[0] else []
+                else:
+                    pieces.append(" ")
+                position = at + 2
+            else:
+                closed = event.end() if len(found) > 1 else _string_end(text, at)
+                if closed < 0:
+                    self.readable = False
+                    return
+                pieces.append('""')
+                position = closed
+
+
+def _depth_change(text: str, start: int, stop: int) -> int:
+    """How many more brackets ``text[start:stop]`` (code, no strings) opens than it closes."""
+    if _BRACKET.search(text, start, stop) is None:
+        return 0
+    return sum(text.count(c, start, stop) for c in _OPENERS) - sum(text.count(c, start, stop) for c in _CLOSERS)
+
+
+def _string_end(text: str, at: int, level: int = 0) -> int:
+    """Where the string literal whose quote is at ``text[at]`` ends (just past its closing quote); -1: never.
+
+    ``level``: how many f-strings it is nested in (Python refuses more than ``_MAX_FSTRING_LEVELS``).
+    """
+    first = at
+    while first > 0 and at - first < 3 and (text[first - 1].isalnum() or text[first - 1] == "_"):
+        first -= 1
+    prefix = text[first:at].lower()
+    quote = text[at] * 3 if text.startswith(text[at] * 3, at) else text[at]
+    if _NESTED_FSTRINGS and "f" in prefix and prefix in _STRING_PREFIXES:
+        return _fstring_end(text, at + len(quote), quote, level) if level < _MAX_FSTRING_LEVELS else -1
+    return _literal_end(text, at + len(quote), quote)
+
+
+def _literal_end(text: str, position: int, quote: str) -> int:
+    """Past the ``quote`` closing a string whose body starts at ``position``; -1 when it is never closed."""
+    ends = _QUOTE_EVENTS[quote]
+    while True:
+        event = ends.search(text, position)
+        if event is None:
+            return -1
+        char, at = event.group(), event.start()
+        if char == "\\":
+            position = at + 2
+        elif char == "\n":  # a single-quoted string ends at its line
+            return -1
+        elif text.startswith(quote, at):
+            return at + len(quote)
+        else:
+            position = at + 1
+
+
+def _fstring_end(text: str, position: int, quote: str, level: int) -> int:
+    """``_literal_end`` for an f-string whose replacement fields are code (Python 3.12 and later).
+
+    Each open replacement field is one entry of ``fields``: the bracket depth of its expression, or -1 while
+    in its format spec. Strings inside an expression are lexed as strings again.
+    """
+    fields: list[int] = []
+    literal = re.compile(r"[\\{}]|" + re.escape(quote) + ("" if len(quote) == 3 else r"|\n"))
+    while True:
+        if not fields or fields[-1] < 0:  # the literal text or a format spec
+            event = literal.search(text, position)
+            if event is None:
+                return -1
+            char, at = event.group(), event.start()
+            if char == "\\":
+                position = at + 2
+            elif char == "\n":
+                return -1
+            elif char == "{":
+                if text.startswith("{", at + 1) and not fields:
+                    position = at + 2
+                else:
+                    fields.append(0)
+                    position = at + 1
+            elif char == "}":
+                if fields:  # the end of a field nested in a format spec
+                    fields.pop()
+                    position = at + 1
+                else:
+                    position = at + (2 if text.startswith("}", at + 1) else 1)
+            else:  # the closing quote, also inside a format spec, where Python then finds a field unclosed
+                return -1 if fields else at + len(quote)
+            continue
+        event = _FIELD_EVENT.search(text, position)
+        if event is None:
+            return -1
+        char, at = event.group(), event.start()
+        position = at + 1
+        if char in "'\"":
+            closed = _string_end(text, at, level + 1)
+            if closed < 0:
+                return -1
+            position = closed
+        elif char == "#":
+            newline = text.find("\n", at)
+            position = len(text) if newline < 0 else newline
+        elif char in _OPENERS:
+            fields[-1] += 1
+        elif char in _CLOSERS and fields[-1] > 0:
+            fields[-1] -= 1
+        elif char == "}":
+            fields.pop()
+        elif char == ":" and fields[-1] == 0:  # ``{x:=3}`` too: a walrus in a field needs parentheses
+            fields[-1] = -1
+
+
+# What can end a string's body: a backslash escapes the next character (in raw strings too); a single-quoted
+# string ends at its line.
+_QUOTE_EVENTS = {
+    quote: re.compile("[\\\\" + ("" if len(quote) == 3 else "\\n") + quote[0] + "]")
+    for quote in ("'", '"', "'''", '"""')
+}
+_FIELD_EVENT = re.compile(r"[#'\"()\[\]{}:]")  # a field's expression may span lines, even in a one-line f-string
+
+
+class _Indentation:
+    """The blocks open at each line, as Python's tokenizer and parser track them."""
+
+    def __init__(self) -> None:
+        self._levels: list[tuple[int, bool]] = [(0, False)]  # (column, whether the block is a def or class body)
+        self.opens: str = ""  # "scope" or "block": the last line was a header whose body is on the lines below
+
+    def enter(self, column: int) -> bool | None:
+        """Whether a line at ``column`` is inside a ``def`` or ``class`` body; ``None``: Python refuses it."""
+        top, nested = self._levels[-1]
+        if column == top and not self.opens:
+            return nested
+        if self.opens:
+            if column <= top:
+                return None  # expected an indented block
+            self._levels.append((column, nested or self.opens == "scope"))
+            return self._levels[-1][1]
+        if column > top:
+            return None  # unexpected indent
+        while column < self._levels[-1][0]:
+            self._levels.pop()
+        if column != self._levels[-1][0]:
+            return None  # an unindent that matches no outer level
+        return self._levels[-1][1]
+
+
+def _column(indent: str) -> int:
+    """The column a line's indentation reaches: tabs to the next multiple of 8, a form feed starts afresh."""
+    return len(indent.rsplit("\f", 1)[-1].expandtabs(8))
+
+
+def _header(statement: str) -> tuple[str, str, set[str] | None]:
+    """A logical line as (what it opens below, its simple statements, names its def or class binds).
+
+    A compound statement's header opens a ``"block"`` (its body stays in the current scope) or a
+    ``"scope"`` (a ``def`` or ``class`` body) when its body is on the lines below; a body after the colon
+    on the same line is given as the statements. ``None`` for the names: not a def or class.
+    """
+    head, rest = _first_word(statement)
+    if head == "async":
+        head, rest = _first_word(rest)
+    if head in _SCOPES:
+        name = re.split(r"[(:\s\[]", rest, maxsplit=1)[0]
+        binds = {name} if _is_name(name) else set()
+        return ("scope" if statement.endswith(":") else ""), "", binds
+    soft = head in _SOFT_COMPOUND and not rest.startswith((":", "=", ".", ","))
+    if head in _COMPOUND or soft:
+        colon = _header_colon(statement)
+        if colon < 0:
+            return ("", statement, None) if soft else ("", "", set())
+        body = statement[colon + 1 :].strip()
+        return ("" if body else "block"), body, None
+    return "", statement, None
+
+
+def _header_colon(statement: str) -> int:
+    """Where the colon ending a compound statement's header is (outside brackets, not ``:=``); -1: not found."""
+    depth = 0
+    for count, event in enumerate(_HEADER_EVENT.finditer(statement)):
+        if count >= _MAX_HEADER_BRACKETS:
+            break
+        char = event.group()
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+        elif depth == 0 and not statement.startswith("=", event.end()):
+            return event.start()
+    return -1
 
 
 def _words(names: Iterable[str]) -> re.Pattern[str]:
     """Any of ``names`` as a whole word: fixed words, so a search is linear in the text."""
     alternatives = sorted(set(names), key=lambda name: (-len(name), name))
+    if not alternatives:
+        return re.compile(r"(?!)")
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(name) for name in alternatives) + r")(?!\w)")
 
 
-def _bound_by(line: str) -> set[str]:
-    """The names a module-level statement written on ``line`` binds, as far as one line shows."""
-    if not line or line[0].isspace():
-        return set()
-    code = line.split("#", 1)[0].rstrip()
+def _bound_by(code: str) -> set[str]:
+    """The names one simple statement (strings blanked, no comment) binds."""
     head, rest = _first_word(code)
-    if head == "async":
-        head, rest = _first_word(rest)
-    if head in ("def", "class"):
-        return {re.split(r"[(:\s]", rest, maxsplit=1)[0]}
     if head == "import":
         return {_imported(part, dotted=True) for part in rest.split(",", _MAX_ITEMS)} - {""}
     if head == "from":
         _, imports, names = rest.partition(" import ")
         return (
-            {_imported(part, dotted=False) for part in names.strip(" ()\\").split(",", _MAX_ITEMS)} - {""}
+            {_imported(part, dotted=False) for part in names.strip(" ()").split(",", _MAX_ITEMS)} - {""}
             if imports
             else set()
         )
     return _assigned(code)
 
 
-def _imported_from(line: str) -> str:
-    """``MODULE`` of a line ``from MODULE import ...`` (dots kept), or empty."""
-    head, rest = _first_word(line.split("#", 1)[0])
+def _imported_from(code: str) -> str:
+    """``MODULE`` of a statement ``from MODULE import ...`` (dots kept), or empty."""
+    head, rest = _first_word(code)
     if head != "from":
         return ""
     module, imports, _ = rest.partition(" import ")
@@ -128,30 +436,43 @@ def _imported(part: str, *, dotted: bool) -> str:
 
 
 def _assigned(code: str) -> set[str]:
-    """The names ``a, (b, c) = d = value`` binds: every ``=``-separated target list before the value."""
+    """The names ``a, (b, c) = d.e = value`` binds: the names of every target list before the value.
+
+    Only an ``=`` outside brackets separates targets (``f(a=1)`` binds nothing); a target list with a
+    subscript or a call in it is not read (``a[i, b] = 1`` binds nothing), an attribute is skipped.
+    """
     bound: set[str] = set()
-    start = 0
-    for _ in range(_MAX_ITEMS):
-        equals = code.find("=", start)  # positions, not copies of the rest: linear in the line
+    start = position = 0
+    depth = 0
+    for _ in range(4 * _MAX_ITEMS):
+        equals = code.find("=", position)  # positions, not copies of the rest: linear in the line
         if equals < 0:
             break
+        depth += _depth_change(code, position, equals)
+        position = equals + 1
+        if code.startswith("=", equals + 1) or code.endswith(_NOT_ASSIGNMENT, 0, equals):
+            if depth == 0:  # an augmented assignment or a comparison: no target list before it
+                break
+            position = equals + 2
+            continue
+        if depth:  # a keyword argument or a default
+            continue
         target = code[start:equals]
-        if code.startswith("=", equals + 1) or target.endswith(_NOT_ASSIGNMENT):
-            break
         if start == 0 and ":" in target:  # an annotated assignment: ``name: type = value``
             target = target.split(":", 1)[0]
-        names = [part.strip().strip("()[]*").strip() for part in target.split(",", _MAX_ITEMS)]
-        names = [name for name in names if name]
-        if not names or not all(_is_name(name) for name in names):
-            break
-        bound.update(names)
-        start = equals + 1
+        if _PLAIN_TARGETS.fullmatch(target) and not _SUBSCRIPT_OR_CALL.search(target):
+            parts = (part.strip().strip("()[]*").strip() for part in target.split(",", _MAX_ITEMS))
+            bound.update(part for part in parts if _is_name(part))
+        start = position
     return bound
 
 
 def _first_word(code: str) -> tuple[str, str]:
-    words = code.split(None, 1)
-    return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
+    """The word a statement starts with (``if(x):`` and ``def\tf`` too) and what follows it."""
+    match = _WORD.match(code)
+    if match is None:
+        return "", code
+    return match.group(), code[match.end() :].lstrip()
 
 
 def _is_name(text: str) -> bool:

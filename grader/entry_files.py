@@ -14,7 +14,7 @@ happen to be named, and must never be silent. The rule, in order:
    them by name (code point order).
 
 A notebook takes part as the file it is: its own name and modification time
-(its code cells are graded as ``STEM.py``). Whenever there was a choice, the
+(its code cells are graded as ``STEM.py``, or under another name no learner file has). Whenever there was a choice, the
 exercise's result carries a note naming the competing files and the one
 graded, e.g. "softmax() is defined in draft.py and final.py; graded
 final.py, the most recently modified."

@@ -30,7 +30,8 @@ class Submission:
 
     ``modified``: each Python file's modification time (``st_mtime_ns``, as
     stored on disk) and ``origins``: the file a Python module came from, when
-    not itself (a notebook's code cells become ``STEM.py``). Together they let
+    not itself (a notebook's code cells become ``STEM.py``, or another name
+    that no file of the submission has). Together they let
     ``grader.entry_files`` choose between several files defining one entry.
     """
 
@@ -154,9 +155,7 @@ def _add_answers(submission: Submission, path: Path) -> None:
 
 def _add_notebook(submission: Submission, path: Path, siblings: set[str]) -> None:
     """Convert in memory, in this process: the notebook is JSON data, never run here."""
-    name = path.stem + ".py"
-    if name in submission.python or name in siblings:
-        name = path.name + ".py"  # a learner's own STEM.py, in the same folder, keeps its name
+    name = _notebook_module(path, siblings | submission.python.keys())
     try:
         source, notes = notebook_to_python(path)
     except NotebookProblem as problem:
@@ -166,3 +165,14 @@ def _add_notebook(submission: Submission, path: Path, siblings: set[str]) -> Non
         raise SubmissionError(f"{path}: cannot be read ({exc.strerror})") from None
     if _add_python(submission, path, source, name):
         submission.notes.extend(notes)
+
+
+def _notebook_module(path: Path, taken: set[str]) -> str:
+    """The name a notebook's code is graded under: ``STEM.py``, unless a file of the submission has that name.
+
+    ``taken``: the name of every file in the learner's folder and every module already read. A learner's
+    own file keeps its name, so the notebook takes the first free name of ``STEM.py``, ``NAME.py``
+    (``work.ipynb.py``), ``NAME-2.py``, ...: one of the first ``len(taken) + 1`` is always free.
+    """
+    numbered = (f"{path.name}-{number}.py" for number in range(2, len(taken) + 2))
+    return next(name for name in (path.stem + ".py", path.name + ".py", *numbered) if name not in taken)

@@ -93,3 +93,28 @@ def test_lone_notebook_is_named_after_itself_whatever_lies_beside_it(tmp_path: P
     path = _write(tmp_path, notebook(("code", "x = 1")))
     (tmp_path / "work.py").write_text("y = 2\n")  # another learner's file in the class folder
     assert list(read_submission(path).python) == ["work.py"]
+
+
+@pytest.mark.parametrize(
+    "learner_files",
+    [
+        ["softmax.ipynb.py"],
+        ["softmax.py", "softmax.ipynb.py"],
+        ["softmax.py", "softmax.ipynb.py", "softmax.ipynb-2.py"],
+        ["softmax.ipynb-2.py", "softmax.ipynb-3.py", "softmax.py", "softmax.ipynb.py"],
+    ],
+    ids=["name-dot-py", "both-names", "numbered-too", "several-numbered"],
+)
+def test_a_converted_notebook_never_takes_a_learner_files_name(tmp_path: Path, learner_files: list[str]) -> None:
+    _write(tmp_path, notebook(("code", "def softmax(z, axis=-1):\n    return z")), "softmax.ipynb")
+    _write(tmp_path, notebook(("code", "y = 2")), "softmax.py.ipynb")  # a second notebook, whose STEM.py is taken
+    for name in learner_files:
+        (tmp_path / name).write_text(f"# the learner's {name}\n")
+    submission = read_submission(tmp_path)
+    for name in learner_files:  # every learner file is graded as itself, with its own content
+        assert submission.python[name] == f"# the learner's {name}\n".encode() and name not in submission.origins
+    converted = {module: origin for module, origin in submission.origins.items()}
+    assert sorted(converted.values()) == ["softmax.ipynb", "softmax.py.ipynb"]
+    assert len(submission.python) == len(learner_files) + 2
+    (softmax_module,) = [module for module, origin in converted.items() if origin == "softmax.ipynb"]
+    assert b"def softmax" in submission.python[softmax_module]

@@ -29,6 +29,7 @@ import numpy as np
 
 from grader.checks.cases import Case
 from grader.checks.display import format_number
+from grader.checks.numbers import nothing_judged
 from grader.record import ConfigDict, Field, Record
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.outcomes import CallOutcome
@@ -182,8 +183,9 @@ class Check(Record):
 class ArrayCheck(Check):
     """A check of one call that must return a single array of real numbers.
 
-    ``judge`` turns anything else (a tuple, a non-numeric dtype) into a
-    finding; subclasses implement ``judge_array`` on the float array.
+    ``judge`` turns anything else (a tuple, a non-numeric dtype, an empty
+    array for inputs that are not empty) into a finding; subclasses
+    implement ``judge_array`` on the float array.
     """
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -191,6 +193,8 @@ class ArrayCheck(Check):
         if problem:
             return problem
         assert got is not None
+        if nothing_judged([got], case.args):  # np.all of nothing is True: an empty result shows no property
+            return Finding(got=f"an empty array of shape {got.shape}", expected=f"{self.output()} with values to judge")
         return self.judge_array(case, got, outcomes)
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:

@@ -18,6 +18,7 @@ import numpy as np
 from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
+from grader.checks.numbers import nothing_judged
 from grader.checks.properties import zero_where
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
@@ -213,6 +214,9 @@ class MeanOverBatch(Check):
         if problem:
             return problem
         assert once is not None and repeated is not None
+        empty = nothing_judged([once, repeated], case.args)
+        if empty:  # two empty results are allclose, and show nothing
+            return Finding(got=f"a result that {empty}", expected="the same value both times")
         rtol, atol = (
             (max(self.rtol, 1e-5), max(self.atol, 1e-6))
             if _low_precision(outcomes[0].values[0], case)

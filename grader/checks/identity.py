@@ -11,6 +11,7 @@ relation on what the calls returned.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import itertools
 from collections.abc import Iterator, Mapping
@@ -22,6 +23,7 @@ from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
 from grader.record import Field, field_validator
@@ -36,9 +38,11 @@ class Identity(Check):
     """A relation between calls holds on every case, e.g. ``sigmoid(-x) == 1 - sigmoid(x)``.
 
     ``==`` holds where ``|left - right| <= atol + rtol * |right|`` (NaN on
-    both sides counts as equal); ``<=`` and ``>=`` allow ``atol`` of slack;
+    both sides counts as equal, but not when every entry is NaN for inputs
+    that are all finite); ``<=`` and ``>=`` allow ``atol`` of slack;
     ``<`` and ``>`` are strict. Both sides must have one shape, or one must
-    be a single number. ``where`` adds variables: each combination of their
+    be a single number that is not a learner's answer standing in for an
+    array. A side that came back empty holds nothing. ``where`` adds variables: each combination of their
     values is tried on every case.
     """
 
@@ -155,6 +159,13 @@ class Identity(Check):
                     got=f"values the relation cannot be computed on ({exc})",
                     expected=f"{self.relation}{_given(self.where, variables)}",
                 )
+            vacant = _nothing_compared(relation, left, right, results, variables)
+            if vacant is not None:
+                return Finding(
+                    got=vacant,
+                    expected=f"{self.relation}{_given(self.where, variables)} on the values themselves",
+                    extra={name: variables[name] for name in self.where},
+                )
             rtol, atol = self._tolerances(case, answered)
             results32 = [value for outcome in answered for value in outcome.values if value.dtype == np.float32]
             if results32:  # a value float32 had no room for is judged with the spec's own atol
@@ -205,6 +216,43 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) 
     if np.all(ok):
         return None
     return sides, tolerance
+
+
+def _nothing_compared(
+    relation: Relation, left: Any, right: Any, results: list[Any], variables: Mapping[str, Any]
+) -> str | None:
+    """What came back, when the comparison would hold without comparing a single number.
+
+    A side that is empty (``np.all`` of nothing is True), a learner's single number broadcast against
+    the array the other side is, or NaN throughout on both sides (NaN matches NaN under ``==``) for
+    inputs that are all finite numbers, where no correct answer is NaN.
+    """
+    a = np.asarray(left, dtype=float)
+    b = np.asarray(right, dtype=float)
+    empty = [side for side, value in (("left", a), ("right", b)) if value.size == 0]
+    if empty and nothing_judged([np.empty(0)], variables):
+        return f"{'both sides' if len(empty) == 2 else 'the ' + empty[0] + ' side'} came back empty"
+    for side, here, there in (("left", relation.left, b), ("right", relation.right, a)):
+        value = a if side == "left" else b
+        if value.ndim == 0 and there.ndim and _learner_number_in(here, relation, results):
+            return (
+                f"the {side} side came back a single number, {format_value(value)}, where an array of shape "
+                f"{there.shape} was expected"
+            )
+    if relation.op == "==":
+        nan = nothing_judged([a, b], variables, nan_counts=True)
+        if nan is not None:
+            return f"both sides {nan}"
+    return None
+
+
+def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:
+    """Whether a learner's call on ``side`` of the relation returned a single number (a 0-d value)."""
+    nodes = {id(node) for node in ast.walk(side)}
+    return any(
+        site.on == "learner" and id(site.node) in nodes and np.ndim(result) == 0
+        for site, result in zip(relation.calls, results, strict=True)
+    )
 
 
 def _argument(value: Any) -> Any:

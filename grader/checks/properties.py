@@ -16,7 +16,7 @@ from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.form import not_an_ndarray
-from grader.checks.numbers import close
+from grader.checks.numbers import close, nothing_judged
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -142,10 +142,8 @@ class NonNegative(ArrayCheck):
         return f"no entry of {self.output()} {entry} returns is negative"
 
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
-        if got.size and np.all(got >= 0):
+        if np.all(got >= 0):  # ``ArrayCheck`` has refused an empty result
             return None
-        if got.size == 0:
-            return Finding(got="an empty array", expected="one value per score")
         bad = got[~(got >= 0)]
         return Finding(
             got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
@@ -163,6 +161,11 @@ class Finite(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         values = outcomes[0].values
+        if nothing_judged(values, case.args):  # every number of nothing is finite: that shows nothing
+            empty = "an empty tuple" if not values else f"an empty array of shape {values[0].shape}"
+            return Finding(
+                got=empty if len(values) < 2 else f"a tuple of {len(values)} empty arrays", expected="finite numbers"
+            )
         for value in values:
             if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
                 shown = outcomes[0].value if outcomes[0].kind == "tuple" else value
@@ -230,6 +233,10 @@ class TranslationInvariant(Check):
         if problem:
             return problem
         assert base is not None
+        if nothing_judged([base], case.args):  # an empty result is unchanged by any shift, and shows nothing
+            return Finding(
+                got=f"an empty array of shape {base.shape}", expected="values to compare with the shifted call's"
+            )
         for shift, outcome in zip(self.shifts, outcomes[1:], strict=True):
             moved, problem = array_result(outcome)
             if problem:
@@ -261,8 +268,11 @@ class LeavesInputUnchanged(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         sent = [(name, value) for name, value in case.args.items() if isinstance(value, np.ndarray)]
-        # Not strict: an outcome that does not report the inputs back has nothing to compare.
-        for (name, before), after in zip(sent, outcomes[0].inputs_after, strict=False):
+        returned = outcomes[0].inputs_after
+        if len(returned) < len(sent):  # nothing to compare is no evidence that the inputs were left alone
+            name = sent[len(returned)][0]
+            return Finding(got=f"{name} was not reported back after the call", expected=f"{name} to compare")
+        for (name, before), after in zip(sent, returned, strict=False):
             if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
                 return Finding(
                     got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",

@@ -55,6 +55,7 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
+from grader.checks.numbers import nothing_judged
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -315,6 +316,9 @@ class Reproducible(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         first = outcomes[0]
+        nothing = nothing_judged(first.values, case.args, nan_counts=True)
+        if nothing:  # NaN equals NaN here, and nothing equals nothing: neither shows a reproducible result
+            return Finding(got=f"a result that {nothing}", expected="the same numbers both times")
         for other in outcomes[1:]:
             same = (
                 first.kind == other.kind
@@ -353,6 +357,9 @@ class ChangesWithArgument(Check):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         first = outcomes[0]
+        nothing = nothing_judged(first.values, case.args, nan_counts=True)
+        if nothing:  # NaN differs from NaN here: results that are NaN throughout do not show a dependence
+            return Finding(got=f"a result that {nothing}", expected=f"results that depend on {self.arg}")
         for other in outcomes[1:]:
             same = (
                 first.kind == other.kind
