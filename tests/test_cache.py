@@ -184,10 +184,16 @@ def test_cache_ignores_a_file_others_can_write(cache_dir: Path) -> None:
     assert cache.load("k", dict) is None
 
 
-def test_cache_ignores_a_folder_others_can_write(cache_dir: Path) -> None:
+def test_cache_ignores_a_folder_others_can_write(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither read nor written, said once: what others could plant is never read, what the grader keeps never shown."""
     cache.store("k", {"x": 1})
     os.chmod(cache_dir, 0o777)
-    assert cache.load("k", dict) is None
+    assert cache.load("k", dict) is None and cache.load("k", dict) is None
+    cache.store("j", {"x": 1})
+    assert not (cache_dir / "spec-j.json").exists()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("grader: note: the cache folder is not used")
+    assert str(cache_dir) not in err[0]
 
 
 def test_cache_never_follows_a_link(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

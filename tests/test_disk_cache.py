@@ -1,4 +1,4 @@
-"""The checks' disk cache: instructor answers and held outputs come back as checked plain data, or not at all."""
+"""The checks' disk cache: plans, instructor answers and held outputs come back as checked plain data, or not at all."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from grader import cache
 from grader.checks import disk_cache
-from grader.checks.memory import GradingMemo
+from grader.checks.plan import build_plan
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import encode_array
@@ -155,15 +155,129 @@ def test_nothing_is_kept_with_grader_no_cache(cache_dir: Path, monkeypatch: pyte
     assert not list(cache_dir.glob("known-wrong-*"))
 
 
-def test_a_plan_is_built_in_memory_and_never_written(tmp_path: Path, cache_dir: Path) -> None:
-    """A plan holds the live exercise and its checks: each session builds it, and no file holds one."""
+def _fresh(exercise):  # type: ignore[no-untyped-def]
+    return build_plan(exercise, list(exercise.checks))
+
+
+def _same_plan(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert a.signatures == b.signatures
+    assert a.table.index == b.table.index
+
+    def shape(plan: Any) -> list[tuple[Any, Any]]:
+        return [(c.function, c.return_inputs) for c in plan.table.calls]
+
+    assert shape(a) == shape(b)
+    for x, y in zip(a.table.calls, b.table.calls, strict=True):
+        assert x.args.keys() == y.args.keys()
+        for name in x.args:
+            assert np.array_equal(np.asarray(x.args[name]), np.asarray(y.args[name]))
+    assert [(p.entry, p.keys) for p in a.checks] == [(p.entry, p.keys) for p in b.checks]
+    everything = list(range(len(a.table.calls)))
+    x, y = a.encode(everything), b.encode(everything)
+    assert (x.calls, x.blobs, x.key) == (y.calls, y.blobs, y.key)
+
+
+def test_a_stored_plan_equals_a_fresh_build_and_refers_to_the_live_spec(tmp_path: Path, cache_dir: Path) -> None:
     copy = tmp_path / "stable-softmax.yaml"
     shutil.copy(SPEC, copy)
     exercise = load_spec_file(copy)
-    memo = GradingMemo()
-    plan = memo.plan(exercise, list(exercise.checks))
-    assert plan.exercise is exercise and memo.plan(exercise, list(exercise.checks)) is plan
-    assert {path.name.split("-")[0] for path in cache_dir.iterdir()} == {"spec"}
+    checks = list(exercise.checks)
+    built = disk_cache.stored_plan(exercise, checks, build_plan)
+    assert len(list(cache_dir.glob("plan-*.json"))) == 1
+
+    again = load_spec_file(copy)  # a new run: a new exercise object, from the same file
+    loaded = disk_cache.stored_plan(again, list(again.checks), lambda *_: pytest.fail("the plan was built again"))
+    assert loaded.exercise is again
+    assert all(stored.check is live for stored, live in zip(loaded.checks, again.checks, strict=True))
+    _same_plan(loaded, built)
+    _same_plan(loaded, _fresh(again))
+
+
+def test_an_edited_spec_or_other_checks_miss_the_plan_cache(tmp_path: Path, cache_dir: Path) -> None:
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
+    public = [check for check in exercise.checks if check.visibility == "public"]
+    assert disk_cache.plan_key(exercise, tuple(c.id for c in public)) != plan_key_of(exercise)
+
+    copy.write_text(SPEC.read_text().replace("title: A softmax that never overflows", "title: Edited"))
+    edited = load_spec_file(copy)
+    assert plan_key_of(edited) != plan_key_of(exercise)
+    builds = []
+    disk_cache.stored_plan(edited, list(edited.checks), lambda *args: builds.append(1) or build_plan(*args))
+    assert builds == [1]
+
+
+def plan_key_of(exercise) -> str | None:  # type: ignore[no-untyped-def]
+    return disk_cache.plan_key(exercise, tuple(check.id for check in exercise.checks))
+
+
+def test_a_spec_not_read_from_a_file_is_built_and_not_stored(cache_dir: Path) -> None:
+    exercise = load_spec_file(SPEC)
+    copy = exercise.model_copy()
+    assert cache.origin(copy) is None
+    plan = disk_cache.stored_plan(copy, list(copy.checks), build_plan)
+    assert plan.exercise is copy
+    assert not list(cache_dir.glob("plan-*.json"))
+
+
+def test_no_plan_is_stored_with_grader_no_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = load_spec_file(SPEC)
+    monkeypatch.setenv("GRADER_NO_CACHE", "1")
+    disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
+    assert not list(cache_dir.glob("plan-*.json"))
+
+
+def _first_call(**changes: Any) -> Any:
+    return lambda data: {**data, "calls": [{**data["calls"][0], **changes}, *data["calls"][1:]]}
+
+
+PLAN_FORGERIES = {
+    "other-checks": lambda data: {**data, "checks": data["checks"][::-1]},
+    "key-out-of-range": lambda data: {**data, "whole": [*data["whole"], 10**6]},
+    "index-off": lambda data: {**data, "index": {key: 0 for key in data["index"]}},
+    "array-not-encoded": lambda data: {**data, "arrays": ["AAAA" + text for text in data["arrays"]]},
+    "array-number": _first_call(args={"z": {"a": -1}}),
+    "unknown-tag": _first_call(args={"z": {"x": 1}}),
+    "call-side": _first_call(on="grader"),
+    "flag-type": _first_call(return_inputs="yes"),
+    "extra-key": lambda data: {**data, "encoded": {}},
+}
+
+
+@pytest.mark.parametrize("forgery", list(PLAN_FORGERIES), ids=list(PLAN_FORGERIES))
+def test_a_forged_plan_entry_is_discarded_and_the_plan_built(
+    tmp_path: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str], forgery: str
+) -> None:
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
+    (entry,) = cache_dir.glob("plan-*.json")
+    entry.write_text(json.dumps(PLAN_FORGERIES[forgery](json.loads(entry.read_text()))))
+    builds: list[int] = []
+    plan = disk_cache.stored_plan(exercise, list(exercise.checks), lambda *a: builds.append(1) or build_plan(*a))
+    assert builds == [1] and plan.exercise is exercise
+    _same_plan(plan, _fresh(exercise))
+    assert f"grader: note: discarded the cache entry {entry.name} (" in capsys.readouterr().err
+
+
+def test_a_plan_entry_shares_an_array_between_a_case_and_its_calls(tmp_path: Path, cache_dir: Path) -> None:
+    copy = tmp_path / "stable-softmax.yaml"
+    shutil.copy(SPEC, copy)
+    exercise = load_spec_file(copy)
+    built = disk_cache.stored_plan(exercise, list(exercise.checks), build_plan)
+    loaded = disk_cache.stored_plan(exercise, list(exercise.checks), lambda *_: pytest.fail("built again"))
+    (entry,) = cache_dir.glob("plan-*.json")
+    data = json.loads(entry.read_text())
+    distinct = {id(v) for p in built.checks for c in p.cases for v in c.args.values() if isinstance(v, np.ndarray)}
+    assert len(data["arrays"]) <= len(distinct) + sum(
+        1 for call in built.table.calls for v in call.args.values() if isinstance(v, np.ndarray)
+    )
+    first = loaded.checks[0]
+    assert first.calls[0][0].args["z"] is first.cases[0].args["z"]
+    assert built.checks[0].calls[0][0].args["z"] is built.checks[0].cases[0].args["z"]
 
 
 @pytest.mark.slow

@@ -1,4 +1,10 @@
-"""The checks' disk cache: instructor solutions' answers and held outputs, kept between runs as plain data.
+"""The checks' disk cache: built plans, instructor solutions' answers and held outputs, kept as plain data.
+
+An exercise's plan (its cases, every check's calls, the table of unique
+calls) depends only on the spec, the grader's code and numpy, so a cold
+``grader grade`` reads it back (``checks.plan_data``) instead of drawing its
+cases and planning their calls again; the loaded plan refers to the live
+exercise and checks, exactly as a fresh build does.
 
 An instructor solution's answers to a whole plan (a known-wrong solution's,
 which diagnosis compares a failing learner with, and the reference's
@@ -18,9 +24,8 @@ have no key, and nothing of theirs is kept.
 An entry is rebuilt only from checked data: an answer's arrays are the wire's
 checked encoding (``protocol.check_array``, base64 in the JSON), its digest is
 worked out again from them, and its error report must be one the learner
-process's reader (``sandbox.untrusted``) would have produced. The plan itself
-is not kept: it holds the live exercise and checks, and building it again
-costs a cold run about what reading it back would (``docs/performance.md``).
+process's reader (``sandbox.untrusted``) would have produced; a plan's data
+is checked the same way (``plan_data.plan_from_data``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,12 +42,13 @@ from typing import Any
 
 from grader import cache
 from grader.checks.plan import Plan
+from grader.checks.plan_data import plan_data, plan_from_data
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, check_array, encode_array
 from grader.sandbox.untrusted import clean_error, clean_float_errors, clean_type
 
-__all__ = ["keep_held", "plan_key", "store_held", "stored_answers", "stored_held"]
+__all__ = ["keep_held", "plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
 
 _SANDBOX = Path(__file__).resolve().parents[1] / "sandbox"
 _WIRE = (_SANDBOX / "protocol.py", _SANDBOX / "calls.py")
@@ -75,6 +82,34 @@ def _sandbox_code() -> bytes:
     for path in sorted([*_SANDBOX.glob("*.py"), *(_SANDBOX / "confine").glob("*.py")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
+
+
+def stored_plan(exercise: Any, checks: list[Any], build: Callable[[Any, list[Any]], Plan]) -> Plan:
+    """The plan from the cache when present, else ``build(exercise, checks)``, stored for the next run.
+
+    A loaded plan refers to the live ``exercise`` and ``checks``, exactly as a fresh build does.
+    """
+    key = plan_key(exercise, tuple(check.id for check in checks)) if cache.enabled() else None
+    if key is None:
+        return build(exercise, checks)
+    plan = cache.load(key, lambda data: plan_from_data(data, exercise, checks), kind="plan")
+    if plan is not None:
+        return plan
+    plan = build(exercise, checks)
+    _store_plan(key, plan, exercise, checks)
+    return plan
+
+
+def _store_plan(key: str, plan: Plan, exercise: Any, checks: list[Any]) -> None:
+    """Keep ``plan`` only when its data, read back, writes the very same data (else it is built each run)."""
+    try:
+        data = plan_data(plan)
+        text = json.dumps(data)
+        if json.dumps(plan_data(plan_from_data(json.loads(text), exercise, checks))) != text:
+            return
+    except (TypeError, ValueError, RecursionError):
+        return
+    cache.store(key, data, kind="plan")
 
 
 def stored_answers(

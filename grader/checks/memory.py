@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Check
 from grader.checks.cases import Case, build_cases
-from grader.checks.disk_cache import stored_held
+from grader.checks.disk_cache import stored_held, stored_plan
 from grader.checks.plan import Plan, build_plan, checks_to_run
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
@@ -62,11 +62,11 @@ class GradingMemo:
             self.kept.popitem()[1].close()
 
     def plan(self, exercise: ImplementationExercise, checks: list[Check]) -> Plan:
-        """The exercise's plan for these checks: remembered, else built (with the outputs kept on disk as held)."""
+        """The exercise's plan for these checks: remembered, else loaded from disk, else built (and stored)."""
         key = (exercise.id, tuple(check.id for check in checks))
         plan = self.plans.get(key)
         if plan is None or plan.exercise is not exercise:
-            plan = self._build(exercise, checks)
+            plan = stored_plan(exercise, checks, self._build)
             plan.held_on_disk = stored_held(exercise, plan.check_ids())
             self.plans[key] = plan
         return plan
