@@ -115,7 +115,7 @@ def load(key: str, check: Callable[[Any], T], *, kind: str = "spec") -> T | None
     """``check(data)`` of the entry's JSON data; ``None`` when absent, unsafe, unreadable or refused.
 
     ``check`` rebuilds the value and raises ``ValueError`` (or ``TypeError``,
-    ``KeyError``) for data that is not what it expects; that entry is then
+    ``KeyError``, ``OverflowError``) for data that is not what it expects; that entry is then
     discarded with a note on stderr, so the caller works the value out again.
     """
     folder = directory()
@@ -127,7 +127,7 @@ def load(key: str, check: Callable[[Any], T], *, kind: str = "spec") -> T | None
         return None
     try:
         return check(json.loads(text))
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as problem:
+    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError, RecursionError) as problem:
         _discard(path, problem)
         return None
 

@@ -242,6 +242,8 @@ PLAN_FORGERIES = {
     "unknown-tag": _first_call(args={"z": {"x": 1}}),
     "call-side": _first_call(on="grader"),
     "flag-type": _first_call(return_inputs="yes"),
+    "scalar-overflow": _first_call(args={"z": {"n": ["<i8", 10**30]}}),
+    "bound-not-array": _first_call(args={"f": {"f": "softmax", "b": [["A", 1.0]]}}),
     "extra-key": lambda data: {**data, "encoded": {}},
 }
 
