@@ -165,7 +165,7 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
 def test_outputs_that_held_are_kept_for_the_next_run(exercise, monkeypatch, cache_dir) -> None:
     """A later run (a new process: no plans in memory) does not judge outputs on which every case held before."""
     first, _ = _grade(exercise, CORRECT, GradingMemo())
-    assert first.score == first.max_score and list(cache_dir.glob("held-*.pickle"))
+    assert first.score == first.max_score and list(cache_dir.glob("held-*.json"))
     judged = _count_judging(monkeypatch)
     again, _ = _grade(exercise, CORRECT + b"\n# handed in by someone else\n", GradingMemo())  # the next run
     assert judged == [] and again == first

@@ -284,3 +284,77 @@ def wait_for(condition, seconds: float):
         if value or time.monotonic() > deadline:
             return value
         time.sleep(0.05)
+
+
+# -- the fallback's cache ---------------------------------------------------------------
+
+
+def test_without_kernel_layers_the_cache_is_a_folder_no_confined_run_reads(tmp_path: Path, monkeypatch) -> None:
+    from grader import cache
+
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GRADER_NO_CACHE", raising=False)
+    monkeypatch.setenv(PRETEND_NO_KERNEL_LAYERS, "1")
+    assert cache.directory() == tmp_path / cache.UNCONFINED
+    monkeypatch.setenv(PRETEND_NO_KERNEL_LAYERS, "0")
+    if kernel_layers_missing() is None:
+        assert cache.directory() == tmp_path
+
+
+PLANT = """
+import os
+import pickle
+
+
+class _Payload:
+    def __reduce__(self):
+        return (open, ({canary!r}, "w"))
+
+
+_forged = pickle.dumps(_Payload())
+for _folder, _dirs, _files in os.walk({folder!r}):
+    for _name in _files:
+        _stem = _name.rsplit(".", 1)[0]
+        for _planted in (_name, _stem + ".json", _stem + ".pickle"):
+            with open(os.path.join(_folder, _planted), "wb") as _handle:
+                _handle.write(_forged)
+"""
+
+
+@pytest.mark.slow
+def test_a_learner_write_under_the_fallback_runs_no_code_in_a_later_grader(tmp_path: Path) -> None:
+    """Unconfined learner code pickles a payload over every cache entry; no later grader process runs it.
+
+    The fallback's grader keeps its cache apart from a confined run's, and
+    every entry is JSON checked on reading: the forged ones are discarded
+    with a note, and the later grades are exactly the earlier ones.
+    """
+    folder, canary = tmp_path / "cache", tmp_path / "code-ran-in-the-grader"
+    env = {"GRADER_CACHE_DIR": str(folder)}
+    confined_env = {**env, PRETEND_NO_KERNEL_LAYERS: "0"}
+    args = ("grade", REFERENCE, "--exercise", "stable-softmax", "--format", "json")
+    confined = kernel_layers_missing() is None
+    if confined:
+        first_confined = run(*args, env=confined_env)
+        assert first_confined.returncode == 0, first_confined.stderr
+    main_entries = {path.name: path.read_bytes() for path in folder.glob("*.json")}
+    first = run(*args, "--public", env=env)
+    assert first.returncode == 0, first.stderr
+    assert {path.name: path.read_bytes() for path in folder.glob("*.json")} == main_entries  # apart
+    assert list((folder / "unconfined").glob("spec-*.json"))
+
+    learner = tmp_path / "planting.py"
+    learner.write_text(PLANT.format(canary=str(canary), folder=str(folder)) + (ROOT / REFERENCE).read_text())
+    planted = run("grade", str(learner), "--exercise", "stable-softmax", "--public", "--format", "json", env=env)
+    assert planted.returncode == 0, planted.stderr
+    assert (folder / "unconfined").is_dir() and list((folder / "unconfined").glob("*.pickle"))  # it did write
+
+    later = run(*args, "--public", env=env)
+    assert later.returncode == 0 and later.stdout == first.stdout, later.stderr
+    assert "grader: note: discarded the cache entry" in later.stderr
+    if confined:
+        later_confined = run(*args, env=confined_env)
+        assert later_confined.returncode == 0, later_confined.stderr
+        assert later_confined.stdout == first_confined.stdout
+    assert not canary.exists()
+    assert all(line.startswith("grader: note: ") for line in later.stderr.splitlines())

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -90,21 +90,29 @@ def variance_interval(d: int, n: int, delta: float = 1e-11) -> tuple[float, floa
     """Bounds ``(low, high)`` on ``estimate / d`` that a correct sample variance of ``q . k`` leaves
     with probability ``<= delta``.
 
-    Computing one costs about 25 ms, so each is also kept in the grader's cache
-    folder (keyed by the check library's code): a cold run reads it back.
+    Computing one is slow next to reading two numbers, so each is also kept
+    in the grader's cache folder (keyed by the check library's code): a cold
+    run reads it back.
     """
     if d < 1 or n < 2:
         raise ValueError("the bound needs d >= 1 and n >= 2")
     from grader import cache
 
     key = cache.spec_key(f"variance-interval\0{d}\0{n}\0{delta!r}".encode()) if cache.enabled() else None
-    stored = cache.load(key, kind="interval") if key else None
-    if isinstance(stored, tuple) and len(stored) == 2 and all(isinstance(x, float) for x in stored):
+    stored = cache.load(key, _interval, kind="interval") if key else None
+    if stored is not None:
         return stored
     interval = _variance_interval(d, n, delta)
     if key:
-        cache.store(key, interval, kind="interval")
+        cache.store(key, list(interval), kind="interval")
     return interval
+
+
+def _interval(data: Any) -> tuple[float, float]:
+    """A kept interval: two floats, the lower first; ``ValueError`` for anything else."""
+    if type(data) is not list or len(data) != 2 or not all(type(x) is float for x in data) or not data[0] <= data[1]:
+        raise ValueError("an interval is two floats, the lower first")
+    return data[0], data[1]
 
 
 def _variance_interval(d: int, n: int, delta: float) -> tuple[float, float]:

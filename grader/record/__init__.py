@@ -11,6 +11,8 @@ Validation is pydantic's, done by :mod:`grader.record.validation`, which
 builds a pydantic model from each record class the first time a record is
 validated (a spec file that changed, ``grader validate``, ``grader schema``).
 Locations, messages and the JSON schema are therefore the ones pydantic gives.
+:mod:`grader.record.plain` writes records as plain JSON data and rebuilds
+them from it, checking each field's type, for the disk cache.
 
 This module belongs to neither ``spec`` nor ``checks``: both declare records
 with it, and it imports neither.
@@ -104,6 +106,7 @@ class Record:
     model_config: dict[str, Any] = {}
     model_fields: dict[str, FieldSpec] = {}
     _pydantic_model: Any = None  # the class's own validating model, built on first use (record.validation)
+    _plain_field_types: dict[str, Any] | None = None  # the class's own evaluated field types (record.plain)
     __record_checks__: tuple[tuple[str, Any], ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -174,7 +177,7 @@ class Record:
         object.__setattr__(self, "_source_key", key)
 
     def __getstate__(self) -> dict[str, Any]:
-        return self.__dict__  # the fields only: an unpickled record is a copy, with no source key
+        return self.__dict__  # the fields only: a copy (copy.copy, deepcopy) has no source key
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "__dict__", state)

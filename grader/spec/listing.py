@@ -5,7 +5,7 @@ and the code the specs are built with (``cache.spec_key``); it also names
 the solution files the specs point to, and is used only while they all
 exist. Any change, or a folder that would not load, goes the long way:
 ``load_catalog`` then reports the problem with its file and line.
-Standard library only.
+Entries are plain JSON data, checked when read (``cache.load``). Standard library only.
 """
 
 from __future__ import annotations
@@ -40,13 +40,23 @@ def _key(exercises_dir: str | os.PathLike[str] | None) -> str | None:
 def cached_rows(exercises_dir: str | os.PathLike[str] | None) -> list[Row] | None:
     """The listing of an unchanged exercises folder, or ``None`` (not cached, changed, or a solution file gone)."""
     key = _key(exercises_dir) if cache.enabled() else None
-    entry = cache.load(key, kind=_KIND) if key else None
-    if not isinstance(entry, dict):
+    entry = cache.load(key, _entry, kind=_KIND) if key else None
+    if entry is None:
         return None
-    paths, rows = entry.get("paths"), entry.get("rows")
-    if not isinstance(paths, list) or not isinstance(rows, list):
-        return None
-    return rows if all(isinstance(p, str) and os.path.isfile(p) for p in paths) else None
+    rows, paths = entry
+    return rows if all(os.path.isfile(p) for p in paths) else None
+
+
+def _entry(data: Any) -> tuple[list[Row], list[str]]:
+    """A cache entry's rows (four strings each) and solution paths (strings); ``ValueError`` for anything else."""
+    if type(data) is not dict or data.keys() != {"rows", "paths"}:
+        raise ValueError("not a listing entry")
+    rows, paths = data["rows"], data["paths"]
+    if type(rows) is not list or type(paths) is not list or not all(type(p) is str for p in paths):
+        raise ValueError("a listing entry holds a list of rows and a list of paths")
+    if not all(type(row) is list and len(row) == 4 and all(type(cell) is str for cell in row) for row in rows):
+        raise ValueError("a listing row is four strings")
+    return [(row[0], row[1], row[2], row[3]) for row in rows], paths
 
 
 def catalog_rows(catalog: Any) -> list[Row]:
@@ -76,4 +86,4 @@ def store_rows(exercises_dir: str | os.PathLike[str] | None, catalog: Any, rows:
         ]
         if relative is not None
     ]
-    cache.store(key, {"rows": rows, "paths": paths}, kind=_KIND)
+    cache.store(key, {"rows": [list(row) for row in rows], "paths": paths}, kind=_KIND)

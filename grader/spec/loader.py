@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from grader import cache
 from grader.checks.registry import property_names
 from grader.errors import SpecError, UsageError
+from grader.record.plain import NotPlain, from_plain, to_plain
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.crossrefs import SpecProblem, solution_problems
 from grader.spec.errorpick import allowed_keys, pick_error
@@ -77,14 +79,30 @@ def load_spec_file(path: Path) -> Exercise | Assignment:
     except OSError as exc:
         raise SpecError(f"cannot read the file ({exc.strerror})", path=str(path)) from None
     key = cache.spec_key(raw)
-    cached = cache.load(key)
-    if isinstance(cached, (ImplementationExercise, QuizExercise, Assignment)):
+    cached = cache.load(key, _from_cache)
+    if cached is not None:
         cache.remember(cached, key)
         return cached
     spec = _validate(path, text)
-    cache.store(key, spec)
+    _store(key, spec)
     cache.remember(spec, key)
     return spec
+
+
+def _from_cache(data: Any) -> Exercise | Assignment:
+    """A spec rebuilt from its cache entry (plain data, every field's type checked), without validating it again."""
+    return cast("Exercise | Assignment", from_plain(data, Spec))
+
+
+def _store(key: str, spec: Exercise | Assignment) -> None:
+    """Keep ``spec`` as plain data, only when that data rebuilds exactly this spec (else it is validated each time)."""
+    try:
+        data = to_plain(spec)
+        if from_plain(json.loads(json.dumps(data)), Spec) != spec:
+            return
+    except (NotPlain, ValueError, TypeError, RecursionError):
+        return
+    cache.store(key, data)
 
 
 def _validate(path: Path, text: str) -> Exercise | Assignment:
