@@ -361,10 +361,6 @@ def test_a_confined_learner_process_cannot_write_the_cache(tmp_path: Path, cache
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="Landlock has no right for chmod and seccomp denies chmod only without Landlock (confine/seccomp.py)",
-)
 def test_a_confined_learner_process_cannot_change_the_cache_folder_mode(tmp_path: Path, cache_dir: Path) -> None:
     _grade_twice_with_an_attack(tmp_path, cache_dir)
     assert cache_dir.stat().st_mode & 0o777 == 0o700

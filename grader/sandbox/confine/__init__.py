@@ -25,10 +25,11 @@ before importing the submission, while it is still single-threaded
    itself, no descriptor owners (``F_SETOWN``, ``F_SETSIG``, ``FIOSETOWN``...:
    signals without ``kill``), scheduling, nice, affinity and I/O priority
    changes only for itself, no ptrace/process_vm_*, namespaces, mounts,
-   keyrings, IPC objects, io_uring, bpf, or privileged calls (set*id,
-   setrlimit, reboot, modules...).
+   keyrings, IPC objects, io_uring, bpf, no change to a file's mode, owner,
+   times or extended attributes (Landlock has no right for those), or
+   privileged calls (set*id, setrlimit, reboot, modules...).
    With ``read_only_fs=True`` (when Landlock is missing) also no write-mode
-   ``open``, unlink, rename, mkdir, chmod, chown... Stops fork bombs,
+   ``open``, unlink, rename, mkdir, truncate... Stops fork bombs,
    daemons, the network, signalling the grader, slowing other learners down
    and privilege games.
 

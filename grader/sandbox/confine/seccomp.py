@@ -5,7 +5,8 @@ for creating processes, exec, sockets, signalling other processes (by
 ``kill`` and its kin, and by making another process a descriptor's owner:
 ``F_SETOWN``, ``F_SETSIG``, ``FIOSETOWN``...), re-scheduling, re-nicing or
 pinning any process but itself, tracing, namespaces, IPC objects that outlive
-the process and the privileged calls a root child could use; with
+the process, changing a file's mode, owner, times or extended attributes, and
+the privileged calls a root child could use; with
 ``read_only_fs`` also for every way of changing the filesystem. Errors are
 returned as errno values, so Python raises a readable ``PermissionError``;
 only a foreign architecture kills the process.
@@ -151,6 +152,11 @@ DENY_READ_ONLY_FS = (
     "symlink",
     "symlinkat",
     "truncate",
+)
+# A file's mode, owner, times and extended attributes: Landlock has no access right for them, so a
+# learner process could open up (chmod 0777) or re-date any file of the grader's user it can name.
+# Denied at every tier.
+DENY_METADATA = (
     "chmod",
     "fchmod",
     "fchmodat",
@@ -305,6 +311,7 @@ def build_program(machine: str, pid: int, *, read_only_fs: bool = False) -> list
         "deny",
     ]
     rules = [(table[n], errno.EPERM) for n in DENY_EPERM if n in table]
+    rules += [(table[n], errno.EPERM) for n in DENY_METADATA if n in table]
     if read_only_fs:
         rules += [(table[n], errno.EACCES) for n in DENY_READ_ONLY_FS if n in table]
     # Chunks keep every conditional jump within BPF's 8-bit range.
