@@ -25,7 +25,7 @@ LAYERS = (
     "grader.spec",
     "grader.checks",
     "grader.sandbox",
-    "grader.reasons",
+    "grader.engine.reasons",
 )
 
 

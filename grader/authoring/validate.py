@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.instructor_runs import reference_failure, reference_outcomes
-from grader.checks.quiz import grade_quiz, letters
+from grader.authoring.validate_examples import check_examples, stubbed_entries
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.instructor_runs import reference_failure, reference_outcomes
+from grader.engine.quiz import grade_quiz, letters
 from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
@@ -41,8 +42,7 @@ from grader.spec.models import (
     NumericQuestion,
     QuizExercise,
 )
-from grader.submission import read_submission
-from grader.validate_examples import check_examples, stubbed_entries
+from grader.submission.files import read_submission
 
 __all__ = ["ValidationLine", "ValidationReport", "to_author", "validate_catalog"]
 

@@ -1,13 +1,13 @@
 """The call loop: run one implementation exercise against one submission, check by check.
 
-Every call of the exercise's plan (``checks.plan``) goes to the learner
+Every call of the exercise's plan (``engine.plan``) goes to the learner
 process with the import, in one round trip; cases are ordered simplest
 first, so the first failing case found is the smallest. A learner process
 that dies is replaced for the calls still needed; one that times out twice
 has the rest of its checks marked without running them, so an endless loop
 costs seconds, not minutes. What each case shows is judged in
-``checks.findings``; a failure is matched with a known mistake in
-``checks.diagnosis``.
+``engine.findings``; a failure is matched with a known mistake in
+``engine.diagnosis``.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
-from grader.checks.credit import apply_credit
-from grader.checks.defaults import DefaultsVerdict, judge_defaults
-from grader.checks.diagnosis import apply_diagnosis, diagnose
-from grader.checks.disk_cache import keep_held
-from grader.checks.failure_modes import classify_failure, fitting_hint
-from grader.checks.findings import CheckRun, findings_for
-from grader.checks.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
-from grader.checks.memory import GradingMemo
-from grader.checks.plan import CallTable, Plan, checks_to_run
-from grader.reasons import describe_start_failure, failure_reason, passed_reason
+from grader.engine.credit import apply_credit
+from grader.engine.defaults import DefaultsVerdict, judge_defaults
+from grader.engine.diagnosis import apply_diagnosis, diagnose
+from grader.engine.disk_cache import keep_held
+from grader.engine.failure_modes import classify_failure, fitting_hint
+from grader.engine.findings import CheckRun, findings_for
+from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
+from grader.engine.memory import GradingMemo
+from grader.engine.plan import CallTable, Plan, checks_to_run
+from grader.engine.reasons import describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -75,7 +75,7 @@ def grade_implementation(
     are found (none: no diagnosis); ``references`` where the reference
     solution (or a handout's answers file) is found, by default ``root``.
     The reference answers the plan's ``on="reference"`` calls in a process
-    of its own (``checks.instructor_runs``); a check it fails on is an error
+    of its own (``engine.instructor_runs``); a check it fails on is an error
     of the exercise, never the learner's.
     """
     references = references if references is not None else root
@@ -302,7 +302,7 @@ def _explain_defaults(
     finding: Finding,
     defaults: dict[str, dict[str, str | None]] | None,
 ) -> DefaultsVerdict:
-    """``checks.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
+    """``engine.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
     entry = run.entry
     return judge_defaults(
         finding,

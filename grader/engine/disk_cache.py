@@ -2,7 +2,7 @@
 
 An exercise's plan (its cases, every check's calls, the table of unique
 calls) depends only on the spec, the grader's code and numpy, so a cold
-``grader grade`` reads it back (``checks.plan_data``) instead of drawing its
+``grader grade`` reads it back (``engine.plan_data``) instead of drawing its
 cases and planning their calls again; the loaded plan refers to the live
 exercise and checks, exactly as a fresh build does.
 
@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import cache
-from grader.checks.plan import Plan
-from grader.checks.plan_data import plan_data, plan_from_data
+from grader.engine.plan import Plan
+from grader.engine.plan_data import plan_data, plan_from_data
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, check_array, encode_array

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import values_not_shown
-from grader.checks.failure_modes import Failure
-from grader.checks.plan import CallTable, Plan, PlannedCheck
+from grader.engine.failure_modes import Failure
+from grader.engine.plan import CallTable, Plan, PlannedCheck
+from grader.engine.reasons import describe_error, outcome_detail
 from grader.memo import BoundedMemo
-from grader.reasons import describe_error, outcome_detail
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["CheckRun", "Findings", "findings_for", "judge_case", "signature_of"]

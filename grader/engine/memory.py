@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Check
 from grader.checks.cases import Case, build_cases
-from grader.checks.disk_cache import stored_held, stored_plan
-from grader.checks.plan import Plan, build_plan, checks_to_run
+from grader.engine.disk_cache import stored_held, stored_plan
+from grader.engine.plan import Plan, build_plan, checks_to_run
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
@@ -44,7 +44,7 @@ class GradingMemo:
         self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = BoundedMemo(
             _CASE_SETS_KEPT
         )
-        # By the solution file's path and the key of the batch it answered (``checks.instructor_runs``).
+        # By the solution file's path and the key of the batch it answered (``engine.instructor_runs``).
         self.instructor: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_INSTRUCTOR_KEPT)
         self.answer_files: BoundedMemo[str, dict[str, CallOutcome]] = BoundedMemo(_ANSWER_FILES_KEPT)
         # Reference processes kept open for calls made from learners' answers (``instructor_runs.ask_kept``).

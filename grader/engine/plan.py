@@ -2,7 +2,7 @@
 
 A plan depends only on the spec, the checks asked for and the grader's code,
 so it is built once per grading session (``GradingMemo.plan``) and kept on
-disk between runs (``checks.disk_cache``). Every submission then gets a
+disk between runs (``engine.disk_cache``). Every submission then gets a
 fresh view of the plan's call table (``CallTable.fresh``) to fill with its
 own answers.
 """
@@ -20,7 +20,7 @@ from grader.sandbox.calls import CallBatch, encode_calls, shift_payloads
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
-    from grader.checks.findings import Findings
+    from grader.engine.findings import Findings
     from grader.spec.models import ImplementationExercise
 
 __all__ = ["CallTable", "Plan", "PlannedCheck", "build_plan", "checks_to_run"]

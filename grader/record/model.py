@@ -1,85 +1,18 @@
-"""Records: classes declared the pydantic way, defined and used without importing pydantic.
+"""``Record``: a frozen record of validated values, declared the pydantic way and used without pydantic.
 
-Exercise specs (:mod:`grader.spec.models`) and checks (:mod:`grader.checks`)
-are ``Record`` classes. A class declares its fields the pydantic way
-(annotations, ``Field(...)`` with constraints and a description,
-``model_validator``/``field_validator``), but defining it, loading it from
-the spec cache and grading with it import nothing beyond the standard
-library, so a cold ``grader grade`` never imports pydantic.
-
-Validation is pydantic's, done by :mod:`grader.record.validation`, which
-builds a pydantic model from each record class the first time a record is
-validated (a spec file that changed, ``grader validate``, ``grader schema``).
-Locations, messages and the JSON schema are therefore the ones pydantic gives.
-:mod:`grader.record.plain` writes records as plain JSON data and rebuilds
-them from it, checking each field's type, for the disk cache.
-
-This module belongs to neither ``spec`` nor ``checks``: both declare records
-with it, and it imports neither.
+Validating a record (``Record(**data)``, ``model_validate``) asks
+:mod:`grader.record.validation`, imported then; everything else (defining a
+class, reading it from the spec cache, grading with it) needs only the
+standard library.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ConfigDict", "Field", "FieldSpec", "Record", "field_validator", "model_validator"]
+from grader.record.fields import UNSET, FieldSpec
 
-_UNSET: Any = object()
-
-
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: its options are a dict
-class FieldSpec:
-    """One field as declared: its default and pydantic ``Field`` arguments (its type is the class's annotation)."""
-
-    default: Any = _UNSET
-    default_factory: Callable[[], Any] | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def required(self) -> bool:
-        return self.default is _UNSET and self.default_factory is None
-
-    def make_default(self) -> Any:
-        if self.default_factory is not None:
-            return self.default_factory()
-        return copy.deepcopy(self.default)
-
-
-def Field(default: Any = _UNSET, *, default_factory: Callable[[], Any] | None = None, **options: Any) -> Any:
-    """Declare a field's default and constraints (``gt``, ``pattern``, ``min_length``, ``description``...)
-    with pydantic's own argument names; used in annotations too (``Annotated[..., Field(discriminator=...)]``)."""
-    return FieldSpec(default=default, default_factory=default_factory, options=options)
-
-
-def ConfigDict(**options: Any) -> dict[str, Any]:
-    """A record's pydantic configuration (``extra``, ``frozen``), applied when it is validated."""
-    return dict(options)
-
-
-def model_validator(*, mode: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a method that checks a whole validated record; it raises ``ValueError`` to refuse it."""
-    if mode != "after":
-        raise ValueError("records support model validators of mode 'after' only")
-
-    def mark(function: Callable[..., Any]) -> Callable[..., Any]:
-        function.__record_check__ = "model"  # type: ignore[attr-defined]
-        return function
-
-    return mark
-
-
-def field_validator(*names: str) -> Callable[[Any], Any]:
-    """Mark a classmethod that checks (and may return a changed) value of the named fields."""
-
-    def mark(method: Any) -> Any:
-        target: Any = method.__func__ if isinstance(method, classmethod) else method
-        target.__record_check__ = ("field", names)
-        return method
-
-    return mark
+__all__ = ["Record"]
 
 
 def _is_class_variable(annotation: Any) -> bool:
@@ -120,7 +53,7 @@ class Record:
                 continue
             if name in _RESERVED:  # Record's own attribute would hide the field's value
                 raise TypeError(f"{cls.__name__}.{name}: a record field may not be named {name!r}")
-            declared = cls.__dict__.get(name, _UNSET)
+            declared = cls.__dict__.get(name, UNSET)
             fields[name] = declared if isinstance(declared, FieldSpec) else FieldSpec(declared)
             if name in cls.__dict__:
                 delattr(cls, name)  # the default lives in model_fields; an instance always has every field
