@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from grader.authoring.examples import ExampleMistake, ExampleValue, NotAValue, compare_result, read_example
+from grader.authoring.verdicts import ValidationLine, to_author
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case, ExamplesGenerator
 from grader.results import ExerciseResult
@@ -47,12 +48,11 @@ def check_examples(
     grade: Callable[[ImplementationExercise], ExerciseResult],
     *,
     source: Path | None = None,
-) -> Iterator[Any]:
+) -> Iterator[ValidationLine]:
     """Verdicts on the exercise's public examples: each checked one agrees with the reference, or not.
 
     ``source``: the spec file, so that a wrong example is named with the line of its ``result:``.
     """
-    from grader.authoring.validate import ValidationLine, to_author
     from grader.spec.loader import line_in
 
     read: dict[int, ExampleValue] = {}
