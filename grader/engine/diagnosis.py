@@ -26,8 +26,8 @@ from grader.results import CheckResult
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
-    from grader.engine.call_loop import ProcessFactory
     from grader.engine.memory import GradingMemo
+    from grader.sandbox.contracts import ProcessFactory
     from grader.spec.models import ExpectedException, ImplementationExercise, KnownWrong
 
 __all__ = ["apply_diagnosis", "diagnose"]
