@@ -23,7 +23,7 @@ from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
 from grader.engine.failure_modes import classify_failure, fitting_hint
-from grader.engine.findings import CheckRun, findings_for
+from grader.engine.findings import CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.engine.memory import GradingMemo
 from grader.engine.plan import CallTable, Plan, checks_to_run
@@ -116,6 +116,7 @@ def grade_implementation(
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
         table = plan.table.fresh()
+        found = memo.findings(plan)
         # Asked while the learner's process answers what was sent with the import (once per session, kept on disk).
         expected = reference_outcomes(exercise, plan, factory, memo, references)
         table.outcomes.update(expected)
@@ -128,7 +129,7 @@ def grade_implementation(
                     f"{check.describe(entry)}: not checked, because your file does not define {entry}().",
                 )
                 continue
-            runs.append(CheckRun(planned, memo=findings_for(plan, planned)))
+            runs.append(CheckRun(planned, memo=found.of(planned)))
         timeouts = 0
         batch = True
         deadline = time.monotonic() + BUDGET_SECONDS
@@ -182,7 +183,7 @@ def grade_implementation(
         if failed is not None:
             settled[run.check.id] = _reference_failed(run, plan, *failed)
     judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
-    keep_held(plan)
+    keep_held(found)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
     for run in runs:

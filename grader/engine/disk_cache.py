@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import cache
+from grader.engine.findings import PlanFindings
 from grader.engine.plan import Plan
 from grader.engine.plan_data import plan_data, plan_from_data
 from grader.sandbox.answers import WireOutcome, answer_digest
@@ -232,9 +233,8 @@ def _held_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     return None if plan is None else hashlib.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()
 
 
-def keep_held(plan: Plan) -> None:
+def keep_held(found: PlanFindings) -> None:
     """Save the outputs every case of a check held on, when a submission added some (:func:`store_held`)."""
-    if any(found.changed for found in plan.findings.values()):
-        store_held(plan.exercise, plan.check_ids(), {name: found.held for name, found in plan.findings.items()})
-        for found in plan.findings.values():
-            found.changed = False
+    held = found.new_held()
+    if held is not None:
+        store_held(found.plan.exercise, found.plan.check_ids(), held)
