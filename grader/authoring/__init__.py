@@ -5,5 +5,6 @@ self-tests in ``validate_examples`` and ``examples``), what learners may see
 (``handout``), the released handout with the reference's public answers
 (``release``), the last guard against leaked secrets (``leaks``) and
 ``grader new`` (``scaffold``). It may import grading, the engine, spec,
-checks, submission and the shared root; never cli, batch or export.
+checks, submission, the sandbox and the foundation; never cli, batch or
+export.
 """

@@ -9,6 +9,6 @@ shown), ``credit`` (which passing checks earn points), ``reasons`` (the
 sentences a learner reads). ``instructor_runs`` gets the reference's and
 known-wrong solutions' answers, ``memory`` is what a grading session
 remembers, ``disk_cache`` what is kept between runs, and ``quiz`` grades
-answers files. It may import spec, checks, sandbox and the shared root;
+answers files. It may import spec, checks, the cache, sandbox and the foundation;
 never grading, cli, batch, authoring, export or report.
 """

@@ -6,5 +6,5 @@ a folder of them: ``files``), a notebook's code cells as Python
 which file is graded for an entry (``bindings``, ``entry_files``), and the
 bounded excerpts of learner text quoted back (``excerpts``). Nothing here
 runs learner code: every parser is linear and capped. It may import only the
-shared root modules (``errors``, ``safeyaml``).
+foundation modules (``errors``, ``safeyaml``).
 """
