@@ -238,7 +238,7 @@ def test_batch_stores_under_the_files_graded_not_those_hashed_before(
 
 
 def test_an_executor_that_does_not_fingerprint_keeps_the_key_the_batch_found(exercises: Path, tmp_path: Path) -> None:
-    from grader.batch.run import _graded_key
+    from grader.batch.run import graded_key
 
-    assert _graded_key(Outcome(result_json="{}"), "planned", "specs", ASSIGNMENT) == "planned"
-    assert _graded_key(Outcome(result_json="{}", unsettled=True), "planned", "specs", ASSIGNMENT) != "planned"
+    assert graded_key(Outcome(result_json="{}"), "planned", "specs", ASSIGNMENT) == "planned"
+    assert graded_key(Outcome(result_json="{}", unsettled=True), "planned", "specs", ASSIGNMENT) != "planned"

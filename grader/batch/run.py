@@ -179,7 +179,7 @@ def run_batch(
         try:
             for task, outcome in _each(runner.map(tasks)):
                 learner = by_name[task.learner]
-                key = _graded_key(outcome, keys[learner.name], specs, assignment)
+                key = graded_key(outcome, keys[learner.name], specs, assignment)
                 previous = records[learner.name] if key == keys[learner.name] else None
                 report, error = _store(out_dir, learner, key, outcome, exercises, previous)
                 stored[learner.name] = report
@@ -210,7 +210,7 @@ def run_batch(
 _UNSETTLED_KEY = "unsettled"  # no learner's key: a result stored under it is graded again by the next run
 
 
-def _graded_key(outcome: Outcome, planned: str, specs: str, assignment: str) -> str:
+def graded_key(outcome: Outcome, planned: str, specs: str, assignment: str) -> str:
     """The key to store an outcome under: that of the files the worker graded, when it knows them."""
     if outcome.unsettled:
         return _UNSETTLED_KEY
