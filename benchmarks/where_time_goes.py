@@ -33,7 +33,7 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 
 def count_calls() -> None:
     """Print each exercise's unique learner calls, and each check's share of them."""
-    from grader.checks.plan import build_plan, checks_to_run
+    from grader.engine.plan import build_plan, checks_to_run
     from grader.spec.loader import load_catalog
     from grader.spec.models import ImplementationExercise
 

@@ -3,7 +3,7 @@
 Entries are derived data a cold ``grader grade`` would otherwise work out
 again: validated specs (``spec.loader``), the rows of ``grader list``
 (``spec.listing``), instructor solutions' answers and held outputs
-(``checks.disk_cache``), interval bounds (``checks.statistics``). Each is
+(``engine.disk_cache``), interval bounds (``checks.statistics``). Each is
 keyed by what it depends on (a spec file's bytes and a fingerprint of the
 code that defines the records, :func:`spec_key`), so any edit misses.
 

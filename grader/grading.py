@@ -13,13 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from grader import __version__
-from grader.bindings import scan_names
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
-from grader.checks.quiz import grade_quiz
-from grader.entry_files import choose_entry_file
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
+from grader.engine.quiz import grade_quiz
 from grader.errors import UsageError
-from grader.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
 from grader.sandbox.limits import Layers, Limits
@@ -28,7 +25,10 @@ from grader.sandbox.warm_parent import WarmParent
 from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
-from grader.submission import Submission, read_submission
+from grader.submission.bindings import scan_names
+from grader.submission.entry_files import choose_entry_file
+from grader.submission.excerpts import SHOWN, bounded_notes, excerpt, listing
+from grader.submission.files import Submission, read_submission
 
 __all__ = ["GradingSession", "grade_submission", "handout_note", "preflight_sandbox", "weak_sandbox_allowed"]
 
@@ -72,7 +72,7 @@ class GradingSession:
     """Grades many submissions against one catalog with one warm parent.
 
     ``factory`` is the sandbox front end (``sandbox.front.Sandbox``); ``memo``
-    what grading remembers between submissions (``checks.memory.GradingMemo``):
+    what grading remembers between submissions (``engine.memory.GradingMemo``):
     pass one prepared earlier (``batch.worker.prepare``) to start with its plans.
     """
 

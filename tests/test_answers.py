@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.answers import AnswersProblem, load_answers
+from grader.submission.answers import AnswersProblem, load_answers
 
 BILLION_LAUGHS = "\n".join(
     ["a: &a [x, x, x, x, x, x, x, x, x]"]

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.answers import MAX_BYTES, MAX_VALUES, AnswersProblem, load_answers
 from grader.report import FORMATS, render
+from grader.submission.answers import MAX_BYTES, MAX_VALUES, AnswersProblem, load_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = {

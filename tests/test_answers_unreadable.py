@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.answers import AnswersProblem, load_answers, named_quizzes
 from grader.grading import grade_submission
+from grader.submission.answers import AnswersProblem, load_answers, named_quizzes
 
 
 @pytest.mark.parametrize(

@@ -157,17 +157,17 @@ class _InProcess:
 def test_batch_learner_folder_the_grader_may_not_list_is_graded_not_a_grader_error(
     exercises, tmp_path, monkeypatch
 ) -> None:
-    import grader.submission
+    import grader.submission.files
 
     folder = _class(tmp_path / "class")
-    real = grader.submission.read_submission
+    real = grader.submission.files.read_submission
 
     def read_submission(path):
         if Path(path).stem == "ann":  # as listing a folder of mode 000 does for a grader not run as root
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(grader.submission, "read_submission", read_submission)
+    monkeypatch.setattr(grader.submission.files, "read_submission", read_submission)
     out = tmp_path / "out"
     summary = run_batch(folder, assignment=ASSIGNMENT, out=out, executor=_InProcess, exercises_dir=exercises)
     assert summary.graded == 3 and not summary.grader_errors

@@ -190,7 +190,8 @@ def test_fingerprint_tells_names_apart_by_their_bytes(tmp_path: Path) -> None:
 
 
 def test_graded_files_are_those_submission_reads_within_its_caps() -> None:
-    from grader import answers, notebook, submission
+    from grader.submission import answers, notebook
+    from grader.submission import files as submission
 
     assert GRADED_SUFFIXES == set(submission.GRADED_SUFFIXES)
     assert MAX_HASHED_BYTES >= max(submission.MAX_PY_BYTES, notebook.MAX_NOTEBOOK_BYTES, answers.MAX_BYTES)

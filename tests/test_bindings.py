@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.bindings import scan_names
 from grader.grading import GradingSession
-from grader.submission import Submission
+from grader.submission.bindings import scan_names
+from grader.submission.files import Submission
 
 NAMES = ["softmax", "log_softmax"]
 MIB = 1 << 20

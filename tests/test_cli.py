@@ -235,7 +235,7 @@ def test_an_exercise_given_as_assignment_is_named_as_such(command: list[str], ex
 
 
 def test_output_files_get_the_usual_mode(tmp_path: Path) -> None:
-    from grader.cli import write_atomically
+    from grader.cli.common import write_atomically
 
     previous = os.umask(0o027)
     try:

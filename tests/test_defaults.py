@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.defaults import signature_defaults
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.defaults import signature_defaults
+from grader.engine.memory import GradingMemo
 from grader.sandbox.signatures import MAX_DEFAULT_CHARS, clean_defaults, describe_defaults
 from tests.fakes import InProcessFactory
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
 from grader.results import CheckResult, ExerciseResult
 from grader.spec.models import ExpectedException
 from tests.fakes import InProcessFactory

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from grader import cache
-from grader.checks import disk_cache
-from grader.checks.plan import build_plan
+from grader.engine import disk_cache
+from grader.engine.plan import build_plan
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import encode_array

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
 from tests.fakes import InProcessFactory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def _check(result, check_id):
 
 def _count_judging(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
     """The id of the check, each time a case is judged (``findings.judge_case``) from now on."""
-    from grader.checks import findings
+    from grader.engine import findings
 
     judged: list[str] = []
     original = findings.judge_case
@@ -142,7 +142,7 @@ def test_only_the_failing_input_a_reason_shows_has_its_values_written_out(exerci
 
     import numpy as np
 
-    from grader.checks import findings
+    from grader.engine import findings
 
     printed: list[int] = []
     original = np.array2string
@@ -179,7 +179,7 @@ def test_outputs_that_held_are_kept_for_the_next_run(exercise, monkeypatch, cach
 
 def test_a_check_that_held_on_the_same_outputs_is_not_judged_case_by_case(exercise, monkeypatch, cache_dir) -> None:
     """Outputs on which every case of a check held before pass again at once, with the same result."""
-    from grader.checks.findings import Findings
+    from grader.engine.findings import Findings
 
     memo = GradingMemo()
     first, _ = _grade(exercise, CORRECT, memo)

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from batch_helpers import notebook
 
-from grader.entry_files import choose_entry_file
 from grader.errors import SpecError
 from grader.grading import GradingSession
 from grader.report import FORMATS, render
 from grader.results import CheckResult, ExerciseResult, Report
 from grader.spec.loader import load_catalog, load_spec_file
-from grader.submission import read_submission
+from grader.submission.entry_files import choose_entry_file
+from grader.submission.files import read_submission
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions" / "stable-softmax"

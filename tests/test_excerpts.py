@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.excerpts import MAX_NOTES, NOTE_CHARS, bounded_notes, excerpt, listing
-from grader.notebook import convert_notebook
-from grader.submission import read_submission
+from grader.submission.excerpts import MAX_NOTES, NOTE_CHARS, bounded_notes, excerpt, listing
+from grader.submission.files import read_submission
+from grader.submission.notebook import convert_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -80,7 +80,7 @@ def test_default_install_is_the_graders_own_wheel_in_the_repository(tmp_path: Pa
     assert install.startswith(".grader/grader-") and install.endswith("-py3-none-any.whl") and wheel.is_file()
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        assert "grader/cli.py" in names and not any("__pycache__" in n for n in names)
+        assert "grader/cli/commands.py" in names and not any("__pycache__" in n for n in names)
         info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "grader = grader.cli:run" in archive.read(info).decode()
 

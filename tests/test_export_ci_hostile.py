@@ -55,7 +55,7 @@ def hostile_files(marks: Path) -> dict[str, str]:
         "pip/__main__.py": _mark(marks, "pip", exit_ok),
         "grader/__init__.py": _mark(marks, "grader"),
         "grader/__main__.py": _mark(marks, "grader", exit_ok),
-        "grader/cli.py": _mark(marks, "grader", f"print({FORGED!r}); {exit_ok}"),
+        "grader/cli/commands.py": _mark(marks, "grader", f"print({FORGED!r}); {exit_ok}"),
         "numpy/__init__.py": _mark(marks, "numpy", exit_ok),
         "yaml/__init__.py": _mark(marks, "yaml", exit_ok),
         "click/__init__.py": _mark(marks, "click", exit_ok),
@@ -164,7 +164,7 @@ def _swapped(wheel: Path) -> bytes:
     with zipfile.ZipFile(wheel) as original, zipfile.ZipFile(buffer, "w") as forged:
         for info in original.infolist():
             data = original.read(info)
-            if info.filename == "grader/cli.py":
+            if info.filename == "grader/cli/commands.py":
                 data = f"def run():\n    print({FORGED!r})\n\nif __name__ == '__main__':\n    run()\n".encode()
             forged.writestr(info, data)
     return buffer.getvalue()

@@ -12,9 +12,9 @@ import pytest
 
 from grader.checks.base import Call, Finding
 from grader.checks.cases import Case
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.failure_modes import Failure, classify_failure, exception_hint, fitting_hint
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.failure_modes import Failure, classify_failure, exception_hint, fitting_hint
+from grader.engine.memory import GradingMemo
 from grader.results import CheckResult, ExerciseResult
 from grader.sandbox.outcomes import CallOutcome, Stop
 from tests.fakes import InProcessFactory

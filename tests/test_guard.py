@@ -1,4 +1,4 @@
-"""The guard (responds-to-input) and the credit rule (checks/credit.py), with the in-process fake."""
+"""The guard (responds-to-input) and the credit rule (engine/credit.py), with the in-process fake."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.credit import apply_credit
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.credit import apply_credit
+from grader.engine.memory import GradingMemo
 from grader.results import CheckResult
 from tests.fakes import InProcessFactory
 

@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 from test_release import build_project
 
+from grader.authoring.release import release_handout
 from grader.cli import main
 from grader.grading import NOT_OF_RECORD, handout_note
-from grader.release import release_handout
 from grader.report import FORMATS, render
 from grader.results import CheckResult, ExerciseResult, Report, report_from_json, report_from_worker
 from grader.spec.loader import load_catalog

@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 from bystander import Bystander
 
-from grader import reasons
-from grader.answers import AnswersProblem, load_answers
 from grader.checks.base import Call
+from grader.engine import reasons
 from grader.errors import UsageError, WeakSandboxError
 from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
 from grader.sandbox import child, learner_errors, selftest
@@ -33,6 +32,7 @@ from grader.sandbox.requests import needs_trusted
 from grader.sandbox.runner import Layers, LearnerProcess, Limits, WarmParent
 from grader.sandbox.untrusted import clean_error
 from grader.sandbox.warm_parent import default_self_test
+from grader.submission.answers import AnswersProblem, load_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"

@@ -14,12 +14,12 @@ from click.testing import CliRunner
 
 from grader.checks.base import Call
 from grader.checks.cases import Case
-from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.expressions import ExpressionError, parse_relation
 from grader.checks.identity import Identity
-from grader.checks.memory import GradingMemo
 from grader.checks.registry import CheckSpec
 from grader.cli import main
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
 from grader.errors import SpecError
 from grader.record.validation import adapter
 from grader.sandbox.outcomes import CallOutcome

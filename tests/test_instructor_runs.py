@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.memory import GradingMemo
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
 from grader.spec.loader import load_catalog
 from tests.fakes import InProcessFactory
 

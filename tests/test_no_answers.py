@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.authoring.leaks import secrets_of
+from grader.authoring.release import release_assignment
 from grader.export.wheel import build_wheel
-from grader.leaks import secrets_of
-from grader.release import release_assignment
 from grader.spec.loader import Catalog
 from grader.spec.models import ImplementationExercise
 from tests.test_export_gradescope import _wheelhouse
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _found(catalog: Catalog, texts: dict[str, str]) -> list[str]:
-    """Each secret of the catalog (``grader.leaks.secrets_of``) found in ``texts``, plus known-wrong paths."""
+    """Each secret of the catalog (``grader.authoring.leaks.secrets_of``) found in ``texts``, plus known-wrong paths."""
     found = []
     for what, pattern, exercise_id in secrets_of(catalog):
         for name, text in texts.items():
@@ -59,7 +59,7 @@ def _package_answers(catalog: Catalog, texts: dict[str, str]) -> list[str]:
 
 def test_the_wheel_holds_no_reference_or_known_wrong_code(catalog: Catalog, tmp_path: Path) -> None:
     texts = _wheel_texts(build_wheel(tmp_path))
-    assert any(name.endswith("grader/checks/engine.py") for name in texts)
+    assert any(name.endswith("grader/engine/call_loop.py") for name in texts)
     assert not [name for name in texts if "references" in name or name.endswith("sandbox/trusted.py")]
     assert not [name for name in texts if name.startswith(("solutions/", "exercises/", "tests/"))]
     assert _package_answers(catalog, texts) == []

@@ -9,8 +9,8 @@ import pytest
 from batch_helpers import notebook
 
 from grader.errors import SubmissionError
-from grader.notebook import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_to_python
-from grader.submission import read_notebook, read_submission
+from grader.submission.files import read_notebook, read_submission
+from grader.submission.notebook import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_to_python
 
 
 def _write(tmp_path: Path, text: str | bytes, name: str = "work.ipynb") -> Path:

@@ -25,9 +25,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.bindings import scan_names
-from grader.notebook import MAX_CODE_BYTES, MAX_NOTEBOOK_VALUES, NotebookProblem, convert_notebook, is_ipython_line
-from grader.submission import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
+from grader.submission.bindings import scan_names
+from grader.submission.files import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
+from grader.submission.notebook import (
+    MAX_CODE_BYTES,
+    MAX_NOTEBOOK_VALUES,
+    NotebookProblem,
+    convert_notebook,
+    is_ipython_line,
+)
 
 MIB = 1 << 20
 GENERATED = settings(
@@ -362,7 +368,7 @@ def test_locate_reads_which_file_binds_each_entry_and_probes_only_the_unsure(cat
     from types import SimpleNamespace
 
     from grader.grading import GradingSession
-    from grader.submission import Submission
+    from grader.submission.files import Submission
 
     probed: list[list[str]] = []
     session = SimpleNamespace(catalog=catalog, _probe=lambda submission, sources, names: probed.append(names) or {})

@@ -47,7 +47,7 @@ def _by_id(report) -> dict:  # type: ignore[no-untyped-def]
 
 def _ask_references(session, *exercise_ids: str) -> None:  # type: ignore[no-untyped-def]
     """The session asks the reference solutions for their answers now, so only learner processes are counted."""
-    from grader.validate import check_reference_answers
+    from grader.authoring.validate import check_reference_answers
 
     for exercise_id in exercise_ids:
         check_reference_answers(session.catalog, session.catalog.exercise(exercise_id), session)
@@ -154,7 +154,7 @@ def test_a_thread_left_running_is_not_inherited(session, tmp_path: Path, monkeyp
 @pytest.mark.slow
 def test_the_graders_own_functions_never_reach_a_later_exercise(session, catalog, tmp_path: Path, monkeypatch) -> None:
     """Some checks hand the learner process the grader's functions; that process serves no other exercise."""
-    from grader.checks.engine import SourceModule, grade_implementation
+    from grader.engine.call_loop import SourceModule, grade_implementation
 
     files = {
         "a_gradient.py": _reference("argmax-zero-gradient").encode(),

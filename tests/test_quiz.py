@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from grader.checks.quiz import grade_quiz, read_choice
+from grader.engine.quiz import grade_quiz, read_choice
 from grader.spec.models import QuizExercise
 
 RIGHT = {

@@ -1,6 +1,6 @@
 """``grader release``: the learner handout holds everything a learner needs and nothing secret.
 
-The secret scans here are written independently of ``grader.leaks`` (the
+The secret scans here are written independently of ``grader.authoring.leaks`` (the
 release's own guard), so one bug cannot hide in both. A temporary catalog
 adds canaries (a hidden check, a hidden-only case set, a misconception, an
 option reason, each with a unique marker) so their absence proves something.
@@ -18,12 +18,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from grader.answers import load_answers
+from grader.authoring.release import MARKER, release_handout
 from grader.cli import main
 from grader.errors import SpecError, UsageError
-from grader.release import MARKER, release_handout
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import ChoiceQuestion, ImplementationExercise, NumericQuestion, QuizExercise
+from grader.submission.answers import load_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 CANARIES = (
@@ -85,7 +85,7 @@ def released_texts(out: Path) -> dict[str, str]:
 
 
 def secret_findings(catalog: Catalog, texts: dict[str, str]) -> list[str]:
-    """Every secret of ``catalog`` found in the released texts (independent of grader.leaks)."""
+    """Every secret of ``catalog`` found in the released texts (independent of grader.authoring.leaks)."""
 
     def squash(text: str) -> str:
         return " ".join(text.split())
@@ -328,7 +328,7 @@ def test_release_assignment_unknown_is_usage_error(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_release_assignment_handout_holds_no_solution_hidden_case_or_answer_key(tmp_path: Path) -> None:
-    from grader.leaks import find_leaks
+    from grader.authoring.leaks import find_leaks
 
     exercises = build_project(tmp_path)
     out = tmp_path / "out"

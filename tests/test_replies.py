@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from grader import reasons
+from grader.engine import reasons
 from grader.sandbox.answers import decode_answer
 from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.frames import LimitExceeded, MessageParser, ProtocolError

@@ -330,7 +330,7 @@ def test_format_matches_golden_file(case: str, format_name: str) -> None:
 
 
 def test_formats_registry_offers_every_cli_format() -> None:
-    from grader.cli import FORMAT_NAMES
+    from grader.cli.commands import FORMAT_NAMES
 
     assert set(FORMAT_NAMES) <= set(FORMATS)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.answers import AnswersProblem, load_answers
 from grader.safeyaml import YamlProblem, load_yaml
+from grader.submission.answers import AnswersProblem, load_answers
 
 
 @pytest.mark.parametrize(

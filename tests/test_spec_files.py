@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.authoring.release import CHECKS_DIR, handout_files
 from grader.batch.cache import spec_digest
 from grader.errors import SpecError
-from grader.release import CHECKS_DIR, handout_files
 from grader.safeyaml import load_yaml
 from grader.spec.files import KNOWN_WRONG_PATH, PATH_KEYS, spec_files, spec_files_of
 from grader.spec.loader import load_catalog

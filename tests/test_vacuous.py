@@ -17,10 +17,8 @@ import pytest
 
 from grader.checks.base import Check
 from grader.checks.cases import Case
-from grader.checks.engine import SourceModule, grade_implementation
 from grader.checks.general import InRange, Monotone
 from grader.checks.identity import Identity
-from grader.checks.memory import GradingMemo
 from grader.checks.properties import (
     Finite,
     LeavesInputUnchanged,
@@ -29,6 +27,8 @@ from grader.checks.properties import (
     SumsToOne,
     TranslationInvariant,
 )
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.memory import GradingMemo
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.loader import load_catalog
 from tests.fakes import InProcessFactory

@@ -16,11 +16,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from grader.authoring.validate import ValidationLine, validate_catalog
 from grader.cli import main
 from grader.grading import GradingSession
 from grader.spec.loader import Catalog, load_catalog
 from grader.spec.models import QuizExercise
-from grader.validate import ValidationLine, validate_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,15 +1,19 @@
 """Batch grading: a whole class, in parallel, resumable, with a gradebook and a class picture.
 
 ``run_batch(directory, *, assignment, out, ...)`` is the API; ``grader batch``
-is a thin layer over it. Modules::
+is a thin layer over it. It may import grading, the engine's session memo,
+report, submission, spec, the sandbox and the foundation; never cli,
+authoring or export. Modules::
 
     learners.py   who is in the class, and a safe file name for each learner
+    fingerprint.py  what of a learner's files a result key covers
     cache.py      result keys, the commit marker, atomic writes
     outdir.py     the output folder: never the class folder's or a learner's, and writable
     worker.py     grading one learner inside a worker process, until its files held still
     executors.py  the local process pool and the Dask executor (one small interface)
+    affinity.py   a core for each grading process
     progress.py   a bar on a terminal, plain lines in a log
-    gradebook.py  gradebook.csv
+    gradebook.py  gradebook.csv, with status.py the status of each exercise
     summary.py    class statistics, summary.md and the terminal summary
     html.py       report.html with its two charts
     run.py        run_batch, tying them together

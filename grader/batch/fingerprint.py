@@ -3,7 +3,7 @@
 The batch re-grades a learner only when its fingerprint changes, and hashes
 every learner before the first is graded, so the fingerprint must be cheap
 and must never hang, whatever a learner's folder holds. It therefore covers
-what ``grader.submission`` reads and nothing else:
+what ``grader.submission.files`` reads and nothing else:
 
 - A learner's folder is listed one level deep, since only the files directly
   in it are graded; subfolders, and whatever links lead to, are never entered.
@@ -23,7 +23,7 @@ what ``grader.submission`` reads and nothing else:
 - When a folder holds several Python files or notebooks, their order by
   modification time goes in too, unless it is their order by name: it
   decides which of several files defining an entry is graded
-  (``grader.entry_files``), and a folder whose newest file is also its first
+  (``grader.submission.entry_files``), and a folder whose newest file is also its first
   by name keeps the digest it had before this rule.
 - A file is opened by name relative to its folder, without following links
   and without blocking, and checked to be a regular file once open: an entry
@@ -52,9 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.answers import ANSWER_SUFFIXES
 from grader.batch.learners import display_name
-from grader.notebook import NOTEBOOK_SUFFIX
+from grader.submission.answers import ANSWER_SUFFIXES
+from grader.submission.notebook import NOTEBOOK_SUFFIX
 
 __all__ = [
     "GRADED_SUFFIXES",
@@ -65,7 +65,7 @@ __all__ = [
     "fingerprint_learner",
 ]
 
-GRADED_SUFFIXES = frozenset({".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES})  # what grader.submission reads
+GRADED_SUFFIXES = frozenset({".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES})  # what grader.submission.files reads
 MAX_HASHED_BYTES = 16 << 20
 MAX_HASHED_FILES = 256
 MAX_LISTED = 200_000

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
 from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
-from grader.excerpts import SHOWN, excerpt, listing
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
+from grader.submission.excerpts import SHOWN, excerpt, listing
 
 __all__ = [
     "CHECKS_NOTE",
@@ -175,7 +175,7 @@ def class_stats(
         learners=len(counted), max_score=max_score, grader_errors=sorted(grader_errors), notes=list(notes)
     )
     chosen = [name for name, report in counted.items() if any(exercise.note for exercise in report.exercises)]
-    if chosen:  # which file was graded was a choice (grader.entry_files): the instructor may want to look
+    if chosen:  # which file was graded was a choice (grader.submission.entry_files): the instructor may want to look
         stats.notes.append(
             f"{len(chosen)} learner{'s' if len(chosen) != 1 else ''} handed in several files defining one entry; "
             "each result's note names the file graded (the exercise's entry file, else the most recently "

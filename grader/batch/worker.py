@@ -172,7 +172,7 @@ def prepare(exercises_dir: Path, assignment: str) -> Any:
     not resolve is left for the batch to report. Workers use the catalog of
     the latest call for their folder.
     """
-    from grader.checks.memory import GradingMemo
+    from grader.engine.memory import GradingMemo
     from grader.spec.loader import load_catalog
 
     catalog = load_catalog(exercises_dir)  # afresh: the specs may have changed
@@ -245,7 +245,7 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
     ``notes`` go into the result after the submission's own.
     """
     from grader.errors import SubmissionError
-    from grader.submission import Submission, read_submission
+    from grader.submission.files import Submission, read_submission
 
     if path.is_symlink():
         submission = Submission(

@@ -3,7 +3,7 @@
 A check is a spec record (``grader.record``): its fields are what a spec
 may configure (validated by pydantic, and ``extra="forbid"`` makes a typo an
 error), its methods are the property.
-The engine (``grader.checks.engine``) drives every check the same way:
+The engine (``grader.engine.call_loop``) drives every check the same way:
 
 1. ``plan(case)`` lists the calls one case needs (most need one; a shift
    invariance check needs two). All calls of all cases go to the learner
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
-# How a failing case failed (``checks.failure_modes`` tells them apart); a check's hints are chosen by mode.
+# How a failing case failed (``engine.failure_modes`` tells them apart); a check's hints are chosen by mode.
 FailureMode = Literal["nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value"]
 FAILURE_MODES: tuple[FailureMode, ...] = ("nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value")
 

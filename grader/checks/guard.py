@@ -4,7 +4,7 @@ Properties such as "non-negative" or "sums to one" hold for code that
 computes nothing (uniform weights, a table of the public inputs with a
 rank-based fallback). An exercise names this check as its guard
 (``gate:``); until it holds, the entry's other checks earn nothing
-(``grader.checks.credit``). It asks nothing about the right values, so
+(``grader.engine.credit``). It asks nothing about the right values, so
 one real bug does not cost every point.
 
 For each case x it calls the entry at x, at x + d and at x + d/16 for a

@@ -1,12 +1,13 @@
 """Files that put the grader where courses already are: CI for learners' repositories, a Gradescope bundle.
 
 - ``github_actions``: ``.github/workflows/grade.yml`` for a learner's repository (GitHub Classroom).
-- ``gitlab_ci``: ``.gitlab-ci.yml`` with the same steps.
-- ``gradescope_bundle``: the autograder zip (``setup.sh``, ``run_autograder``, the grader wheel, the
-  assignment's specs and solutions).
+- ``gitlab_ci``: ``.gitlab-ci.yml`` with the same steps; ``ci`` what both jobs run.
+- ``gradescope_bundle`` and ``gradescope_scripts``: the autograder zip (``setup.sh``, ``run_autograder``,
+  the grader wheel, the assignment's specs and solutions).
 - ``wheel``: the installed grader as a wheel, which the others ship.
 
 Each builds text or bytes from its parameters; only ``grader.cli`` decides
-where they are written. PrairieLearn's entrypoint and Dockerfile live in the
+where they are written. It may import spec and the foundation; never cli,
+batch or authoring. PrairieLearn's entrypoint and Dockerfile live in the
 repository's ``platforms/prairielearn/`` folder (see ``docs/platforms.md``).
 """

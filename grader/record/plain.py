@@ -24,7 +24,7 @@ import types
 import typing
 from typing import Annotated, Any, Literal, Union
 
-from grader.record import Record
+from grader.record.model import Record
 
 __all__ = ["NotPlain", "from_plain", "to_plain"]
 

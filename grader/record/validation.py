@@ -17,7 +17,7 @@ from typing import Annotated, Any, Union, cast
 import pydantic
 from pydantic import BaseModel, TypeAdapter
 
-from grader.record import FieldSpec, Record
+from grader.record.fields import FieldSpec, is_record_class
 
 __all__ = ["adapter", "model_for", "pydantic_type", "to_record", "validate_record"]
 
@@ -33,7 +33,7 @@ def _field(spec: FieldSpec) -> Any:
 
 def pydantic_type(annotation: Any) -> Any:
     """``annotation`` with every record class replaced by its pydantic model and every ``Field`` by pydantic's."""
-    if isinstance(annotation, type) and issubclass(annotation, Record):
+    if is_record_class(annotation):
         return model_for(annotation)
     origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is Annotated:
@@ -48,7 +48,7 @@ def pydantic_type(annotation: Any) -> Any:
     return annotation
 
 
-def model_for(record: type[Record]) -> type[BaseModel]:
+def model_for(record: type[Any]) -> type[BaseModel]:
     """The pydantic model that validates ``record``: same name, docstring, fields, config, validators.
 
     Built once per class and kept by the class itself (``Record._pydantic_model``).
@@ -60,7 +60,7 @@ def model_for(record: type[Record]) -> type[BaseModel]:
     return model
 
 
-def _build_model(record: type[Record]) -> type[BaseModel]:
+def _build_model(record: type[Any]) -> type[BaseModel]:
     hints = typing.get_type_hints(record, include_extras=True)
     fields: dict[str, Any] = {
         name: (pydantic_type(hints[name]), _field(spec)) for name, spec in record.model_fields.items()
@@ -113,7 +113,7 @@ def to_record(value: Any) -> Any:
     return value
 
 
-def validate_record(record: type[Record], data: Any) -> Any:
+def validate_record(record: type[Any], data: Any) -> Any:
     """``data`` validated as ``record``; pydantic's ``ValidationError`` (a ``ValueError``) when it is not one."""
     return to_record(model_for(record).model_validate(data))
 

@@ -1,4 +1,10 @@
-"""Report formats: one pure function per format, ``Report`` in, text out."""
+"""Report formats: one pure function per format, ``Report`` in, text out.
+
+It owns text, json, junit, markdown, gradescope, exercism and prairielearn,
+learner text made inert for Markdown (``markdown_safe``) and for CI runners
+(``runner_safe``, the last pass of every format). It imports only the
+foundation (``results``): a format never grades, reads a file or prints.
+"""
 
 from __future__ import annotations
 

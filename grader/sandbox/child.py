@@ -46,7 +46,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
 
         layers = apply_layers(config)
     else:  # the fallback runner's plain process, where the kernel has no layers: only resource limits
-        from grader.sandbox.fallback import limit_process
+        from grader.sandbox.rlimits import limit_process
 
         layers = limit_process(config)
     watch_actions()

@@ -9,7 +9,7 @@ parent and starts each learner process as a plain child interpreter, which
 runs the same learner loop (``child.serve``, told by the ``confine`` flag to
 skip the kernel layers) over the same pipes and protocol. The grader's side
 is the same ``LearnerProcess``: the wall clock per call and for the import
-is kept by the grader killing the process, and :func:`limit_process` sets
+is kept by the grader killing the process, and ``rlimits.limit_process`` sets
 the resource limits the system has (CPU, memory, file size, open files).
 
 Nothing else holds: the learner's code can read and write the user's files,
@@ -34,7 +34,7 @@ from typing import Any
 from grader.sandbox.environment import learner_environment
 from grader.sandbox.scratch import ScratchFolders
 
-__all__ = ["UNPROTECTED", "PlainParent", "limit_process", "serve_plain", "unsandboxed_label"]
+__all__ = ["UNPROTECTED", "PlainParent", "serve_plain", "unsandboxed_label"]
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 # What the child interpreter runs: the grader's package and the grader's import path, then the learner loop.
@@ -224,45 +224,3 @@ def _end_with_the_grader(grader: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="grader-watch", daemon=True).start()
-
-
-def limit_process(config: dict[str, Any]) -> dict[str, Any]:
-    """Set the resource limits this system has (``resource.setrlimit``; none on Windows); report what held.
-
-    The learner process calls it where a confined one applies its layers
-    (``child.serve``). CPU: soft limit then SIGKILL one second later; memory
-    (address space), file size and open files as the confined process has
-    them; no core files. A limit the system refuses (macOS has no address
-    space limit to speak of) is left as it was.
-    """
-    held: dict[str, Any] = {"caps_dropped": False, "landlock_abi": 0, "seccomp": False}
-    try:
-        import resource
-    except ImportError:  # Windows: the grader's wall clock is the only limit
-        held["rlimits"] = False
-        return held
-    limits = config.get("limits") or {}
-    cpu = int(float(limits.get("cpu_seconds", 20.0)) + 0.999)
-    wanted = [
-        ("RLIMIT_CPU", cpu, cpu + 1),
-        ("RLIMIT_AS", int(limits.get("memory_bytes", 512 << 20)), None),
-        ("RLIMIT_FSIZE", int(limits.get("file_bytes", 1 << 20)), None),
-        ("RLIMIT_NOFILE", int(limits.get("open_files", 64)), None),
-        ("RLIMIT_CORE", 0, None),
-    ]
-    every = True
-    for name, soft, hard in wanted:
-        kind = getattr(resource, name, None)
-        if kind is None:
-            every = False
-            continue
-        try:
-            _, old_hard = resource.getrlimit(kind)
-            top = soft if hard is None else hard
-            if old_hard != resource.RLIM_INFINITY:  # never raise a lower limit set from outside
-                soft, top = min(soft, old_hard), min(top, old_hard)
-            resource.setrlimit(kind, (soft, top))
-        except (OSError, ValueError):
-            every = False
-    held["rlimits"] = every
-    return held

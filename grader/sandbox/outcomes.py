@@ -2,7 +2,7 @@
 
 These are facts (a status, the arrays returned, the error reported, why the
 process stopped: ``Stop``); the sentences a learner reads are written from
-them by ``grader.reasons``, never here.
+them by ``grader.engine.reasons``, never here.
 """
 
 from __future__ import annotations

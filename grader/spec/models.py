@@ -129,14 +129,15 @@ class ImplementationExercise(_Strict):
         description="id of the exercise's guard check, usually 'responds-to-input' on hidden inputs: while it fails, "
         "the other checks of its entry earn nothing, because properties such as 'non-negative' hold for code that "
         "computes nothing (constant, uniform or tabulated outputs); once it holds, every check that held earns its "
-        "points (grader.checks.credit)",
+        "points (grader.engine.credit)",
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
     entry_file: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(py|ipynb)$",
         description="the file to grade when several files of a submission define an entry, e.g. 'softmax.py'; "
-        "without it, the most recently modified of them is graded (grader.entry_files), and the result says so",
+        "without it, the most recently modified of them is graded (grader.submission.entry_files), "
+        "and the result says so",
     )
 
     @model_validator(mode="after")

@@ -17,7 +17,7 @@ options, option reasons, numeric answers) never are. Quizzes have no public
 checks (grading one needs its key), so ``public-checks`` holds no quiz; their
 questions and options are in their pages and in ``answers.yaml``. As a last
 guard, every file is scanned for secret text before the handout is moved into
-place (``grader.leaks``). Files are written in sorted order with
+place (``grader.authoring.leaks``). Files are written in sorted order with
 fixed content: the same catalog gives the same bytes.
 
 ``release_assignment`` writes the handout of one assignment, and first
@@ -44,9 +44,9 @@ from typing import Any
 
 import yaml
 
-from grader.checks.quiz import letters
+from grader.authoring.leaks import find_leaks
+from grader.engine.quiz import letters
 from grader.errors import GraderError, SpecError, UsageError
-from grader.leaks import find_leaks
 from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
 from grader.spec.loader import ALL, Catalog, load_catalog
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
@@ -158,7 +158,7 @@ def assignment_catalog(catalog: Catalog, assignment: str) -> Catalog:
 
 def validation_problems(catalog: Catalog, *, session: Any = None) -> list[str]:
     """``grader validate``'s problems for every exercise of ``catalog``, one line each."""
-    from grader.validate import validate_catalog
+    from grader.authoring.validate import validate_catalog
 
     report = validate_catalog(catalog, session=session)
     return [f"{line.exercise} {line.subject}: {line.message}" for line in report.problems]
@@ -167,8 +167,8 @@ def validation_problems(catalog: Catalog, *, session: Any = None) -> list[str]:
 def public_answers(catalog: Catalog, *, session: Any = None) -> dict[str, str]:
     """For each exercise whose public checks compare with its reference solution, the reference's answers
     to their calls (``instructor_runs.answers_file``), run in the sandbox as grading runs it."""
-    from grader.checks.instructor_runs import answers_file, reference_failure, reference_outcomes
-    from grader.checks.plan import build_plan
+    from grader.engine.instructor_runs import answers_file, reference_failure, reference_outcomes
+    from grader.engine.plan import build_plan
 
     wanted = [
         exercise

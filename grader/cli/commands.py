@@ -53,8 +53,8 @@ from typing import Any
 import click
 
 from grader import __version__
-from grader.cli_authoring import new_command, release_command
-from grader.cli_common import (
+from grader.cli.authoring import new_command, release_command
+from grader.cli.common import (
     EXERCISES_HELP,
     exercise_not_assignment,
     exercises_option,
@@ -63,7 +63,7 @@ from grader.cli_common import (
     load_specs,
     write_atomically,
 )
-from grader.cli_export import export_group
+from grader.cli.export import export_group
 
 __all__ = ["main", "run"]
 
@@ -153,7 +153,7 @@ def list_command(ctx: click.Context) -> None:
 @guard
 def show_command(ctx: click.Context, exercise_id: str) -> None:
     """Show what a learner sees of an exercise (never hidden checks or answers)."""
-    from grader.handout import describe_exercise
+    from grader.authoring.handout import describe_exercise
 
     catalog = load_specs(ctx)
     click.echo(describe_exercise(catalog.exercise(exercise_id)), nl=False)
@@ -179,7 +179,7 @@ def schema_command() -> None:
 @guard
 def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
-    from grader.validate import validate_catalog
+    from grader.authoring.validate import validate_catalog
 
     _check_sandbox_layers()
 

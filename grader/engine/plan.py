@@ -2,7 +2,7 @@
 
 A plan depends only on the spec, the checks asked for and the grader's code,
 so it is built once per grading session (``GradingMemo.plan``) and kept on
-disk between runs (``checks.disk_cache``). Every submission then gets a
+disk between runs (``engine.disk_cache``). Every submission then gets a
 fresh view of the plan's call table (``CallTable.fresh``) to fill with its
 own answers.
 """
@@ -20,7 +20,6 @@ from grader.sandbox.calls import CallBatch, encode_calls, shift_payloads
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
-    from grader.checks.findings import Findings
     from grader.spec.models import ImplementationExercise
 
 __all__ = ["CallTable", "Plan", "PlannedCheck", "build_plan", "checks_to_run"]
@@ -44,8 +43,9 @@ class Plan:
     """What an exercise asks of every submission: its cases, calls and their encodings, built once.
 
     Besides the calls, a plan keeps what is worked out on them once for
-    every submission: each call's encoding, the batches asked for, each
-    check's remembered findings, call texts and pass reasons.
+    every submission: each call's encoding, the batches asked for, call
+    texts and pass reasons. What checks concluded on learners' answers is
+    not the plan's: ``findings.PlanFindings`` keeps it.
     """
 
     exercise: ImplementationExercise
@@ -55,8 +55,6 @@ class Plan:
     whole_keys: list[int]
     encoded: dict[int, tuple[dict[str, Any], list[bytes]]] = field(default_factory=dict)
     batches: BoundedMemo[tuple[int, ...], CallBatch] = field(default_factory=lambda: BoundedMemo(_BATCHES_KEPT))
-    findings: dict[str, Findings] = field(default_factory=dict)
-    held_on_disk: dict[str, set[bytes]] = field(default_factory=dict)  # ``disk_cache.stored_held``, set when loaded
     call_texts: dict[tuple[str, int], str] = field(default_factory=dict)
     verified: dict[str, str] = field(default_factory=dict)
     # The reference's answers to the plan's reference calls and, by check id, the first case it failed on:

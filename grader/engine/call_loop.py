@@ -1,13 +1,13 @@
 """The call loop: run one implementation exercise against one submission, check by check.
 
-Every call of the exercise's plan (``checks.plan``) goes to the learner
+Every call of the exercise's plan (``engine.plan``) goes to the learner
 process with the import, in one round trip; cases are ordered simplest
 first, so the first failing case found is the smallest. A learner process
 that dies is replaced for the calls still needed; one that times out twice
 has the rest of its checks marked without running them, so an endless loop
 costs seconds, not minutes. What each case shows is judged in
-``checks.findings``; a failure is matched with a known mistake in
-``checks.diagnosis``.
+``engine.findings``; a failure is matched with a known mistake in
+``engine.diagnosis``.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
-from grader.checks.credit import apply_credit
-from grader.checks.defaults import DefaultsVerdict, judge_defaults
-from grader.checks.diagnosis import apply_diagnosis, diagnose
-from grader.checks.disk_cache import keep_held
-from grader.checks.failure_modes import classify_failure, fitting_hint
-from grader.checks.findings import CheckRun, findings_for
-from grader.checks.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
-from grader.checks.memory import GradingMemo
-from grader.checks.plan import CallTable, Plan, checks_to_run
-from grader.reasons import describe_start_failure, failure_reason, passed_reason
+from grader.engine.credit import apply_credit
+from grader.engine.defaults import DefaultsVerdict, judge_defaults
+from grader.engine.diagnosis import apply_diagnosis, diagnose
+from grader.engine.disk_cache import keep_held
+from grader.engine.failure_modes import classify_failure, fitting_hint
+from grader.engine.findings import CheckRun
+from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
+from grader.engine.memory import GradingMemo
+from grader.engine.plan import CallTable, Plan, checks_to_run
+from grader.engine.reasons import describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -75,7 +75,7 @@ def grade_implementation(
     are found (none: no diagnosis); ``references`` where the reference
     solution (or a handout's answers file) is found, by default ``root``.
     The reference answers the plan's ``on="reference"`` calls in a process
-    of its own (``checks.instructor_runs``); a check it fails on is an error
+    of its own (``engine.instructor_runs``); a check it fails on is an error
     of the exercise, never the learner's.
     """
     references = references if references is not None else root
@@ -116,6 +116,7 @@ def grade_implementation(
         settled: dict[str, CheckResult] = {}  # results known without judging a case
         runs: list[CheckRun] = []
         table = plan.table.fresh()
+        found = memo.findings(plan)
         # Asked while the learner's process answers what was sent with the import (once per session, kept on disk).
         expected = reference_outcomes(exercise, plan, factory, memo, references)
         table.outcomes.update(expected)
@@ -128,7 +129,7 @@ def grade_implementation(
                     f"{check.describe(entry)}: not checked, because your file does not define {entry}().",
                 )
                 continue
-            runs.append(CheckRun(planned, memo=findings_for(plan, planned)))
+            runs.append(CheckRun(planned, memo=found.of(planned)))
         timeouts = 0
         batch = True
         deadline = time.monotonic() + BUDGET_SECONDS
@@ -182,7 +183,7 @@ def grade_implementation(
         if failed is not None:
             settled[run.check.id] = _reference_failed(run, plan, *failed)
     judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
-    keep_held(plan)
+    keep_held(found)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
     for run in runs:
@@ -302,7 +303,7 @@ def _explain_defaults(
     finding: Finding,
     defaults: dict[str, dict[str, str | None]] | None,
 ) -> DefaultsVerdict:
-    """``checks.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
+    """``engine.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
     entry = run.entry
     return judge_defaults(
         finding,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.excerpts import SHOWN, excerpt, listing
+from grader.submission.excerpts import SHOWN, excerpt, listing
 
 __all__ = ["EntryChoice", "choose_entry_file"]
 

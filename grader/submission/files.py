@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
 from grader.errors import SubmissionError
-from grader.excerpts import SHOWN, clip, excerpt, listing
-from grader.notebook import MAX_CODE_BYTES, NOTEBOOK_SUFFIX, NotebookProblem, notebook_to_python
+from grader.submission.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
+from grader.submission.excerpts import SHOWN, clip, excerpt, listing
+from grader.submission.notebook import MAX_CODE_BYTES, NOTEBOOK_SUFFIX, NotebookProblem, notebook_to_python
 
 __all__ = ["Submission", "read_notebook", "read_submission"]
 
@@ -32,7 +32,7 @@ class Submission:
     stored on disk) and ``origins``: the file a Python module came from, when
     not itself (a notebook's code cells become ``STEM.py``, or another name
     that no file of the submission has). Together they let
-    ``grader.entry_files`` choose between several files defining one entry.
+    ``grader.submission.entry_files`` choose between several files defining one entry.
     """
 
     label: str

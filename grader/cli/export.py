@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from grader.cli_common import exercise_not_assignment, exercises_option, guard, load_specs, write_atomically
+from grader.cli.common import exercise_not_assignment, exercises_option, guard, load_specs, write_atomically
 
 __all__ = ["export_group"]
 

@@ -1,7 +1,7 @@
 """The author's commands: ``grader new`` writes an exercise's skeleton, ``grader release`` the learner handout.
 
-The commands are thin: the files come from :mod:`grader.scaffold` and
-:mod:`grader.release`.
+The commands are thin: the files come from :mod:`grader.authoring.scaffold` and
+:mod:`grader.authoring.release`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from grader.cli_common import exercises_option, guard, load_specs
+from grader.cli.common import exercises_option, guard, load_specs
 
 __all__ = ["new_command", "release_command"]
 
@@ -28,8 +28,8 @@ __all__ = ["new_command", "release_command"]
 @guard
 def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
     """Write the commented skeleton of a new exercise; never overwrites anything."""
+    from grader.authoring.scaffold import new_exercise
     from grader.errors import SpecError
-    from grader.scaffold import new_exercise
     from grader.spec.folder import find_exercises_dir
 
     exercises_dir = find_exercises_dir(ctx.obj["exercises_dir"])
@@ -65,7 +65,7 @@ def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
 @guard
 def release_command(ctx: click.Context, out_dir: str, assignment: str | None, force: bool, replace: bool) -> None:
     """Write the learner handout: pages, stubs, answers template, public checks; nothing secret."""
-    from grader.release import release_assignment, release_handout
+    from grader.authoring.release import release_assignment, release_handout
 
     catalog = load_specs(ctx)
     if assignment is None:

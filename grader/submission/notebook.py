@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from grader.excerpts import SHOWN, excerpt, listing
+from grader.submission.excerpts import SHOWN, excerpt, listing
 
 __all__ = [
     "MAX_CODE_BYTES",

@@ -2,8 +2,9 @@
 
 One ``GradingMemo`` is owned by a ``GradingSession`` (or by whoever grades
 several exercises in a row) and passed explicitly to
-``grade_implementation``. It holds each exercise's plan (which in turn keeps
-its findings, call texts and encodings), the case lists plans share, and
+``grade_implementation``. It holds each exercise's plan (with its call
+texts and encodings) and what its checks concluded (``PlanFindings``), the
+case lists plans share, and
 the answers of instructor solutions (references and known-wrong ones) and
 of handouts' answers files. Every store is a bounded LRU
 (``grader.memo.BoundedMemo``) keyed by values: an exercise's id with the ids
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Check
 from grader.checks.cases import Case, build_cases
-from grader.checks.disk_cache import stored_held, stored_plan
-from grader.checks.plan import Plan, build_plan, checks_to_run
+from grader.engine.disk_cache import stored_held, stored_plan
+from grader.engine.findings import PlanFindings
+from grader.engine.plan import Plan, build_plan, checks_to_run
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
@@ -41,10 +43,11 @@ class GradingMemo:
 
     def __init__(self) -> None:
         self.plans: BoundedMemo[tuple[str, tuple[str, ...]], Plan] = BoundedMemo(_PLANS_KEPT)
+        self.judged: BoundedMemo[tuple[str, tuple[str, ...]], PlanFindings] = BoundedMemo(_PLANS_KEPT)
         self.case_sets: BoundedMemo[tuple[str, str], tuple[ImplementationExercise, list[Case]]] = BoundedMemo(
             _CASE_SETS_KEPT
         )
-        # By the solution file's path and the key of the batch it answered (``checks.instructor_runs``).
+        # By the solution file's path and the key of the batch it answered (``engine.instructor_runs``).
         self.instructor: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_INSTRUCTOR_KEPT)
         self.answer_files: BoundedMemo[str, dict[str, CallOutcome]] = BoundedMemo(_ANSWER_FILES_KEPT)
         # Reference processes kept open for calls made from learners' answers (``instructor_runs.ask_kept``).
@@ -67,9 +70,17 @@ class GradingMemo:
         plan = self.plans.get(key)
         if plan is None or plan.exercise is not exercise:
             plan = stored_plan(exercise, checks, self._build)
-            plan.held_on_disk = stored_held(exercise, plan.check_ids())
             self.plans[key] = plan
         return plan
+
+    def findings(self, plan: Plan) -> PlanFindings:
+        """What the checks of ``plan`` concluded so far this session, begun with what earlier runs kept on disk."""
+        key = (plan.exercise.id, plan.check_ids())
+        found = self.judged.get(key)
+        if found is None or found.plan is not plan:
+            found = PlanFindings(plan, stored_held(plan.exercise, plan.check_ids()))
+            self.judged[key] = found
+        return found
 
     def warm(self, exercises: list[Any], *, public_only: bool = False) -> None:
         """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading would."""

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
 
-from grader.checks.engine import SourceModule, grade_implementation
-from grader.checks.instructor_runs import reference_failure, reference_outcomes
-from grader.checks.quiz import grade_quiz, letters
+from grader.authoring.validate_examples import check_examples, stubbed_entries
+from grader.authoring.verdicts import ValidationLine, to_author
+from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.instructor_runs import reference_failure, reference_outcomes
+from grader.engine.quiz import grade_quiz, letters
 from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
@@ -41,26 +42,11 @@ from grader.spec.models import (
     NumericQuestion,
     QuizExercise,
 )
-from grader.submission import read_submission
-from grader.validate_examples import check_examples, stubbed_entries
+from grader.submission.files import read_submission
 
 __all__ = ["ValidationLine", "ValidationReport", "to_author", "validate_catalog"]
 
 CAUGHT = ("failed", "error", "timeout")
-
-
-@dataclass(frozen=True)
-class ValidationLine:
-    """One verdict: ``ok`` or ``problem``, about an exercise's reference, a known-wrong solution or a quiz."""
-
-    exercise: str
-    subject: str
-    verdict: Literal["ok", "problem", "note"]
-    message: str
-
-    def render(self) -> str:
-        label = {"ok": "ok", "problem": "PROBLEM", "note": "note"}[self.verdict]
-        return f"{label:<7} {self.exercise} {self.subject}: {self.message}"
 
 
 @dataclass
@@ -261,17 +247,6 @@ def _failure(check: CheckResult) -> str:
             said += f": expected {check.expected or '-'}, got {check.got or '-'}"
         return said
     return f"fails {check.id} ({check.status}): {to_author(check.reason)}"
-
-
-def to_author(reason: str) -> str:
-    """A reason written for a learner, reworded for the author of the solution it is about."""
-    return (
-        reason.replace("Not attempted: your file", "the file")
-        .replace("your file", "the file")
-        .replace("Your file", "The file")
-        .replace("your code", "the code")
-        .replace("Your code", "The code")
-    )
 
 
 def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: ExerciseResult) -> list[ValidationLine]:

@@ -1,8 +1,8 @@
-"""The checks' disk cache: built plans, instructor solutions' answers and held outputs, kept as plain data.
+"""The engine's disk cache: built plans, instructor solutions' answers and held outputs, kept as plain data.
 
 An exercise's plan (its cases, every check's calls, the table of unique
 calls) depends only on the spec, the grader's code and numpy, so a cold
-``grader grade`` reads it back (``checks.plan_data``) instead of drawing its
+``grader grade`` reads it back (``engine.plan_data``) instead of drawing its
 cases and planning their calls again; the loaded plan refers to the live
 exercise and checks, exactly as a fresh build does.
 
@@ -17,7 +17,7 @@ are the outputs on which every case of a check held (``stored_held``).
 
 Every entry here is filed under one key scheme: the plan's key
 (:func:`plan_key`: the spec file's cache key, the checks asked for, numpy's
-version, Python's and the wire format's code), extended by what the entry
+version, Python's, the wire format's code and the engine's), extended by what the entry
 depends on besides the plan. Exercises that did not come from a spec file
 have no key, and nothing of theirs is kept.
 
@@ -41,8 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import cache
-from grader.checks.plan import Plan
-from grader.checks.plan_data import plan_data, plan_from_data
+from grader.engine.findings import PlanFindings
+from grader.engine.plan import Plan
+from grader.engine.plan_data import plan_data, plan_from_data
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, check_array, encode_array
@@ -52,18 +53,20 @@ __all__ = ["keep_held", "plan_key", "store_held", "stored_answers", "stored_held
 
 _SANDBOX = Path(__file__).resolve().parents[1] / "sandbox"
 _WIRE = (_SANDBOX / "protocol.py", _SANDBOX / "calls.py")
+_ENGINE = Path(__file__).resolve().parent
 _FINAL = ("ok", "raised", "bad_value")
 _DIGEST_BYTES = 16
 
 
 @functools.lru_cache(maxsize=1)
 def _environment() -> bytes:
-    """What a plan depends on beyond the spec and ``grader/checks``: numpy's draws, the wire format, Python."""
+    """What a plan depends on beyond the spec and ``grader/checks``: numpy's draws, the wire format, Python,
+    and the engine that builds plans and judges what they are kept with (``grader/engine``)."""
     import numpy
 
     digest = hashlib.sha256(f"{numpy.__version__}\0{sys.version_info[:2]}\0".encode())
-    for path in _WIRE:
-        digest.update(path.read_bytes())
+    for path in (*_WIRE, *sorted(_ENGINE.glob("*.py"))):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 
@@ -232,9 +235,8 @@ def _held_key(exercise: Any, check_ids: tuple[str, ...]) -> str | None:
     return None if plan is None else hashlib.sha256(plan.encode() + _sandbox_code() + b"held").hexdigest()
 
 
-def keep_held(plan: Plan) -> None:
+def keep_held(found: PlanFindings) -> None:
     """Save the outputs every case of a check held on, when a submission added some (:func:`store_held`)."""
-    if any(found.changed for found in plan.findings.values()):
-        store_held(plan.exercise, plan.check_ids(), {name: found.held for name, found in plan.findings.items()})
-        for found in plan.findings.values():
-            found.changed = False
+    held = found.new_held()
+    if held is not None:
+        store_held(found.plan.exercise, found.plan.check_ids(), held)

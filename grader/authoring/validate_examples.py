@@ -1,7 +1,7 @@
 """Two self-tests of ``grader validate`` beyond grading: public examples against the reference, and stubs.
 
 ``check_examples`` runs the reference solution on every public example
-whose call and result are plain values (``grader.examples``), through the
+whose call and result are plain values (``grader.authoring.examples``), through the
 same grading path as the checks (a copy of the exercise whose only checks are
 "gives the example's result"), and compares in the grader's process.
 ``stubbed_entries`` finds a solution file still as ``grader new`` wrote it.
@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from grader.authoring.examples import ExampleMistake, ExampleValue, NotAValue, compare_result, read_example
+from grader.authoring.verdicts import ValidationLine, to_author
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case, ExamplesGenerator
-from grader.examples import ExampleMistake, ExampleValue, NotAValue, compare_result, read_example
 from grader.results import ExerciseResult
 from grader.sandbox.outcomes import CallOutcome
 from grader.spec.models import ImplementationExercise
@@ -47,13 +48,12 @@ def check_examples(
     grade: Callable[[ImplementationExercise], ExerciseResult],
     *,
     source: Path | None = None,
-) -> Iterator[Any]:
+) -> Iterator[ValidationLine]:
     """Verdicts on the exercise's public examples: each checked one agrees with the reference, or not.
 
     ``source``: the spec file, so that a wrong example is named with the line of its ``result:``.
     """
     from grader.spec.loader import line_in
-    from grader.validate import ValidationLine, to_author
 
     read: dict[int, ExampleValue] = {}
     for number, example in enumerate(exercise.examples):

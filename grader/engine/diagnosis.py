@@ -1,7 +1,7 @@
 """Diagnosis: which known mistake a failing submission made, by comparing it with known-wrong solutions.
 
 A known-wrong solution answers every learner call of the exercise's plan once
-per session (and once on disk between runs: ``checks.instructor_runs``), so
+per session (and once on disk between runs: ``engine.instructor_runs``), so
 later learners, whatever input they fail on, are diagnosed by comparing
 outputs, without starting a process.
 """
@@ -17,17 +17,17 @@ import numpy as np
 
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
-from grader.checks.failure_modes import Failure, fitting_hint
-from grader.checks.findings import CheckRun, judge_case
-from grader.checks.instructor_runs import fill_answer_calls, given_source, solution_answers
-from grader.checks.plan import Plan
-from grader.reasons import failure_reason
+from grader.engine.failure_modes import Failure, fitting_hint
+from grader.engine.findings import CheckRun, judge_case
+from grader.engine.instructor_runs import fill_answer_calls, given_source, solution_answers
+from grader.engine.plan import Plan
+from grader.engine.reasons import failure_reason
 from grader.results import CheckResult
 from grader.sandbox.outcomes import CallOutcome
 
 if TYPE_CHECKING:
-    from grader.checks.engine import ProcessFactory
-    from grader.checks.memory import GradingMemo
+    from grader.engine.memory import GradingMemo
+    from grader.sandbox.contracts import ProcessFactory
     from grader.spec.models import ExpectedException, ImplementationExercise, KnownWrong
 
 __all__ = ["apply_diagnosis", "diagnose"]

@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Call
-from grader.checks.disk_cache import stored_answers
-from grader.checks.plan import Plan, PlannedCheck
+from grader.engine.disk_cache import stored_answers
+from grader.engine.plan import Plan, PlannedCheck
 from grader.sandbox.calls import CallBatch, encode_calls
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, decode_array, encode_array
 from grader.sandbox.replies import ReplyBudget
 
 if TYPE_CHECKING:
-    from grader.checks.memory import GradingMemo
+    from grader.engine.memory import GradingMemo
     from grader.sandbox.contracts import ProcessFactory
     from grader.spec.models import ImplementationExercise
 

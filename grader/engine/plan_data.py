@@ -1,4 +1,4 @@
-"""A built plan as plain JSON data and back, for the disk cache (``checks.disk_cache``).
+"""A built plan as plain JSON data and back, for the disk cache (``engine.disk_cache``).
 
 Drawing an exercise's cases needs ``numpy.random`` and planning every
 check's calls encodes each of them, which is most of what a cold grade
@@ -28,7 +28,7 @@ import numpy as np
 
 from grader.checks.base import Call, Check
 from grader.checks.cases import Case
-from grader.checks.plan import CallTable, Plan, PlannedCheck
+from grader.engine.plan import CallTable, Plan, PlannedCheck
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.protocol import ProtocolError, decode_array, encode_array
 

@@ -51,7 +51,7 @@ def failure_reason(
     """The whole story of a failed check, or only the property when the spec hides the rest.
 
     ``cause``: what the facts of the failure show beyond expected and got
-    (``checks.failure_modes``: a dtype that lost range, an exception's own
+    (``engine.failure_modes``: a dtype that lost range, an exception's own
     suggestion). ``hint``: the check's hint for this failure's mode, or
     empty. ``diagnosis``: a known mistake the failure was shown to match;
     when there is none, nothing claims one.

@@ -1,7 +1,7 @@
 """Findings: what a check concludes on each case from what the learner's calls returned.
 
 A finding depends only on the check, the case and the bytes the calls
-returned, so it is remembered per plan (``Findings``): a class mostly
+returned, so it is remembered per plan (``PlanFindings``): a class mostly
 returns the same bytes, and a second submission whose calls returned the
 very same bytes (same digests) gets the same finding without judging again.
 """
@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import values_not_shown
-from grader.checks.failure_modes import Failure
-from grader.checks.plan import CallTable, Plan, PlannedCheck
+from grader.engine.failure_modes import Failure
+from grader.engine.plan import CallTable, Plan, PlannedCheck
+from grader.engine.reasons import describe_error, outcome_detail
 from grader.memo import BoundedMemo
-from grader.reasons import describe_error, outcome_detail
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["CheckRun", "Findings", "findings_for", "judge_case", "signature_of"]
+__all__ = ["CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of"]
 
 _KEPT_PER_CASE = 4
 
@@ -189,11 +189,32 @@ def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]
         )
 
 
-def findings_for(plan: Plan, planned: PlannedCheck) -> Findings:
-    """The check's remembered findings on ``plan``, shared by every submission the session grades."""
-    found = plan.findings.get(planned.check.id)
-    if found is None:
-        found = plan.findings[planned.check.id] = Findings(
-            len(planned.cases), plan.held_on_disk.get(planned.check.id, ())
-        )
-    return found
+@dataclass
+class PlanFindings:
+    """What every check of one plan concluded, shared by every submission a grading session grades.
+
+    ``held_on_disk``: for each check, the outputs on which every case held
+    in earlier runs (``disk_cache.stored_held``), read when these findings
+    were first asked for.
+    """
+
+    plan: Plan
+    held_on_disk: dict[str, set[bytes]] = field(default_factory=dict)
+    by_check: dict[str, Findings] = field(default_factory=dict)
+
+    def of(self, planned: PlannedCheck) -> Findings:
+        """The remembered findings of one planned check (made on first use)."""
+        found = self.by_check.get(planned.check.id)
+        if found is None:
+            found = self.by_check[planned.check.id] = Findings(
+                len(planned.cases), self.held_on_disk.get(planned.check.id, ())
+            )
+        return found
+
+    def new_held(self) -> dict[str, set[bytes]] | None:
+        """Every check's held outputs when a submission added some since last asked, else ``None``."""
+        if not any(found.changed for found in self.by_check.values()):
+            return None
+        for found in self.by_check.values():
+            found.changed = False
+        return {name: found.held for name, found in self.by_check.items()}

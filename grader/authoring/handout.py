@@ -6,7 +6,7 @@ cases, a reference, a known-wrong solution or a quiz's answer key.
 
 from __future__ import annotations
 
-from grader.checks.quiz import letters
+from grader.engine.quiz import letters
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise
 
 __all__ = ["describe_exercise"]

@@ -1,0 +1,12 @@
+"""The command line: click commands over the library, and nothing else.
+
+It owns parsing arguments, calling the public API, rendering a report in the
+chosen format, and mapping errors to exit statuses (0, 1, 2, 3). It may
+import every other package of the grader; nothing imports it. ``commands``
+holds the click group and the grading commands, ``common`` what they share,
+``authoring`` and ``export`` the instructor's commands.
+"""
+
+from grader.cli.commands import command_named, main, run
+
+__all__ = ["command_named", "main", "run"]
