@@ -1,0 +1,1 @@
+"""What runs a plan: cases to calls, the call loop, findings, credit, diagnosis, explanations."""
