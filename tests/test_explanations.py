@@ -163,6 +163,23 @@ def test_explain_names_a_shift_by_a_constant() -> None:
     assert found.relation == "are the expected ones minus log 2 (0.693147 here)"
 
 
+def test_explain_names_parameters_that_are_equal_on_every_case() -> None:
+    pairs = [(2.0 * VECTORS[0], VECTORS[0]), (3.0 * VECTORS[1], VECTORS[1])]
+    found = explain(pairs, **TOL, named=[{"x.shape[0]": 2, "y.shape[0]": 2}, {"x.shape[0]": 3, "y.shape[0]": 3}])
+    assert found is not None
+    assert found.relation == "are the expected ones times x.shape[0] (2 and 3 on these inputs, as is y.shape[0])"
+
+
+def test_explain_finds_values_normalised_along_another_axis_of_one_slice() -> None:
+    expected = np.array([[0.25, 0.75]])  # one row: normalised along axis 0, every entry of it is 1
+    found = explain([(np.ones((1, 2)), expected)], **TOL)
+    assert found is not None and found.code == "normalised-axis"
+    assert (
+        found.relation
+        == "are normalised along axis 0, where the expected ones are normalised along axis 1 (each sums to 1)"
+    )
+
+
 def test_explain_leaves_a_factor_unnamed_when_no_parameter_equals_it() -> None:
     found = explain(_pairs(VECTORS, lambda e: 3.0 * e), **TOL, named={"T": 2.0})
     assert found is not None and found.relation == "are the expected ones times 3"

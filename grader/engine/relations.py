@@ -241,13 +241,13 @@ def _named_map(cases: list[Pair], tol: Tolerance, tiers: _Derived) -> str | None
 def _naming(matches: list[tuple[str, str, list[float]]]) -> str:
     verb, label, values = matches[0]
     distinct = list(dict.fromkeys(number_text(v) for v in values))
+    where = f"{distinct[0]} here" if len(distinct) == 1 else f"{_listing(distinct[:3])} on these inputs"
     if len(matches) == 1:
-        where = f"{distinct[0]} here" if len(distinct) == 1 else f"{_listing(distinct[:3])} on these inputs"
         return f"{verb} {label} ({where})"
     others = _listing([m[1] for m in matches[1:]])
     if len(distinct) == 1:
         return f"{verb} {distinct[0]} (which is {label} and also {others} here)"
-    return f"{verb} {label} (equal to {others} on these inputs)"
+    return f"{verb} {label} ({where}, as is {others})"
 
 
 def _scale(cases: list[Pair], tol: Tolerance) -> Found | None:
@@ -416,16 +416,15 @@ def _normal_keys(tol: Tolerance) -> Callable[[Pair], set[tuple[Any, ...]]]:
         ratio = np.log(g) - np.log(e)
         for k in range(n):
             total = _constant_sum(e, k, tol)
-            if total is None or _constant_sum(g, k, tol) is not None:
-                continue
+            if total is None or _sums_to(g, k, total, tol):
+                continue  # got is normalised where the expected values are: not normalised elsewhere instead
             whole = Tolerance(tol.rtol, tol.atol * e.size)
             if whole.close(np.array(g.sum()), np.array(total)) and tol.close(
                 g, e * np.exp(ratio.mean(k, keepdims=True))
             ):
                 found |= {("all", kk, number_text(total)) for kk in (k, k - n)}
             for m in range(n):
-                along = None if m == k else _constant_sum(g, m, tol)
-                if along is None or not tol.close(np.array(along), np.array(total)):
+                if m == k or not _sums_to(g, m, total, tol):
                     continue
                 separable = (
                     ratio.mean(k, keepdims=True) + ratio.mean(m, keepdims=True) - ratio.mean((k, m), keepdims=True)
@@ -439,10 +438,14 @@ def _normal_keys(tol: Tolerance) -> Callable[[Pair], set[tuple[Any, ...]]]:
 
 def _constant_sum(values: Array, axis: int, tol: Tolerance) -> float | None:
     """The total every slice along ``axis`` sums to, when it is the same for all of them (within tolerance)."""
+    total = float(np.mean(values.sum(axis)))
+    return total if _sums_to(values, axis, total, tol) else None
+
+
+def _sums_to(values: Array, axis: int, total: float, tol: Tolerance) -> bool:
+    """Whether every slice along ``axis`` sums to ``total`` (within tolerance)."""
     sums = values.sum(axis)
-    total = float(np.mean(sums))
-    slack = Tolerance(tol.rtol, tol.atol * values.shape[axis])
-    return total if slack.close(sums, np.full_like(sums, total)) else None
+    return Tolerance(tol.rtol, tol.atol * values.shape[axis]).close(sums, np.full_like(sums, total))
 
 
 def _normalised(cases: list[Pair], tol: Tolerance) -> Found | None:
