@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.engine.explanations import explain
+from grader.checks.failure_modes import Failure, fitting_hint
+from grader.checks.properties import MatchesReference
+from grader.engine.explanations import explain, named_values
+from tests.grading_helpers import failures, grade_one
 
 TOL = {"rtol": 1e-9, "atol": 1e-12}
 _RNG = np.random.default_rng(20240611)
@@ -289,3 +293,62 @@ def test_explain_finds_any_constant_factor(seed: int, size: int, factor: float) 
     e = np.random.default_rng(seed).normal(size=size)
     found = explain([(factor * e, e)], **TOL)
     assert found is not None and found.code in ("factor", "sign")
+
+
+def test_fitting_hint_leaves_out_the_stock_hint_of_an_explained_wrong_value() -> None:
+    check = MatchesReference(id="matches-reference", property="matches-reference", hint="divide by the sum")
+    assert fitting_hint(check, Failure("wrong-value")) == "divide by the sum"
+    assert fitting_hint(check, Failure("wrong-value", cause="Your values are...", explained=True)) == ""
+    assert fitting_hint(check, Failure("wrong-value", hint="use np.where", explained=True)) == "use np.where"
+
+
+def test_named_values_names_numbers_lengths_sizes_and_constants() -> None:
+    named = named_values({"Q": np.zeros((3, 4)), "T": 2.0, "mask": None, "flag": True, "axis": -1})
+    assert named["T"] == 2.0 and named["sqrt(T)"] == pytest.approx(2.0**0.5)
+    assert named["Q.shape[0]"] == 3 and named["sqrt(Q.shape[1])"] == 2.0 and named["Q.size"] == 12
+    assert named["log 2"] == pytest.approx(np.log(2))
+    assert "mask" not in named and "flag" not in named
+
+
+# Bugs no known-wrong solution of the catalog makes: the reason of each value check says what the values show.
+UNFORESEEN = [
+    (
+        "cross-entropy",
+        "return -log_probs[np.arange(len(targets)), targets].mean() / np.log(2)",
+        "your loss is the expected one divided by log 2 (0.693147 here)",
+    ),
+    (
+        "temperature",
+        "return e / e.sum() * T",
+        "your weights are the expected ones times T (",
+    ),
+]
+_SOURCES = {
+    "cross-entropy": (
+        "import numpy as np\n\n\ndef cross_entropy(logits, targets):\n"
+        "    shifted = logits - logits.max(axis=1, keepdims=True)\n"
+        "    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))\n"
+        "    {line}\n"
+    ),
+    "temperature": (
+        "import numpy as np\n\n\ndef softmax_with_temperature(z, T):\n"
+        "    if T <= 0:\n        raise ValueError('T must be positive')\n"
+        "    s = z / T\n    e = np.exp(s - s.max())\n    {line}\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("exercise_id", "line", "said"), UNFORESEEN, ids=[u[0] for u in UNFORESEEN])
+def test_value_checks_explain_a_bug_nobody_foresaw(
+    session: Any, catalog: Any, tmp_path: Path, exercise_id: str, line: str, said: str
+) -> None:
+    path = tmp_path / "learner.py"
+    path.write_text(_SOURCES[exercise_id].format(line=line))
+    result = grade_one(session, path, exercise_id)
+    checks = {check.id: check for check in catalog.exercises[exercise_id].checks}
+    compared = [c for c in result.checks if checks[c.id].property == "matches-reference" and c.status == "failed"]
+    assert compared, failures(result)
+    for check in compared:
+        assert said in check.reason, check.reason
+        assert checks[check.id].hint == "" or checks[check.id].hint not in check.reason

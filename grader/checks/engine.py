@@ -13,7 +13,7 @@ costs seconds, not minutes. What each case shows is judged in
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from grader.checks.findings import CheckRun, findings_for
 from grader.checks.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.checks.memory import GradingMemo
 from grader.checks.plan import CallTable, Plan, checks_to_run
+from grader.engine.explanations import explain, named_values
 from grader.reasons import describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
@@ -262,9 +263,12 @@ def _judge_run(
     run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
     for outcome in mine:  # classified: a large answer's arrays are not kept decoded
         outcome.release()
+    reveal = check.visibility == "public" or check.reveal == "full"
+    explained = _explanation(run, table) if reveal else ""
+    if explained:
+        run.failure = replace(run.failure, cause=" ".join(filter(None, (run.failure.cause, explained))), explained=True)
     hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
     call_text = plan.call_text(run.planned, first_index)
-    reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(
         description,
         call_text,
@@ -292,6 +296,25 @@ def _judge_run(
         more_failures=failures - 1,
         note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
     )
+
+
+def _explanation(run: CheckRun, table: CallTable) -> str:
+    """The one relation between the learner's values and the expected ones on every failing case, or empty."""
+    compared, named = [], []
+    for index in run.failing:
+        seen = run.check.compared(run.cases[index], [table.outcomes[key] for key in run.keys[index]])
+        if seen is None:
+            return ""  # a failing case whose values were not compared: no relation holds on every one
+        compared.append(seen)
+        named.append(named_values(run.cases[index].args))
+    found = explain(
+        [(c.got, c.expected) for c in compared],
+        rtol=max(c.rtol for c in compared),
+        atol=max(c.atol for c in compared),
+        named=named,
+        output=run.check.noun,
+    )
+    return found.sentence if found else ""
 
 
 def _explain_defaults(

@@ -22,10 +22,12 @@ import numpy as np
 
 from grader.engine.relations import RELATIONS, Ambiguous, Found, Pair, Tolerance
 
-__all__ = ["Explanation", "explain"]
+__all__ = ["Explanation", "explain", "named_values"]
 
 _MIN_RTOL = 1e-12  # a learner's own arithmetic differs from the fitted relation by a few ulps
 _MAX_ELEMENTS = 1_000_000
+# Constants a wrong value is often off by (a logarithm in another base), named for every case.
+_CONSTANTS = {"log 2": math.log(2.0), "log 10": math.log(10.0)}
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,31 @@ def explain(
         if found is not None:
             return _phrase(found, cases, output)
     return None
+
+
+def named_values(args: Mapping[str, Any]) -> dict[str, float]:
+    """The values of a call worth naming in an explanation, by the names a learner reads in the call.
+
+    Each number argument (``T``) and its square root; each length above 1 of an array argument
+    (``Q.shape[1]``) and its square root; the size of an array of several axes (``logits.size``); and
+    constants such as ``log 2``. Squares and reciprocals are tried by ``explain`` itself.
+    """
+    named: dict[str, float] = {}
+    for name, value in args.items():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value):
+            named[name] = float(value)
+            if value > 0:
+                named[f"sqrt({name})"] = math.sqrt(value)
+        elif isinstance(value, np.ndarray) and value.ndim >= 1:
+            for axis, length in enumerate(value.shape):
+                if length > 1:
+                    named[f"{name}.shape[{axis}]"] = float(length)
+                    named[f"sqrt({name}.shape[{axis}])"] = math.sqrt(length)
+            if value.ndim > 1:
+                named[f"{name}.size"] = float(value.size)
+    return {**named, **_CONSTANTS}
 
 
 def _kind(value: Any) -> str:
