@@ -243,6 +243,20 @@ def test_explain_says_nothing_on_degenerate_data(pairs: list[tuple[Any, Any]], n
     assert explain(pairs, **TOL, named=named) is None
 
 
+def test_explain_says_nothing_of_a_rounding_that_fits_two_values_by_chance() -> None:
+    expected = np.array([[0.25, -0.25], [-0.25, 0.25]])
+    assert explain([(np.array([[0.0, -1.0], [-1.0, 0.0]]), expected)], **TOL) is None
+
+
+def test_explain_speaks_of_the_entries_of_a_singular_output() -> None:
+    found = explain(_pairs(ROWS, lambda e: -e), **TOL, output="Jacobian")
+    assert found is not None
+    assert (
+        found.sentence
+        == "On every failing input, the entries of your Jacobian are the expected ones with the sign flipped."
+    )
+
+
 def test_explain_says_nothing_when_two_relations_hold_on_different_pairs() -> None:
     pairs = [(2.0 * VECTORS[0], VECTORS[0]), (-VECTORS[1], VECTORS[1])]
     assert explain(pairs, **TOL) is None

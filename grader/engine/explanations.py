@@ -148,8 +148,11 @@ def _phrase(found: Found, cases: list[Pair], output: str | None) -> Explanation:
         else {"are": "are", "ones": "ones", "values": "values", "s": "s"}
     )
     relation = found.phrase.format(**words)
-    subject = output or words["values"]
-    body = f"your {subject} {relation}"
+    if output and not one and not output.endswith("s"):
+        subject = f"the entries of your {output}"  # "your Jacobian are" would not read; "your weights are" does
+    else:
+        subject = f"your {output or words['values']}"
+    body = f"{subject} {relation}"
     if found.prefixed:
         lead = "on every failing input" if len(cases) > 1 else "on the failing input"
         body = f"{lead}, {body}"
