@@ -39,6 +39,7 @@ __all__ = [
     "ArrayCheck",
     "Call",
     "Check",
+    "Compared",
     "FailureMode",
     "Finding",
     "TrustedFunction",
@@ -85,6 +86,16 @@ class Finding:
     note: str = ""
     status: Literal["failed", "error", "timeout"] = "failed"
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What a value check compared on one case: the learner's value, the expected one, and the tolerance used."""
+
+    got: Any
+    expected: Any
+    rtol: float
+    atol: float
 
 
 class Check(Record):
@@ -165,6 +176,11 @@ class Check(Record):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         """A finding when the case breaks the property, else ``None``."""
         raise NotImplementedError
+
+    def compared(self, case: Case, outcomes: list[CallOutcome]) -> Compared | None:
+        """The values this check compared on a failing case, read for a relation that explains every failure
+        (``engine.explanations``); ``None``, the default: it compares no learner value with an expected one."""
+        return None
 
     def answer_args(self, case: Case, answer: CallOutcome) -> dict[str, Any] | None:
         """The arguments of the case's ``on_answer`` call, made from the learner's ``answer``; ``None``: not asked.

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
+from grader.checks.base import ArrayCheck, Call, Check, Compared, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.form import not_an_ndarray
@@ -107,6 +107,13 @@ class MatchesReference(ArrayCheck):
             got=format_value(got),
             expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})",
         )
+
+    def compared(self, case: Case, outcomes: list[CallOutcome]) -> Compared | None:
+        mine, reference = outcomes[0], outcomes[1]
+        if mine.status != "ok" or reference.status != "ok" or not mine.values:
+            return None
+        rtol, atol = _tolerances(mine.values[0], case, self.rtol, self.atol)
+        return Compared(mine.value, _expected(reference), rtol, atol)
 
 
 class SumsToOne(ArrayCheck):

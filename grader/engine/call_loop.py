@@ -13,7 +13,7 @@ costs seconds, not minutes. What each case shows is judged in
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from grader.engine.credit import apply_credit
 from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
+from grader.engine.explanations import explain, named_values
 from grader.engine.failure_modes import classify_failure, fitting_hint
 from grader.engine.findings import CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
@@ -263,9 +264,12 @@ def _judge_run(
     run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
     for outcome in mine:  # classified: a large answer's arrays are not kept decoded
         outcome.release()
+    reveal = check.visibility == "public" or check.reveal == "full"
+    explained = _explanation(run, table) if reveal else ""
+    if explained:
+        run.failure = replace(run.failure, cause=" ".join(filter(None, (run.failure.cause, explained))), explained=True)
     hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
     call_text = plan.call_text(run.planned, first_index)
-    reveal = check.visibility == "public" or check.reveal == "full"
     reason = failure_reason(
         description,
         call_text,
@@ -293,6 +297,25 @@ def _judge_run(
         more_failures=failures - 1,
         note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
     )
+
+
+def _explanation(run: CheckRun, table: CallTable) -> str:
+    """The one relation between the learner's values and the expected ones on every failing case, or empty."""
+    compared, named = [], []
+    for index in run.failing:
+        seen = run.check.compared(run.cases[index], [table.outcomes[key] for key in run.keys[index]])
+        if seen is None:
+            return ""  # a failing case whose values were not compared: no relation holds on every one
+        compared.append(seen)
+        named.append(named_values(run.cases[index].args))
+    found = explain(
+        [(c.got, c.expected) for c in compared],
+        rtol=max(c.rtol for c in compared),
+        atol=max(c.atol for c in compared),
+        named=named,
+        output=run.check.noun,
+    )
+    return found.sentence if found else ""
 
 
 def _explain_defaults(

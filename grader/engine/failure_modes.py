@@ -43,16 +43,24 @@ __all__ = ["Failure", "classify_failure", "exception_hint", "fitting_hint"]
 
 @dataclass(frozen=True)
 class Failure:
-    """The mode of a failing case; ``cause``: what its facts show (a dtype that lost range); ``hint``: what its
-    exception's own message suggests. Both are empty when the facts say nothing more."""
+    """The mode of a failing case; ``cause``: what its facts show (a dtype that lost range, a relation between
+    got and expected on every failing case); ``hint``: what its exception's own message suggests. Both are
+    empty when the facts say nothing more. ``explained``: the cause holds a relation read off the values."""
 
     mode: FailureMode
     cause: str = ""
     hint: str = ""
+    explained: bool = False
 
 
 def fitting_hint(check: Check, failure: Failure) -> str:
-    """The hint for this failure: its exception's own suggestion, else the check's hint for its mode, else none."""
+    """The hint for this failure: its exception's own suggestion, else the check's hint for its mode, else none.
+
+    A wrong value explained by what the values show is not given the check's stock hint for wrong values,
+    which was written for some other wrong value and may contradict what this one shows.
+    """
+    if failure.explained and failure.mode == "wrong-value":
+        return failure.hint
     return failure.hint or check.hint_for(failure.mode)
 
 
