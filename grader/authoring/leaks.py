@@ -60,9 +60,8 @@ def secrets_of(catalog: Catalog) -> list[Secret]:
             where = f"hidden check {check.id!r} of {exercise.id}"
             ident = re.escape(check.id)
             found.append((f"the id of {where}", re.compile(rf"(\bid:\s*{ident}(?![\w-]))|(`{ident}`)"), exercise.id))
-            text(f"the hint of {where}", check.hint)
-            for mode, hint in check.hints.items():
-                text(f"the {mode} hint of {where}", hint)
+            for number, hint in enumerate(check.hint_list(), 1):
+                text(f"hint {number} of {where}", hint.text)
             text(f"the description of {where}", check.description)
         paths = [(f"the reference solution of {exercise.id}", exercise.reference_solution)]
         paths += [(f"known-wrong solution {w.id!r} of {exercise.id}", w.path) for w in exercise.known_wrong]

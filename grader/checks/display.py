@@ -56,7 +56,8 @@ def format_value(value: Any) -> str:
     if isinstance(value, float):
         return format_number(value)
     if isinstance(value, TrustedFunction):
-        return value.name if not value.arrays else f"{value.name}(A={format_value(value.arrays[0])})"
+        bound = ", ".join(f"{name}={format_value(array)}" for name, array in value.bound)
+        return f"{value.name}({bound})" if bound else value.name
     return repr(value)
 
 

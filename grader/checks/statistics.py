@@ -174,7 +174,11 @@ class FloatTuple(Check):
             return Finding(
                 got=f"a single value {format_value(outcome.values[0])}",
                 expected=expected,
-                note="Writing return var_unscaled, var_scaled returns a tuple of the two.",
+                note=(
+                    f"Writing return {', '.join(self.names)} returns a tuple of the {self.count}."
+                    if len(self.names) == self.count > 1
+                    else "Values written after return, separated by commas, are returned as a tuple."
+                ),
             )
         if len(outcome.values) != self.count:
             return Finding(got=f"a tuple of {len(outcome.values)} values", expected=expected)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from grader.sandbox.contracts import ProcessFactory
     from grader.spec.models import ExpectedException, ImplementationExercise, KnownWrong
 
-__all__ = ["apply_diagnosis", "diagnose"]
+__all__ = ["agrees_with", "apply_diagnosis", "diagnose"]
 
 
 def diagnose(
@@ -221,3 +221,19 @@ def apply_diagnosis(result: CheckResult, run: CheckRun, misconception: str) -> N
         reveal=True,
         cause=failure.cause,
     )
+
+
+def agrees_with(
+    exercise: ImplementationExercise,
+    wrong: KnownWrong,
+    run: CheckRun,
+    factory: ProcessFactory,
+    root: Path,
+    memo: GradingMemo,
+    plan: Plan,
+    references: dict[int, CallOutcome],
+) -> bool:
+    """Whether ``run``'s answers agree with known-wrong ``wrong``'s on every case either fails, and it fails one:
+    the premise of a hint written for that mistake (``engine.premises``), whatever the other checks show."""
+    answers = _known_wrong_answers(exercise, root / wrong.path, factory, memo, plan, references, root)
+    return _agrees(run, answers, wrong)
