@@ -1,13 +1,14 @@
-"""Failure modes: how a failing case failed, so that the hint fits the failure rather than the check.
+"""Failure modes: how a failing case failed, and which of a check's hints its facts show to be true.
 
-A check's hint is written for one way of failing it (``finite-for-large-inputs``
-expects an overflow), but learners fail checks in many ways: a TypeError, a
-timeout, a result cast to float32 that turned 1e300 into inf. ``classify_failure``
-names the mode of the first failing case from what the learner's calls
-returned, and for the modes whose cause the facts show (a result of a
-narrower dtype, an exception whose message suggests its fix) a sentence
-saying so. The check's ``hint_for(mode)`` then gives the hint that fits, or
-none.
+Learners fail checks in many ways: a TypeError, a timeout, a result cast to
+float32 that turned 1e300 into inf. ``classify_failure`` names the mode of
+the first failing case from what the learner's calls returned, with the
+facts a hint's premise (``checks.base.Premise``) is tested on: the
+exception raised, the float warnings, the arguments written into (and, from
+``engine.premises``, the known mistakes the answers agree with); for the
+modes whose cause the facts show (a result of a narrower dtype than the
+reference's, an exception whose message suggests its fix) a sentence says so.
+``fitting_hint`` then gives the first hint whose premise holds, or none.
 
 Modes, checked in this order:
 
@@ -16,7 +17,8 @@ Modes, checked in this order:
 - ``exception``: a call raised or ended without a value (a crash, a refused reply).
 - ``shape``: the result has the wrong shape or form (a tuple, a list, an array of another shape).
 - ``dtype``: the result's dtype lost what the inputs held: an integer result from float
-  inputs, or a float32/float16 result from float64 inputs whose range it could not hold.
+  inputs where the reference's answer is of floats, or a float32/float16 result from float64
+  inputs whose range it could not hold.
 - ``nan`` / ``inf``: the result holds NaN (or ±inf) where the inputs held none, and the
   finding shows it.
 - ``wrong-value``: right shape, finite, wrong numbers; also any failure of a check that
