@@ -17,7 +17,8 @@ size cap). What a relation may contain:
   ``MAX_EXPONENT``), ``.T`` (the transpose), comparisons (a boolean array
   inside, e.g. ``where(x > 0, ...)``);
 - subscripts: integers, slices, ``...``, ``None`` and tuples of those, whose
-  integers may be computed (``x[:k]``, ``A[:, n - 1]``, ``x[idx]``);
+  integers may be computed (``x[:k]``, ``A[:, n - 1]``, ``x[idx]``); an
+  item of a tuple a call returns (``newton(a)[0]``);
 - lists and tuples (as arguments: ``stack([x, zeros_like(x)], axis=-1)``);
 - calls of the functions in ``NUMPY_FUNCTIONS`` (each with its own
   keywords), of the exercise's entry functions (the learner's), and of
@@ -57,6 +58,7 @@ from grader.checks.operations import (
     index_part,
     negate,
     transpose,
+    tuple_item,
 )
 
 __all__ = [
@@ -113,11 +115,16 @@ _ORDER: dict[str, Callable[[Any, Any], Any]] = {
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution."""
+    """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution.
+
+    ``indexed``: the relation subscripts the call's result directly
+    (``newton(x)[0]``), so a tuple it returns is taken apart, item by item.
+    """
 
     function: str
     on: str
     node: ast.Call
+    indexed: bool = False
 
 
 @dataclass(frozen=True)
@@ -344,15 +351,15 @@ def _arguments(node: ast.Call) -> list[ast.expr]:
     return list(node.args) + [keyword.value for keyword in node.keywords]
 
 
-def _call_sites(node: ast.AST) -> Iterator[CallSite]:
+def _call_sites(node: ast.AST, indexed: bool = False) -> Iterator[CallSite]:
     """The learner and reference calls of a checked relation, left to right (never nested, by ``_check``)."""
     if isinstance(node, ast.Call):
         function, on = _callee(node)
         if on != "numpy":
-            yield CallSite(function, on, node)
+            yield CallSite(function, on, node, indexed)
             return
     for child in ast.iter_child_nodes(node):
-        yield from _call_sites(child)
+        yield from _call_sites(child, isinstance(node, ast.Subscript) and child is node.value)
 
 
 def _describe(node: ast.AST) -> str:
@@ -483,7 +490,10 @@ class _Walker:
         raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
 
     def _subscript(self, node: ast.Subscript) -> Any:
-        value = np.asarray(self.value(node.value))
+        raw = self.value(node.value)
+        if isinstance(raw, tuple) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
+            return tuple_item(raw, self.value(node.slice))  # one item of a returned tuple, such as (root, steps)
+        value = np.asarray(raw)
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         parts: list[Any] = []
         for item in items:

@@ -134,8 +134,11 @@ class Identity(Check):
         per = len(relation.calls)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
-            for outcome in answered:
-                _, problem = array_result(outcome)
+            for site, outcome in zip(relation.calls, answered, strict=True):
+                if site.indexed and outcome.kind == "tuple":  # newton(x)[0]: the relation takes the tuple apart
+                    problem = _tuple_problem(outcome)
+                else:
+                    _, problem = array_result(outcome)
                 if problem is not None:
                     return problem
             results = [outcome.value for outcome in answered]
@@ -233,11 +236,17 @@ def _nothing_compared(
     return None
 
 
+def _tuple_problem(outcome: CallOutcome) -> Finding | None:
+    """A returned tuple the relation takes apart holds real numbers in every item."""
+    odd = [value.dtype for value in outcome.values if value.dtype.kind not in "biuf"]
+    return Finding(got=f"a tuple holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
+
+
 def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:
     """Whether a learner's call on ``side`` of the relation returned a single number (a 0-d value)."""
     nodes = {id(node) for node in ast.walk(side)}
     return any(
-        site.on == "learner" and id(site.node) in nodes and np.ndim(result) == 0
+        site.on == "learner" and id(site.node) in nodes and not isinstance(result, tuple) and np.ndim(result) == 0
         for site, result in zip(relation.calls, results, strict=True)
     )
 

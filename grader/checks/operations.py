@@ -42,6 +42,7 @@ __all__ = [
     "index_part",
     "negate",
     "transpose",
+    "tuple_item",
 ]
 
 MAX_ENTRIES = 1_000_000
@@ -282,7 +283,7 @@ def transpose(value: Any) -> Any:
 
 
 def index_part(value: Any, where: str) -> Any:
-    """An index or slice bound computed in a relation: an integer (or an integer or boolean array for an index)."""
+    """An index, slice bound or tuple item number computed in a relation: an integer (an index may be an array)."""
     if value is None or value is Ellipsis:
         return value
     if _integral(value) and np.ndim(value) == 0:
@@ -290,9 +291,18 @@ def index_part(value: Any, where: str) -> Any:
     if where == "index" and isinstance(value, np.ndarray) and value.dtype.kind in "biu":
         check_entries(value.size, 0, "an array index")
         return value
-    kind = "a slice bound" if where == "slice" else "an index"
+    kind = {"slice": "a slice bound", "item": "an item number"}.get(where, "an index")
     shown = f"an array of dtype {value.dtype}" if isinstance(value, np.ndarray) else repr(value)
     raise ExpressionError(f"{kind} in a relation is an integer; this one is {shown}")
+
+
+def tuple_item(items: tuple[Any, ...], position: Any) -> Any:
+    """Item ``position`` of a tuple (a call's ``(root, steps)``, a ``shape``); a 0-d integer array as an int."""
+    at = index_part(position, "item")
+    if not -len(items) <= at < len(items):
+        raise ExpressionError(f"item {at} of a tuple of {len(items)} values does not exist")
+    item = items[at]
+    return int(item) if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu" else item
 
 
 def _integer(value: Any, what: str) -> int:
