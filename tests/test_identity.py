@@ -304,3 +304,54 @@ def test_none_may_be_given_to_an_entry_but_is_no_number() -> None:
     assert [site.function for site in relation.calls] == ["attention_weights", "attention_weights"]
     with pytest.raises(ExpressionError, match="the constant None is not allowed"):
         parse_relation("f(x) == f(x) + None")
+
+
+NEWTON = """\
+id: newton
+kind: implementation
+title: Newton's square root
+prompt: Write newton_sqrt(a, x0=1.0), returning (root, iterations).
+entries:
+  newton_sqrt:
+    signature: newton_sqrt(a, x0=1.0)
+    args: {a: float, x0: float}
+cases:
+  positive:
+    - examples:
+        - {a: 2.0}
+        - {a: 10.0}
+        - {a: 1.0e+6}
+checks:
+  - {id: squares-back, property: identity, relation: "newton_sqrt(a)[0] ** 2 == a", cases: [positive]}
+  - {id: few-iterations, property: identity, relation: "newton_sqrt(a)[1] <= 2 * 30", cases: [positive]}
+  - {id: not-a-tuple, property: identity, relation: "newton_sqrt(a) >= 0", cases: [positive]}
+"""
+
+
+def _grade_newton(tmp_path: Path, source: str) -> dict[str, Any]:
+    (tmp_path / "exercises").mkdir(exist_ok=True)
+    (tmp_path / "exercises" / "newton.yaml").write_text(NEWTON)
+    exercise = load_catalog(tmp_path / "exercises").exercise("newton")
+    result = grade_implementation(
+        exercise,  # type: ignore[arg-type]
+        SourceModule({"mine.py": source.encode()}, "mine.py"),
+        InProcessFactory(),
+        memo=GradingMemo(),
+    )
+    return {check.id: check for check in result.checks}
+
+
+def test_a_relation_takes_apart_the_tuple_a_call_returns_when_it_indexes_the_call(tmp_path: Path) -> None:
+    source = (
+        "def newton_sqrt(a, x0=1.0):\n    x, k = x0, 0\n    while abs(x * x - a) > 1e-12 * a:\n"
+        "        x, k = (x + a / x) / 2, k + 1\n    return x, k\n"
+    )
+    checks = _grade_newton(tmp_path, source)
+    assert checks["squares-back"].status == "passed"
+    assert checks["few-iterations"].status == "passed"
+    assert checks["not-a-tuple"].status == "failed"
+    assert checks["not-a-tuple"].got == "a tuple of 2 values"
+    slow = source.replace("(x + a / x) / 2", "x - (x * x - a) / (4 * x)")
+    failed = _grade_newton(tmp_path, slow)["few-iterations"]
+    assert failed.status == "failed"
+    assert "left side" in failed.got and "right side 60" in failed.got

@@ -17,10 +17,22 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from grader.record import ConfigDict, Field, Record
+from grader.record import ConfigDict, Field, Record, field_validator, model_validator
 from grader.sandbox.calls import TrustedFunction
 
-__all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
+__all__ = [
+    "MATRIX_FAMILIES",
+    "ArrayDraw",
+    "Case",
+    "CaseGenerator",
+    "ExamplesGenerator",
+    "MatrixGenerator",
+    "MatrixSpec",
+    "RandomGenerator",
+    "build_cases",
+    "matrix_of",
+    "stable_seed",
+]
 
 
 class _Strict(Record):
@@ -57,7 +69,50 @@ class RandomGenerator(_Strict):
     random: RandomSpec
 
 
-CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator, Field(union_mode="left_to_right")]
+MATRIX_FAMILIES = ("hilbert", "orthogonal", "spd", "near-singular", "gaussian")
+_MAX_MATRIX_SIDE = 1000
+
+
+class MatrixSpec(_Strict):
+    """Matrices of one family for one argument, one per size (``count`` per size for the drawn families)."""
+
+    arg: str = Field(description="the argument that receives the matrix")
+    family: Literal["hilbert", "orthogonal", "spd", "near-singular", "gaussian"] = Field(
+        description="hilbert (1/(i+j+1)), orthogonal (orthonormal columns), spd (symmetric positive definite), "
+        "near-singular (singular values from 1 down to 1/condition), gaussian (standard normal entries)"
+    )
+    sizes: list[int | list[int]] = Field(
+        min_length=1, description="n for an n-by-n matrix, or [rows, columns]; at most 1000 a side"
+    )
+    count: int = Field(default=1, gt=0, le=100, description="matrices drawn per size (hilbert has one per size)")
+    condition: float = Field(
+        default=10.0, ge=1.0, le=1e16, description="spd and near-singular: the 2-norm condition number"
+    )
+    args: dict[str, list[Any]] = Field(
+        default_factory=dict, description="the other arguments, each a list of values to choose from"
+    )
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes_fit(cls, value: list[int | list[int]]) -> list[int | list[int]]:
+        for size in value:
+            sides = [size, size] if isinstance(size, int) else size
+            if len(sides) != 2 or not all(1 <= side <= _MAX_MATRIX_SIDE for side in sides):
+                raise ValueError(f"a size is n or [rows, columns], each from 1 to {_MAX_MATRIX_SIDE}; got {size!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _spd_is_square(self) -> MatrixSpec:
+        if self.family == "spd" and any(not isinstance(size, int) and size[0] != size[1] for size in self.sizes):
+            raise ValueError("a symmetric positive definite matrix is square: give its sizes as n")
+        return self
+
+
+class MatrixGenerator(_Strict):
+    matrices: MatrixSpec
+
+
+CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator | MatrixGenerator, Field(union_mode="left_to_right")]
 
 
 @dataclass
@@ -139,6 +194,9 @@ def build_cases(generators: list[Any], arg_kinds: Mapping[str, str], seed_parts:
                     if name in example
                 }
                 cases.append(Case(args=args, origin="example", label=generator.label))
+        elif isinstance(generator, MatrixGenerator):
+            rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))
+            cases.extend(_matrix_cases(generator.matrices, arg_kinds, rng))
         else:
             rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))
             tries = [_draw_case(generator.random, arg_kinds, rng) for _ in range(generator.random.count)]
@@ -185,3 +243,63 @@ def _draw_array(how: ArrayDraw, dims: dict[str, int], rng: np.random.Generator) 
     offset = how.offset[int(rng.integers(len(how.offset)))]
     values = rng.standard_normal(shape) * scale + offset
     return values.astype(np.float32) if how.dtype == "float32" else values
+
+
+def _matrix_cases(spec: MatrixSpec, arg_kinds: Mapping[str, str], rng: np.random.Generator) -> list[Case]:
+    """One case per matrix (sizes in the order written, smallest first), the other arguments picked from their lists."""
+    sizes = sorted(((size, size) if isinstance(size, int) else (size[0], size[1]) for size in spec.sizes), key=_area)
+    count = 1 if spec.family == "hilbert" else spec.count
+    cases = []
+    for rows, columns in sizes:
+        for _ in range(count):
+            args: dict[str, Any] = {}
+            for name in arg_kinds:
+                if name == spec.arg:
+                    args[name] = matrix_of(spec.family, rows, columns, spec.condition, rng)
+                elif name in spec.args and spec.args[name]:
+                    choices = spec.args[name]
+                    args[name] = convert_argument(choices[int(rng.integers(len(choices)))], arg_kinds[name])
+            cases.append(Case(args=args, origin="random", label=f"{spec.family} {rows}x{columns}"))
+    return cases
+
+
+def _area(size: tuple[int, int]) -> tuple[int, int]:
+    return size[0] * size[1], size[0]
+
+
+def matrix_of(family: str, rows: int, columns: int, condition: float, rng: np.random.Generator) -> np.ndarray:
+    """A ``rows`` by ``columns`` matrix of ``family`` (``MATRIX_FAMILIES``), drawn from ``rng`` where it is random.
+
+    ``orthogonal``: orthonormal columns when rows >= columns (orthonormal rows
+    otherwise), uniformly distributed (QR of a Gaussian matrix, signs fixed by
+    R's diagonal). ``spd``: Q diag(e) Q^T with eigenvalues spread
+    geometrically from 1 down to 1/condition, exactly symmetric (its sizes are
+    square). ``near-singular``: U diag(s) V^T with singular
+    values spread geometrically from 1 down to 1/condition.
+    """
+    if family == "hilbert":
+        i, j = np.indices((rows, columns))
+        return 1.0 / (i + j + 1.0)
+    if family == "gaussian":
+        return rng.standard_normal((rows, columns))
+    if family == "orthogonal":
+        return _orthonormal(rows, columns, rng) if rows >= columns else _orthonormal(columns, rows, rng).T
+    if family == "spd":
+        q = _orthonormal(rows, rows, rng)
+        matrix = (q * _spread(rows, condition)) @ q.T
+        return (matrix + matrix.T) / 2.0
+    small = min(rows, columns)
+    return (_orthonormal(rows, small, rng) * _spread(small, condition)) @ _orthonormal(columns, small, rng).T
+
+
+def _spread(n: int, condition: float) -> np.ndarray:
+    """``n`` values from 1 down to 1/condition, evenly spaced in log (the largest over the smallest is condition)."""
+    return np.geomspace(1.0, 1.0 / condition, n)
+
+
+def _orthonormal(rows: int, columns: int, rng: np.random.Generator) -> np.ndarray:
+    """``columns`` orthonormal columns of length ``rows`` (rows >= columns), uniformly distributed."""
+    q, r = np.linalg.qr(rng.standard_normal((rows, columns)))
+    signs = np.sign(np.diag(r))
+    signs[signs == 0] = 1.0
+    return q * signs

@@ -22,14 +22,22 @@ import numpy as np
 from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
-from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.checks.expressions import (
+    CallSite,
+    ExpressionError,
+    PlannedCall,
+    Relation,
+    evaluate,
+    parse_relation,
+    planned_calls,
+)
 from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["Identity"]
+__all__ = ["Identity", "call_argument", "calls_of", "site_problems"]
 
 _MAX_COMBINATIONS = 64
 
@@ -101,22 +109,7 @@ class Identity(Check):
                 "relation",
             )
         for site in relation.calls:
-            signature = signatures.get(site.function)
-            if site.on == "learner" and signature is None:
-                yield (
-                    f"the relation calls {site.function}(), which is neither an entry nor a numpy function it may "
-                    f"use{_close(site.function, signatures)}",
-                    "relation",
-                )
-            elif signature is None:
-                if site.node.keywords:
-                    yield (
-                        f"reference.{site.function}() is not an entry, so its parameter names are not known: "
-                        "pass its arguments by position",
-                        "relation",
-                    )
-            else:
-                yield from _argument_problems(site.function, site.node, signature)
+            yield from site_problems(site, signatures, "relation")
 
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self.plan_in(case, entry, {})
@@ -133,13 +126,7 @@ class Identity(Check):
                     f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
                     f"{_shown(variables)}: {exc}"
                 ) from None
-            for call in planned:
-                names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
-                args = {name: _argument(value) for name, value in zip(names, call.args, strict=False)}
-                args.update({name: _argument(value) for name, value in call.kwargs.items()})
-                calls.append(
-                    Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner")
-                )
+            calls.extend(calls_of(planned, parameters))
         return calls
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -147,8 +134,11 @@ class Identity(Check):
         per = len(relation.calls)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
-            for outcome in answered:
-                _, problem = array_result(outcome)
+            for site, outcome in zip(relation.calls, answered, strict=True):
+                if site.indexed and outcome.kind == "tuple":  # newton(x)[0]: the relation takes the tuple apart
+                    problem = _tuple_problem(outcome)
+                else:
+                    _, problem = array_result(outcome)
                 if problem is not None:
                     return problem
             results = [outcome.value for outcome in answered]
@@ -183,7 +173,7 @@ class Identity(Check):
     def _variables(self, case: Case) -> Iterator[dict[str, Any]]:
         names = list(self.where)
         for values in itertools.product(*(self.where[name] for name in names)):
-            extra = {name: _argument(value) for name, value in zip(names, values, strict=True)}
+            extra = {name: call_argument(value) for name, value in zip(names, values, strict=True)}
             yield {**case.args, **extra}
 
     def _tolerances(self, case: Case, outcomes: list[CallOutcome]) -> tuple[float, float]:
@@ -246,16 +236,54 @@ def _nothing_compared(
     return None
 
 
+def _tuple_problem(outcome: CallOutcome) -> Finding | None:
+    """A returned tuple the relation takes apart holds real numbers in every item."""
+    odd = [value.dtype for value in outcome.values if value.dtype.kind not in "biuf"]
+    return Finding(got=f"a tuple holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
+
+
 def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:
     """Whether a learner's call on ``side`` of the relation returned a single number (a 0-d value)."""
     nodes = {id(node) for node in ast.walk(side)}
     return any(
-        site.on == "learner" and id(site.node) in nodes and np.ndim(result) == 0
+        site.on == "learner" and id(site.node) in nodes and not isinstance(result, tuple) and np.ndim(result) == 0
         for site, result in zip(relation.calls, results, strict=True)
     )
 
 
-def _argument(value: Any) -> Any:
+def site_problems(site: CallSite, signatures: Mapping[str, Mapping[str, bool]], key: str) -> Iterator[tuple[str, str]]:
+    """What a learner or reference call of a relation gets wrong against the exercise's entries, under ``key``."""
+    signature = signatures.get(site.function)
+    if site.on == "learner" and signature is None:
+        yield (
+            f"the {key} calls {site.function}(), which is neither an entry nor a numpy function it may "
+            f"use{_close(site.function, signatures)}",
+            key,
+        )
+    elif signature is None:
+        if site.node.keywords:
+            yield (
+                f"reference.{site.function}() is not an entry, so its parameter names are not known: "
+                "pass its arguments by position",
+                key,
+            )
+    else:
+        for message, _ in _argument_problems(site.function, site.node, signature):
+            yield message.replace("the relation", f"the {key}", 1), key
+
+
+def calls_of(planned: list[PlannedCall], parameters: Mapping[str, list[str]]) -> list[Call]:
+    """Planned calls as ``Call``s, their arguments named by the entry's parameters (``#0``... for a non-entry)."""
+    calls = []
+    for call in planned:
+        names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
+        args = {name: call_argument(value) for name, value in zip(names, call.args, strict=False)}
+        args.update({name: call_argument(value) for name, value in call.kwargs.items()})
+        calls.append(Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner"))
+    return calls
+
+
+def call_argument(value: Any) -> Any:
     """A value as a call argument: arrays and numbers as numpy values, lists as float arrays."""
     if isinstance(value, (list, tuple)):
         return np.asarray(value, dtype=float)

@@ -9,12 +9,12 @@ very same bytes (same digests) gets the same finding without judging again.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from grader.checks.base import Check, Finding
+from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import values_not_shown
+from grader.checks.display import format_call, values_not_shown
 from grader.engine.failure_modes import Failure
 from grader.engine.plan import CallTable, Plan, PlannedCheck
 from grader.engine.reasons import describe_error, outcome_detail
@@ -82,12 +82,14 @@ class CheckRun:
             if not shown:
                 with values_not_shown():
                     self.findings[index] = (
-                        judge_case(self.check, self.entry, self.cases[index], outcomes)
+                        judge_case(self.check, self.entry, self.cases[index], outcomes, self.planned.calls[index])
                         if self.memo is None
                         else self.memo.judge(self, index, outcomes, shown=False)
                     )
             elif self.memo is None:
-                self.findings[index] = judge_case(self.check, self.entry, self.cases[index], outcomes)
+                self.findings[index] = judge_case(
+                    self.check, self.entry, self.cases[index], outcomes, self.planned.calls[index]
+                )
             else:
                 self.findings[index] = self.memo.judge(self, index, outcomes)
             for outcome in outcomes:  # judged: a large answer's arrays are not kept decoded while the others are judged
@@ -147,14 +149,14 @@ class Findings:
         """
         kept = tuple(outcome.digest for outcome in outcomes if outcome.digest is not None)
         if not kept or len(kept) != len(outcomes):
-            return judge_case(run.check, run.entry, run.cases[index], outcomes)
+            return judge_case(run.check, run.entry, run.cases[index], outcomes, run.planned.calls[index])
         key = (index, kept)
         if key in self.seen:
             return self.seen[key]
         memory = self.seen if shown else self.unshown
         if not shown and key in memory:
             return memory[key]
-        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes)
+        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes, run.planned.calls[index])
         return finding
 
 
@@ -171,15 +173,29 @@ def signature_of(run: CheckRun, table: CallTable) -> bytes | None:
     return hashlib.blake2b(b"".join(parts), digest_size=16).digest()
 
 
-def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-    """The finding of one case: the engine judges calls that gave no value, the check judges the values."""
+def judge_case(
+    check: Check, entry: str, case: Case, outcomes: list[CallOutcome], calls: Sequence[Call] = ()
+) -> Finding | None:
+    """The finding of one case: the engine judges calls that gave no value, the check judges the values.
+
+    ``calls``: the case's planned calls, in the order of ``outcomes``. A call
+    that gave no value is named as it was made when it is not the case's
+    first (the input the reason shows): ``f(n=8)`` made for a relation on
+    ``f(n=4)``.
+    """
     if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
         return check.judge(case, outcomes)
-    for outcome in outcomes:
+    for position, outcome in enumerate(outcomes):
         if outcome.status == "timeout":
-            return Finding(got=outcome_detail(outcome), expected="an answer within the time limit", status="timeout")
+            made, detail = _made(calls, position), outcome_detail(outcome)
+            return Finding(
+                got=f"{made}: {detail}" if made else detail,
+                expected="an answer within the time limit",
+                status="timeout",
+            )
         if outcome.status != "ok":
-            return Finding(got=describe_error(outcome, entry), expected="a returned array", status="error")
+            got = describe_error(outcome, _made(calls, position) or entry)
+            return Finding(got=got, expected="a returned array", status="error")
     try:
         return check.judge(case, outcomes)
     except Exception as exc:  # a value so odd the property cannot even be computed on it
@@ -187,6 +203,14 @@ def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]
             got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
             expected="an array of the documented shape",
         )
+
+
+def _made(calls: Sequence[Call], position: int) -> str:
+    """The call at ``position`` as written out, when it is not the case's first call; else empty."""
+    if position == 0 or position >= len(calls):
+        return ""
+    call = calls[position]
+    return format_call(f"reference.{call.function}" if call.on == "reference" else call.function, call.args)
 
 
 @dataclass
