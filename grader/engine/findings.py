@@ -191,6 +191,11 @@ def stop_key(outcome: CallOutcome) -> str:
     return f"{outcome.status}|{outcome_detail(outcome)}"
 
 
+def _raised(outcome: CallOutcome) -> str:
+    """The name of the exception a call raised, or empty (a value that could not be read was not raised)."""
+    return str((outcome.error or {}).get("type", "")) if outcome.status == "raised" else ""
+
+
 def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
     """The finding of one case: the engine judges calls that gave no value, the check judges the values."""
     if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
@@ -213,7 +218,7 @@ def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]
                 expected=wanted,
                 note=note,
                 status="error",
-                extra={STOPPED: stop_key(outcome), STOPPED_AS: str((outcome.error or {}).get("type", ""))},
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: _raised(outcome)},
             )
     try:
         return check.judge(case, outcomes)

@@ -131,10 +131,11 @@ def returned_value(error: Mapping[str, Any]) -> str:
         return "returned None, not an array of numbers"
     if _is_exception(name):
         return f"returned a {name} object instead of raising it (raise {name}(...) stops the call with that error)"
+    kind = "NumPy array" if name == "ndarray" else name
     if dtype == "object":
-        return f"returned {_article(name)} {name} of Python objects (dtype object), not an array of numbers"
+        return f"returned {_article(kind)} {kind} of Python objects (dtype object), not an array of numbers"
     if dtype:
-        return f"returned {_article(name)} {name} of dtype {dtype}, not an array of numbers"
+        return f"returned {_article(kind)} {kind} of dtype {dtype}, not an array of numbers"
     if name in ("list", "tuple"):
         return f"returned {_article(name)} {name} holding something other than numbers"
     return f"returned {_article(name)} {name} object, not an array of numbers"
@@ -177,7 +178,7 @@ def describe_start_failure(start: StartOutcome) -> str:
 def _exception(error: dict[str, Any]) -> str:
     text = f"{error.get('type', 'Exception')}"
     if error.get("message") and error.get("kind") != "import":  # an import refusal's message is a site-packages path
-        text += f": {error['message']}"
+        text += f": {str(error['message']).strip()}"
     frames = error.get("frames") or []
     if frames:
         last = frames[-1]
