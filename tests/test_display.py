@@ -245,7 +245,7 @@ def test_sweep_every_reason_reads_as_got_and_expected_without_garbled_words(swep
             for text in texts:
                 if pattern.search(text):
                     problems.append(f"{exercise}/{wrong}/{check.id}: {what}: {text}")
-        if check.got is not None:
+        if check.got is not None and check.input is not None:  # without an input, the one line pointing elsewhere
             assert f"Expected {check.expected}; got {check.got}".strip(" .") in check.reason
     assert not problems, "\n".join(problems[:20])
 
@@ -262,7 +262,7 @@ def test_sweep_got_and_expected_never_read_alike(swept) -> None:
 def test_sweep_a_call_stopped_the_same_way_is_said_in_full_once_per_exercise(swept) -> None:
     seen: dict[tuple[str, str, str], int] = {}
     for exercise, wrong, check in swept:
-        if check.status in ("error", "timeout") and check.got:
+        if check.status in ("error", "timeout") and check.got and check.got.strip(" .") in check.reason:
             key = (exercise, wrong, check.got.split(":")[0])
             seen[key] = seen.get(key, 0) + 1
     repeated = {key: count for key, count in seen.items() if count > 1 and " raised " in key[2]}

@@ -124,7 +124,7 @@ def test_grade_implementation_exception_is_an_error_quoting_it_once(exercise) ->
     assert "ZeroDivisionError: division by zero" in first.reason and first.input is not None
     assert rest and all("division by zero" not in check.reason for check in rest)
     assert all(f"stopped by the same error (ZeroDivisionError) as {first.id}" in check.reason for check in rest)
-    assert all(check.got is None and check.input is None for check in rest)  # one line in every format
+    assert all(check.input is None and check.hint is None for check in rest)  # one line in every format
 
 
 def test_the_same_output_is_judged_once_and_alike(exercise, monkeypatch, cache_dir) -> None:

@@ -411,7 +411,8 @@ def _said_once(results: list[CheckResult], stops: dict[str, tuple[str, str]]) ->
         what += f" ({name})" if name and result.status != "timeout" else ""
         where = f", here on {result.input}" if result.input is not None else ", on a hidden input"
         result.reason = _sentence_of(f"{result.property or result.id}: stopped by {what} as {shown.id}{where}")
-        result.input = result.expected = result.got = result.hint = result.note = result.diagnosis = None
+        # Without an input the formats write the one line; expected, got and a diagnosis stay as data.
+        result.input = result.hint = result.note = None
 
 
 def _sentence_of(text: str) -> str:
