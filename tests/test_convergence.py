@@ -112,7 +112,7 @@ def test_gram_schmidt_relations_hold_for_any_number_of_columns(tmp_path: Path) -
     classical = _grade(root, "gram-schmidt", _solution("gram-schmidt/wrong_classical.py"))
     assert classical["orthonormal-columns"].status == "passed"
     assert classical["stays-orthonormal-on-hilbert"].status == "failed"
-    assert classical["stays-orthonormal-on-hilbert"].input.startswith("orthonormalise(A=array([[1. , 0.5")
+    assert classical["stays-orthonormal-on-hilbert"].input.startswith("orthonormalise(A=array([[1., 0.5")
 
 
 @pytest.mark.parametrize(

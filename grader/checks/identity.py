@@ -21,7 +21,7 @@ import numpy as np
 
 from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import format_number, format_pair, format_value
 from grader.checks.expressions import (
     CallSite,
     ExpressionError,
@@ -187,7 +187,6 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) 
     """``None`` when the sides satisfy the comparison, else (what the sides were, the tolerance applied)."""
     a = np.asarray(left, dtype=float)
     b = np.asarray(right, dtype=float)
-    sides = f"left side {format_value(a)}, right side {format_value(b)}"
     if a.ndim and b.ndim and a.shape != b.shape:
         return f"left side of shape {a.shape}, right side of shape {b.shape}", "both sides of one shape"
     with np.errstate(all="ignore"):
@@ -205,7 +204,9 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) 
             ok, tolerance = a > b, "strictly"
     if np.all(ok):
         return None
-    return sides, tolerance
+    pair = format_pair(a, b, rtol=rtol, atol=atol, apart=~np.asarray(ok))
+    sides = f"left side {pair.got}, right side {pair.expected}"
+    return (sides + (f", which differ at {pair.where.removeprefix('differs at ')}" if pair.where else "")), tolerance
 
 
 def _nothing_compared(

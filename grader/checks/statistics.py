@@ -54,7 +54,7 @@ import numpy as np
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import count_of, format_number, format_value
 from grader.checks.numbers import nothing_judged
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
@@ -138,7 +138,9 @@ def _pair(outcome: CallOutcome) -> tuple[tuple[float, float] | None, Finding | N
     """The two numbers a ``(var_unscaled, var_scaled)`` entry returned, or why there are not two."""
     if outcome.kind != "tuple" or len(outcome.values) != 2:
         shown = (
-            f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else format_value(outcome.values[0])
+            f"a tuple of {count_of(len(outcome.values), 'value')}"
+            if outcome.kind == "tuple"
+            else format_value(outcome.values[0])
         )
         return None, Finding(got=shown, expected="a tuple (var_unscaled, var_scaled) of two floats")
     numbers = []
@@ -167,17 +169,21 @@ class FloatTuple(Check):
         names = f" ({', '.join(self.names)})" if len(self.names) == self.count else ""
         return f"{entry} returns a tuple{names} of {self.count} finite numbers"
 
+    def wanted(self) -> str:
+        return f"a tuple of {count_of(self.count, 'number')}"
+
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
-        expected = f"a tuple of {self.count} numbers"
+        expected = self.wanted()
         if outcome.kind != "tuple":
+            names = ", ".join(self.names) if len(self.names) == self.count else "a, b"
             return Finding(
                 got=f"a single value {format_value(outcome.values[0])}",
                 expected=expected,
-                note="Writing return var_unscaled, var_scaled returns a tuple of the two.",
+                note=f"Writing return {names} returns a tuple of the {'two' if self.count == 2 else 'values'}.",
             )
         if len(outcome.values) != self.count:
-            return Finding(got=f"a tuple of {len(outcome.values)} values", expected=expected)
+            return Finding(got=f"a tuple of {count_of(len(outcome.values), 'value')}", expected=expected)
         for value in outcome.values:
             if value.ndim != 0 or value.dtype.kind not in "iuf":
                 return Finding(

@@ -17,11 +17,11 @@ from grader.checks.cases import Case
 from grader.checks.display import format_call, values_not_shown
 from grader.engine.failure_modes import Failure
 from grader.engine.plan import CallTable, Plan, PlannedCheck
-from grader.engine.reasons import describe_error, outcome_detail
+from grader.engine.reasons import describe_error, outcome_detail, ragged, returned_value
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of"]
+__all__ = ["STOPPED", "STOPPED_AS", "CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of", "stop_key"]
 
 _KEPT_PER_CASE = 4
 
@@ -173,6 +173,31 @@ def signature_of(run: CheckRun, table: CallTable) -> bytes | None:
     return hashlib.blake2b(b"".join(parts), digest_size=16).digest()
 
 
+# A Finding's extra keys for a call that gave no value: what stopped it, for saying it once per exercise,
+# and the exception's name, for the one line that points to where it is said.
+STOPPED = "stopped"
+STOPPED_AS = "stopped_as"
+
+
+def stop_key(outcome: CallOutcome) -> str:
+    """What stopped a call, the same for every call stopped the same way: the status, the exception's type and
+    the learner's line it was raised at (not its message, which names each input's shapes), or the limit hit."""
+    error = outcome.error or {}
+    frames = error.get("frames") or []
+    last = frames[-1] if frames and isinstance(frames[-1], dict) else {}
+    where = f"{last.get('file')}:{last.get('line')}" if last else ""
+    if outcome.status == "bad_value":
+        return f"{outcome.status}|{returned_value(error) if error else outcome.detail}"
+    if outcome.status == "raised":
+        return f"{outcome.status}|{error.get('type', '')}|{error.get('kind', '')}|{where}"
+    return f"{outcome.status}|{outcome_detail(outcome)}"
+
+
+def _raised(outcome: CallOutcome) -> str:
+    """The name of the exception a call raised, or empty (a value that could not be read was not raised)."""
+    return str((outcome.error or {}).get("type", "")) if outcome.status == "raised" else ""
+
+
 def judge_case(
     check: Check, entry: str, case: Case, outcomes: list[CallOutcome], calls: Sequence[Call] = ()
 ) -> Finding | None:
@@ -192,16 +217,26 @@ def judge_case(
                 got=f"{made}: {detail}" if made else detail,
                 expected="an answer within the time limit",
                 status="timeout",
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: ""},
             )
         if outcome.status != "ok":
-            got = describe_error(outcome, _made(calls, position) or entry)
-            return Finding(got=got, expected="a returned array", status="error")
+            wanted = check.wanted()
+            note = ""
+            if ragged(outcome.error) and wanted.startswith("a tuple"):
+                note = "A list is read as one array, whose items must share a shape; return a, b makes a tuple."
+            return Finding(
+                got=describe_error(outcome, _made(calls, position) or entry),
+                expected=wanted,
+                note=note,
+                status="error",
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: _raised(outcome)},
+            )
     try:
         return check.judge(case, outcomes)
     except Exception as exc:  # a value so odd the property cannot even be computed on it
         return Finding(
-            got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
-            expected="an array of the documented shape",
+            got=f"{entry} returned a value this property cannot be computed on ({exc.__class__.__name__}: {exc})",
+            expected="a value of the documented form",
         )
 
 
