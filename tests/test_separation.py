@@ -3,6 +3,7 @@ calls; kept on disk as checked plain data; and reported by validate where no cal
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -99,6 +100,22 @@ def test_a_separation_is_kept_on_disk_as_checked_data(tmp_path: Path, cache_dir:
 def test_a_forged_separation_is_refused(forged: object) -> None:
     with pytest.raises(ValueError):
         separation_from_data(forged)
+
+
+@pytest.mark.slow
+def test_validate_notes_two_known_mistakes_no_call_tells_apart(tmp_path: Path, session) -> None:
+    from tests.test_validate import copy_catalog, validate_copy, wrong
+
+    def edit(spec: dict) -> None:  # a second entry for the very same mistake, under another id
+        spec["known_wrong"].append({**copy.deepcopy(wrong(spec, "global-max")), "id": "global-max-again"})
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    notes = [line.render() for line in report.lines if line.subject == "diagnosis"]
+    assert notes == [
+        "note    stable-softmax diagnosis: known-wrong global-max and known-wrong global-max-again answer every "
+        "call of the checks alike, so neither is named to a learner whose answers match them; add a case on "
+        "which they differ"
+    ]
 
 
 @pytest.mark.slow
