@@ -6,7 +6,10 @@ For each implementation exercise, ``validate_catalog`` grades
   asks of it (every expected value comes from it: one it cannot give is a
   ``SpecError``) and pass every check, public and hidden;
 - each known-wrong solution, which must fail (``failed``, ``error`` or
-  ``timeout``) every check its ``must_fail`` names.
+  ``timeout``) every check its ``must_fail`` names;
+- the separating calls of its plan (``engine.separation``): chosen from the
+  reference's and every known-wrong solution's answers and kept on disk for
+  grading, with a note for each pair of solutions no call tells apart.
 
 For each quiz it grades the answer key (which must score full marks) and
 each wrong option or listed numeric mistake (which must not), so an answer
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from grader.authoring.validate_examples import check_examples, stubbed_entries
 from grader.authoring.verdicts import ValidationLine, to_author
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.diagnosis import separation
 from grader.engine.instructor_runs import reference_failure, reference_outcomes
 from grader.engine.quiz import grade_quiz, letters
 from grader.errors import SpecError, UsageError
@@ -202,12 +206,52 @@ def _implementation(
             )
             continue
         yield from _known_wrong(exercise, wrong, _grade(catalog, exercise, wrong.path, session))
+    yield from _separating(catalog, exercise, session)
     named = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
     unproven = [check.id for check in exercise.checks if check.id not in named]
     if unproven:
         yield ValidationLine(
             exercise.id, "checks", "note", "no known-wrong solution is required to fail " + ", ".join(unproven)
         )
+
+
+def _separating(
+    catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
+) -> Iterator[ValidationLine]:
+    """The calls that tell the known-wrong solutions apart (chosen and kept for grading), and the pairs none does.
+
+    A mistake is named to a learner only when their answers agree with it on
+    these calls too (``engine.separation``); two solutions no call tells
+    apart can never be told apart in a learner's answers, so neither is named.
+    """
+    if not exercise.known_wrong or exercise.reference_solution is None:
+        return
+    plan = session.memo.plan(exercise, list(exercise.checks))
+    found = separation(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()  # instructor processes asked between submissions are shared with none
+    count = sum(len(keys) for keys in found.keys.values())
+    if not found.unseparated:
+        solutions = len(exercise.known_wrong)
+        yield ValidationLine(
+            exercise.id,
+            "diagnosis",
+            "ok",
+            f"{count} separating call{'s tell' if count != 1 else ' tells'} its {solutions} known-wrong "
+            f"solution{'s' if solutions != 1 else ''} and the reference apart",
+        )
+        return
+    for first, second in found.unseparated:
+        yield ValidationLine(
+            exercise.id,
+            "diagnosis",
+            "note",
+            f"{_named_solution(first)} and {_named_solution(second)} answer every call of the checks alike, "
+            "so neither is named to a learner whose answers match them; add a case on which they differ",
+        )
+
+
+def _named_solution(label: str) -> str:
+    return "the reference" if label == "reference" else f"known-wrong {label}"
 
 
 def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResult) -> list[ValidationLine]:
