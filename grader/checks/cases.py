@@ -20,7 +20,15 @@ import numpy as np
 from grader.record import ConfigDict, Field, Record
 from grader.sandbox.calls import TrustedFunction
 
-__all__ = ["ArrayDraw", "Case", "CaseGenerator", "ExamplesGenerator", "RandomGenerator", "build_cases", "stable_seed"]
+__all__ = [
+    "ArrayDraw",
+    "Case",
+    "CaseGenerator",
+    "ExamplesGenerator",
+    "RandomGenerator",
+    "build_cases",
+    "stable_seed",
+]
 
 
 class _Strict(Record):
@@ -99,6 +107,9 @@ def convert_argument(value: Any, kind: str) -> Any:
         return np.asarray(value, dtype=float)
     if kind == "int_array":
         return np.asarray(value, dtype=np.int64)
+    if kind == "number_array":
+        array = np.asarray(value)
+        return array if array.dtype.kind in "iuf" else np.asarray(value, dtype=float)
     if kind == "bool_array":
         return np.asarray(value, dtype=bool)
     if kind == "float":

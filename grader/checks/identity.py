@@ -23,6 +23,7 @@ from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.checks.kinds import coerce_argument
 from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
@@ -121,25 +122,30 @@ class Identity(Check):
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self.plan_in(case, entry, {})
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
-        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination."""
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination.
+
+        Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
+        array, never a Python float); a reference function that is not an entry gets what was computed.
+        """
         relation = parse_relation(self.relation)
         calls = [Call(entry, case.args)]
         for variables in self._variables(case):
             try:
                 planned = planned_calls(relation, variables)
+                for call in planned:
+                    kinds = parameters.get(call.site.function) or {f"#{i}": "any" for i in range(len(call.args))}
+                    args = dict(zip(kinds, call.args, strict=False))
+                    args.update(call.kwargs)
+                    args = {name: coerce_argument(value, kinds.get(name, "any")) for name, value in args.items()}
+                    calls.append(
+                        Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner")
+                    )
             except Exception as exc:  # an argument that cannot be computed on this case is the spec's fault
                 raise SpecError(
                     f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
                     f"{_shown(variables)}: {exc}"
                 ) from None
-            for call in planned:
-                names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
-                args = {name: _argument(value) for name, value in zip(names, call.args, strict=False)}
-                args.update({name: _argument(value) for name, value in call.kwargs.items()})
-                calls.append(
-                    Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner")
-                )
         return calls
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -256,11 +262,9 @@ def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -
 
 
 def _argument(value: Any) -> Any:
-    """A value as a call argument: arrays and numbers as numpy values, lists as float arrays."""
+    """A ``where`` value as a variable of the relation: lists as float arrays, numbers as they are."""
     if isinstance(value, (list, tuple)):
         return np.asarray(value, dtype=float)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]
     return value
 
 
