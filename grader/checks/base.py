@@ -167,8 +167,12 @@ class Check(Record):
         """The calls one case needs; by default the entry on the case's arguments."""
         return [Call(entry, case.args, return_inputs=self.wants_inputs_back)]
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
-        """``plan``, for a check that also calls other entries: ``parameters`` gives each entry's parameter names."""
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+        """``plan``, for a check that also calls other entries.
+
+        ``parameters``: each entry's parameters in signature order, each with the kind its ``args:``
+        promise (``float_array``, ``int``, ...), which every argument the check computes must keep.
+        """
         return self.plan(case, entry)
 
     def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterable[tuple[str, str]]:

@@ -23,6 +23,7 @@ import numpy as np
 from grader.checks.base import ArrayCheck, Call, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_pair, format_value
+from grader.checks.form import not_an_ndarray
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -226,6 +227,9 @@ class JacobianShape(ArrayCheck):
             if got.shape == (z.size, z.size):
                 finding.note = "The result is square, but f here has a different number of outputs than inputs."
             return finding
+        container = not_an_ndarray(outcomes[0], f" of shape {(outputs, z.size)}")
+        if container:  # the form point only: the values checks judge the numbers a list holds
+            return container
         if outcomes[0].values[0].dtype.kind != "f":
             return Finding(got=f"an array of dtype {outcomes[0].values[0].dtype}", expected="a floating-point dtype")
         return None

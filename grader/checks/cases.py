@@ -154,6 +154,9 @@ def convert_argument(value: Any, kind: str) -> Any:
         return np.asarray(value, dtype=float)
     if kind == "int_array":
         return np.asarray(value, dtype=np.int64)
+    if kind == "number_array":
+        array = np.asarray(value)
+        return array if array.dtype.kind in "iuf" else np.asarray(value, dtype=float)
     if kind == "bool_array":
         return np.asarray(value, dtype=bool)
     if kind == "float":

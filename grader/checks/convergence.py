@@ -93,7 +93,7 @@ class ConvergesAtOrder(Check):
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self.plan_in(case, entry, {})
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
         """The entry at each value of ``arg`` (the case's own first), then the exact value's reference calls."""
         calls = [Call(entry, {**case.args, self.arg: value}) for value in self.values(case)]
         try:

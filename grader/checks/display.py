@@ -91,8 +91,12 @@ def format_value(value: Any, digits: int = DIGITS) -> str:
 
 
 def format_call(function: str, args: dict[str, Any]) -> str:
-    """``softmax(z=array([1000., 1001.]), axis=-1)``: the call, with named arguments."""
-    inner = ", ".join(f"{name}={format_value(value)}" for name, value in args.items())
+    """``softmax(z=array([1000., 1001.]), axis=-1)``: the call, with named arguments.
+
+    A 0-d array is written as one (``x=array(0.)``), so it is not read as the number the entry was
+    handed: code that works for a Python float may fail for it, and the other way round.
+    """
+    inner = ", ".join(f"{name}={_argument_text(value)}" for name, value in args.items())
     return f"{function}({inner})"
 
 
@@ -213,3 +217,12 @@ def _entries_apart(got: np.ndarray, expected: np.ndarray, mask: np.ndarray, digi
         return True  # not one number per entry (never so for float arrays of a dozen entries): nothing to refine
     flat = np.flatnonzero(mask)
     return all(left[k] != right[k] for k in flat)
+
+
+def _argument_text(value: Any) -> str:
+    if not isinstance(value, np.ndarray) or value.ndim or getattr(_state, "quiet", False):
+        return format_value(value)
+    with np.printoptions(precision=6, floatmode="maxprec"):
+        text = np.array2string(value)
+    suffix = "" if value.dtype == np.float64 or value.dtype == np.bool_ else f", dtype={value.dtype}"
+    return f"array({text}{suffix})"

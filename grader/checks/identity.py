@@ -31,6 +31,7 @@ from grader.checks.expressions import (
     parse_relation,
     planned_calls,
 )
+from grader.checks.kinds import coerce_argument
 from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
@@ -114,19 +115,22 @@ class Identity(Check):
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self.plan_in(case, entry, {})
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
-        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination."""
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination.
+
+        Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
+        array, never a Python float); a reference function that is not an entry gets what was computed.
+        """
         relation = parse_relation(self.relation)
         calls = [Call(entry, case.args)]
         for variables in self._variables(case):
             try:
-                planned = planned_calls(relation, variables)
+                calls.extend(calls_of(planned_calls(relation, variables), parameters))
             except Exception as exc:  # an argument that cannot be computed on this case is the spec's fault
                 raise SpecError(
                     f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
                     f"{_shown(variables)}: {exc}"
                 ) from None
-            calls.extend(calls_of(planned, parameters))
         return calls
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -273,13 +277,18 @@ def site_problems(site: CallSite, signatures: Mapping[str, Mapping[str, bool]], 
             yield message.replace("the relation", f"the {key}", 1), key
 
 
-def calls_of(planned: list[PlannedCall], parameters: Mapping[str, list[str]]) -> list[Call]:
-    """Planned calls as ``Call``s, their arguments named by the entry's parameters (``#0``... for a non-entry)."""
+def calls_of(planned: list[PlannedCall], parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+    """Planned calls as ``Call``s, their arguments named by the entry's parameters (``#0``... for a non-entry).
+
+    Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
+    array, never a Python float); ``ValueError`` when it cannot be that kind (2.5 for an int).
+    """
     calls = []
     for call in planned:
-        names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
-        args = {name: call_argument(value) for name, value in zip(names, call.args, strict=False)}
-        args.update({name: call_argument(value) for name, value in call.kwargs.items()})
+        kinds = parameters.get(call.site.function) or {f"#{i}": "any" for i in range(len(call.args))}
+        args = dict(zip(kinds, call.args, strict=False))
+        args.update(call.kwargs)
+        args = {name: coerce_argument(value, kinds.get(name, "any")) for name, value in args.items()}
         calls.append(Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner"))
     return calls
 
@@ -288,8 +297,6 @@ def call_argument(value: Any) -> Any:
     """A value as a call argument: arrays and numbers as numpy values, lists as float arrays."""
     if isinstance(value, (list, tuple)):
         return np.asarray(value, dtype=float)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]
     return value
 
 

@@ -337,10 +337,18 @@ class ShapeAndDtype(Check):
             if container:
                 return container
         if got.dtype.kind != "f":
+            integers = [
+                name for name, value in case.args.items() if isinstance(value, np.ndarray) and value.dtype.kind in "iu"
+            ]
+            given = (
+                f" Here {', '.join(integers)} held integers; the result must still be floating-point."
+                if integers
+                else ""
+            )
             return Finding(
                 got=f"dtype {got.dtype}",
                 expected="a floating-point dtype",
-                note="Integer weights cannot represent probabilities between 0 and 1.",
+                note=f"An array of dtype {got.dtype} holds whole numbers only.{given}",
             )
         return None
 

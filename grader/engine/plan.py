@@ -119,6 +119,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
     """
     table = CallTable()
     signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
+    kinds_of = {name: dict(spec.args) for name, spec in exercise.entries.items()}
     planned = []
     built: dict[str, list[Case]] = {}
     for check in checks:
@@ -134,7 +135,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
                 )
             cases.extend(built[name])
         cases = cases or [Case(args={})]
-        calls = [check.plan_in(case, entry, signatures) for case in cases]
+        calls = [check.plan_in(case, entry, kinds_of) for case in cases]
         keys = [[table.add(call, merge=check.merge_calls) for call in case_calls] for case_calls in calls]
         planned.append(PlannedCheck(check, entry, cases, calls, keys))
     # Only the learner's calls go to the learner's process; the reference solution answers the others.
