@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
-from grader.engine.credit import apply_credit
+from grader.engine.credit import GuardCases, apply_credit, guard_cases
 from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
@@ -192,7 +192,7 @@ def grade_implementation(
             result = next(r for r in results if r.id == run.check.id)
             apply_diagnosis(result, run, diagnoses[run.check.id])
     output = "\n".join(text for text in outputs if text)
-    return _summarise(exercise, results, hidden_not_run, output or None)
+    return _summarise(exercise, results, hidden_not_run, output or None, guard_cases(runs, exercise.gate))
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:
@@ -386,9 +386,13 @@ def _whole(
 
 
 def _summarise(
-    exercise: ImplementationExercise, results: list[CheckResult], hidden: int, output: str | None
+    exercise: ImplementationExercise,
+    results: list[CheckResult],
+    hidden: int,
+    output: str | None,
+    guard: GuardCases | None = None,
 ) -> ExerciseResult:
-    apply_credit(exercise, results)
+    apply_credit(exercise, results, guard)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):
