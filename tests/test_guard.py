@@ -16,6 +16,7 @@ from grader.engine.plan import build_plan
 from grader.results import CheckResult
 from grader.sandbox.calls import TrustedFunction
 from tests.fakes import InProcessFactory
+from tests.test_validate import copy_catalog, validate_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 SINGLE_BUG = ROOT / "tests" / "single_bug"
@@ -295,3 +296,12 @@ def test_the_guard_moves_the_data_numbers_when_there_is_none_and_integers_last()
     assert integers.integers and moved({"n": 10}, integers.near, 1.0, integers=True) == {"n": 11}
     stuck = Case(args={"f": TrustedFunction("square"), "mask": np.array([True])}, origin="random")
     assert movable_problem(stuck) is not None and "none of its arguments can move" in movable_problem(stuck)
+
+
+def test_validate_says_plainly_when_the_guard_cannot_apply(tmp_path: Path, session) -> None:
+    def edit(spec: dict) -> None:  # the guard's drawn inputs hold integers only, which it does not move
+        spec["cases"]["guard"] = [{"random": {"count": 3, "args": {"z": {"shape": [[4]], "dtype": "int64"}}}}]
+
+    report = validate_copy(copy_catalog(tmp_path, edit=edit), session)
+    lines = [line for line in report.problems if line.subject == "guard responds-to-input"]
+    assert lines and "cannot apply to softmax(): none of its arguments can move" in lines[0].message

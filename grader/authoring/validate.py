@@ -182,7 +182,14 @@ def _guard_applies(catalog: Catalog, exercise: ImplementationExercise, session: 
     outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
     session.factory.release()
     if all(
-        problem or reference_still(check, planned.cases[index], [outcomes[key] for key in planned.keys[index]])
+        problem
+        or reference_still(
+            [
+                outcomes[key]
+                for call, key in zip(planned.calls[index], planned.keys[index], strict=True)
+                if call.on == "reference" and key in outcomes
+            ]
+        )
         for index, problem in zip(drawn, problems, strict=True)
     ):
         why = (

@@ -15,8 +15,9 @@ every array's entries (``(1 + far) x + far / 2``, scaled), where ranks stay
 put. The data moves: float arrays, and the arrays bound to a given
 function, by ``step`` times their largest entry (at least 1); float
 numbers, by ``step`` times themselves, only when there are no such arrays;
-integers, by one, only when nothing else can (``cases.twin_directions``, which also makes the near twins that ordinary
-drawn case sets hold, so the guard's calls look like any others).
+integers, by one, only when nothing else can (``cases.twin_directions``,
+which also makes the near twins that ordinary drawn case sets hold, so
+the guard's calls look like any others).
 
 A response is judged against the reference's response to the same move,
 scale-free: the learner's change relative to the size of its output, over
@@ -265,11 +266,10 @@ def movable_problem(case: Case) -> str | None:
     return None
 
 
-def reference_still(check: RespondsToInput, case: Case, outcomes: list[CallOutcome]) -> bool:
-    """Whether the reference's output, in ``outcomes`` (the case's calls, as planned), follows none of the moves."""
-    half = len(outcomes) // 2
-    theirs = [_flat(outcome) for outcome in outcomes[half:]]
-    if half < 2 or any(v is None for v in theirs) or len({v.shape for v in theirs if v is not None}) != 1:
+def reference_still(outcomes: list[CallOutcome]) -> bool:
+    """Whether the reference's outputs at a case and its moved points (its calls, as planned) all stay the same."""
+    theirs = [_flat(outcome) for outcome in outcomes]
+    if len(theirs) < 2 or any(v is None for v in theirs) or len({v.shape for v in theirs if v is not None}) != 1:
         return False
     values = [v for v in theirs if v is not None]
     return all(_relative(values[0], v) <= _STILL for v in values[1:])
