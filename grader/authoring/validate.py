@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from grader.authoring.validate_examples import check_examples, stubbed_entries
 from grader.authoring.verdicts import ValidationLine, to_author
+from grader.checks.guard import RespondsToInput, movable_problem, reference_still
 from grader.engine.call_loop import SourceModule, grade_implementation
 from grader.engine.diagnosis import separation
 from grader.engine.instructor_runs import reference_failure, reference_outcomes
@@ -162,6 +163,48 @@ def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, 
             )
 
 
+def _guard_applies(catalog: Catalog, exercise: ImplementationExercise, session: GradingSession) -> list[ValidationLine]:
+    """A problem when the exercise's guard (``responds-to-input``) can tell nothing apart on its entry.
+
+    It judges drawn inputs it can move and on which the reference's own
+    output moves; with none, it would pass a constant, so the spec says why.
+    """
+    check = next((c for c in exercise.checks if c.id == exercise.gate), None)
+    if not isinstance(check, RespondsToInput):
+        return []
+    plan = session.memo.plan(exercise, list(exercise.checks))
+    planned = next(p for p in plan.checks if p.check.id == check.id)
+    drawn = [index for index, case in enumerate(planned.cases) if case.origin == "random"]
+    entry = f"{planned.entry}()"
+    subject = f"guard {check.id}"
+    if not drawn:
+        why = "its case sets hold no drawn (random) inputs, the only ones where it judges a response"
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {why}")]
+    problems = [movable_problem(planned.cases[index]) for index in drawn]
+    if all(problems):
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {problems[0]}")]
+    outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()
+    if all(
+        problem
+        or reference_still(
+            [
+                outcomes[key]
+                for call, key in zip(planned.calls[index], planned.keys[index], strict=True)
+                if call.on == "reference" and key in outcomes
+            ]
+        )
+        for index, problem in zip(drawn, problems, strict=True)
+    ):
+        why = (
+            "on every drawn input the reference's own output stays the same when the guard moves its arguments "
+            "(float arrays and the arrays bound to given functions; float numbers when there are none; integers "
+            "when nothing else moves), so the guard could not tell a constant from a computation"
+        )
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {why}")]
+    return []
+
+
 def _implementation(
     catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
 ) -> Iterator[ValidationLine]:
@@ -186,6 +229,7 @@ def _implementation(
             )
         else:
             check_reference_answers(catalog, exercise, session)
+            yield from _guard_applies(catalog, exercise, session)
             graded = _grade(catalog, exercise, reference, session)
             yield from _reference(exercise, reference, graded)
             if graded.status != "missing" and graded.checks:

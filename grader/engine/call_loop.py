@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
-from grader.engine.credit import apply_credit
+from grader.engine.credit import GuardCases, apply_credit, guard_cases
 from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
@@ -197,7 +197,7 @@ def grade_implementation(
         for run in runs
         if run.finding is not None
     }
-    return _summarise(exercise, results, hidden_not_run, output or None, stops)
+    return _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:
@@ -425,10 +425,11 @@ def _summarise(
     hidden: int,
     output: str | None,
     stops: dict[str, tuple[str, str]] | None = None,
+    guard: GuardCases | None = None,
 ) -> ExerciseResult:
     """The exercise's result from its checks' results: credit applied, an error said once, the reason in one line."""
-    apply_credit(exercise, results)
-    _said_once(results, stops or {})
+    _said_once(results, stops or {})  # first, so what credit adds to the guard's reason stays
+    apply_credit(exercise, results, guard)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):
