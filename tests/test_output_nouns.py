@@ -60,7 +60,7 @@ GENERIC = [
     *(ROOT / "grader" / "checks" / name for name in ("float_errors.py", "form.py", "numbers.py", "display.py")),
 ]
 # Learner-facing strings of statistics.py outside the variance experiment's own checks.
-GENERIC_CLASSES = {ROOT / "grader" / "checks" / "statistics.py": {"ReturnsFloatTuple"}}
+GENERIC_CLASSES = {ROOT / "grader" / "checks" / "statistics.py": {"FloatTuple"}}
 GENERIC_WORDS = {"z", "x", "f", "axis", "h"}  # single letters and the axis are every exercise's words
 
 

@@ -90,3 +90,62 @@ def test_variance_tracks_dimension_wants_growth() -> None:
     case = Case(args={"d_k": 1, "n_samples": 3000, "seed": 0})
     assert check.judge(case, [_pair(1.0, 1.0), _pair(16.3, 1.02)]) is None
     assert check.judge(case, [_pair(1.0, 1.0), _pair(4.0, 1.0)]) is not None
+
+
+# Each (unscaled, scaled) pair below is one call at d_k=16 that drew the same dot products for both values.
+_NOT_SCALED = (16.2, 16.2)
+_SWAPPED = (16.2 / 16, 16.2)
+_DIVIDED_BY_DK = (16.2, 16.2 / 256)
+
+
+@pytest.mark.parametrize(
+    ("pair", "said", "unsaid"),
+    [
+        (_NOT_SCALED, "not divided by sqrt(d_k)", "other order"),
+        (_SWAPPED, "other order", "not divided"),
+        (_DIVIDED_BY_DK, "divided by d_k, not by sqrt(d_k)", "other order"),
+    ],
+    ids=["not-scaled", "swapped", "divided-by-dk"],
+)
+def test_variance_near_states_a_scaling_only_when_the_first_value_rules_out_the_others(
+    pair: tuple[float, float], said: str, unsaid: str
+) -> None:
+    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    finding = check.judge(Case(args={"d_k": 16, "n_samples": 2000, "seed": 0}), [_pair(*pair)])
+    assert finding is not None and said in finding.note and unsaid not in finding.note
+
+
+def test_variance_near_says_nothing_of_the_scaling_when_sampling_error_blurs_the_readings() -> None:
+    # From different draws at d_k=2 and 300 samples, "about 2" and "about 1" overlap: nothing is ruled out.
+    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    low, high = variance_interval(2, 300)
+    assert high >= 2 * low
+    finding = check.judge(Case(args={"d_k": 2, "n_samples": 300, "seed": 0}), [_pair(2.1, 2.0 * high * 0.99)])
+    assert finding is not None and finding.note == ""
+
+
+def test_variance_near_tells_a_swapped_pair_on_the_first_value_too() -> None:
+    check = VarianceNear(id="v", property="variance-near", which="unscaled")
+    finding = check.judge(Case(args={"d_k": 16, "n_samples": 2000, "seed": 0}), [_pair(*_SWAPPED)])
+    assert finding is not None and "other order" in finding.note
+
+
+def test_changes_with_argument_says_an_argument_is_ignored_only_when_the_control_changes_the_result() -> None:
+    check = ChangesWithArgument(
+        id="c", property="changes-with-argument", arg="n_samples", values=[300, 600], control={"seed": 7}
+    )
+    case = Case(args={"d_k": 4, "n_samples": 500, "seed": 0})
+    calls = check.plan(case, "f")
+    assert [call.args for call in calls][-1] == {"d_k": 4, "n_samples": 300, "seed": 7}
+    ignores = check.judge(case, [_pair(4.1, 1.02), _pair(4.1, 1.02), _pair(3.9, 0.97)])
+    assert ignores is not None and "seems to be ignored" in ignores.note
+    # Identical pairs: a variance of 0 (or of rounding) whatever the arguments; nothing shows n_samples unused.
+    constant = check.judge(case, [_pair(0.0, 1.2e-32), _pair(0.0, 1.2e-32), _pair(1.1e-31, 2.8e-32)])
+    assert constant is not None and "ignored" not in constant.note and "do not show" in constant.note
+    assert check.judge(case, [_pair(4.1, 1.02), _pair(4.0, 1.0), _pair(3.9, 0.97)]) is None
+
+
+def test_changes_with_argument_without_a_control_never_says_the_argument_is_ignored() -> None:
+    check = ChangesWithArgument(id="c", property="changes-with-argument", arg="seed", values=[0, 1])
+    finding = check.judge(Case(args={"d_k": 4}), [_pair(1.0, 2.0), _pair(1.0, 2.0)])
+    assert finding is not None and finding.note == ""

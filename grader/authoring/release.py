@@ -60,6 +60,7 @@ _KINDS = {
     "float_array": "a NumPy array of floats",
     "int_array": "a NumPy array of integers",
     "bool_array": "a NumPy array of booleans",
+    "number_array": "a NumPy array of floats or integers",
     "float": "a float",
     "int": "an int",
     "bool": "a bool",

@@ -82,7 +82,7 @@ prompt: |
   arguments, what it returns, and the inputs it must handle.
 
 # One entry per function the learner writes: the signature they see, and a kind
-# for each argument in order (float_array, int_array, bool_array, float, int, bool,
+# for each argument in order (float_array, int_array, bool_array, number_array, float, int, bool,
 # callable, any). An argument with a default may be left out of a case.
 entries:
   {function}:

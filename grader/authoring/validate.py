@@ -6,7 +6,10 @@ For each implementation exercise, ``validate_catalog`` grades
   asks of it (every expected value comes from it: one it cannot give is a
   ``SpecError``) and pass every check, public and hidden;
 - each known-wrong solution, which must fail (``failed``, ``error`` or
-  ``timeout``) every check its ``must_fail`` names.
+  ``timeout``) every check its ``must_fail`` names;
+- the separating calls of its plan (``engine.separation``): chosen from the
+  reference's and every known-wrong solution's answers and kept on disk for
+  grading, with a note for each pair of solutions no call tells apart.
 
 For each quiz it grades the answer key (which must score full marks) and
 each wrong option or listed numeric mistake (which must not), so an answer
@@ -27,7 +30,9 @@ from dataclasses import dataclass, field
 
 from grader.authoring.validate_examples import check_examples, stubbed_entries
 from grader.authoring.verdicts import ValidationLine, to_author
+from grader.checks.guard import RespondsToInput, movable_problem, reference_still
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.diagnosis import separation
 from grader.engine.instructor_runs import reference_failure, reference_outcomes
 from grader.engine.quiz import grade_quiz, letters
 from grader.errors import SpecError, UsageError
@@ -158,6 +163,48 @@ def check_reference_answers(catalog: Catalog, exercise: ImplementationExercise, 
             )
 
 
+def _guard_applies(catalog: Catalog, exercise: ImplementationExercise, session: GradingSession) -> list[ValidationLine]:
+    """A problem when the exercise's guard (``responds-to-input``) can tell nothing apart on its entry.
+
+    It judges drawn inputs it can move and on which the reference's own
+    output moves; with none, it would pass a constant, so the spec says why.
+    """
+    check = next((c for c in exercise.checks if c.id == exercise.gate), None)
+    if not isinstance(check, RespondsToInput):
+        return []
+    plan = session.memo.plan(exercise, list(exercise.checks))
+    planned = next(p for p in plan.checks if p.check.id == check.id)
+    drawn = [index for index, case in enumerate(planned.cases) if case.origin == "random"]
+    entry = f"{planned.entry}()"
+    subject = f"guard {check.id}"
+    if not drawn:
+        why = "its case sets hold no drawn (random) inputs, the only ones where it judges a response"
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {why}")]
+    problems = [movable_problem(planned.cases[index]) for index in drawn]
+    if all(problems):
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {problems[0]}")]
+    outcomes = reference_outcomes(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()
+    if all(
+        problem
+        or reference_still(
+            [
+                outcomes[key]
+                for call, key in zip(planned.calls[index], planned.keys[index], strict=True)
+                if call.on == "reference" and key in outcomes
+            ]
+        )
+        for index, problem in zip(drawn, problems, strict=True)
+    ):
+        why = (
+            "on every drawn input the reference's own output stays the same when the guard moves its arguments "
+            "(float arrays and the arrays bound to given functions; float numbers when there are none; integers "
+            "when nothing else moves), so the guard could not tell a constant from a computation"
+        )
+        return [ValidationLine(exercise.id, subject, "problem", f"cannot apply to {entry}: {why}")]
+    return []
+
+
 def _implementation(
     catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
 ) -> Iterator[ValidationLine]:
@@ -182,6 +229,7 @@ def _implementation(
             )
         else:
             check_reference_answers(catalog, exercise, session)
+            yield from _guard_applies(catalog, exercise, session)
             graded = _grade(catalog, exercise, reference, session)
             yield from _reference(exercise, reference, graded)
             if graded.status != "missing" and graded.checks:
@@ -202,12 +250,52 @@ def _implementation(
             )
             continue
         yield from _known_wrong(exercise, wrong, _grade(catalog, exercise, wrong.path, session))
+    yield from _separating(catalog, exercise, session)
     named = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
     unproven = [check.id for check in exercise.checks if check.id not in named]
     if unproven:
         yield ValidationLine(
             exercise.id, "checks", "note", "no known-wrong solution is required to fail " + ", ".join(unproven)
         )
+
+
+def _separating(
+    catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
+) -> Iterator[ValidationLine]:
+    """The calls that tell the known-wrong solutions apart (chosen and kept for grading), and the pairs none does.
+
+    A mistake is named to a learner only when their answers agree with it on
+    these calls too (``engine.separation``); two solutions no call tells
+    apart can never be told apart in a learner's answers, so neither is named.
+    """
+    if not exercise.known_wrong or exercise.reference_solution is None:
+        return
+    plan = session.memo.plan(exercise, list(exercise.checks))
+    found = separation(exercise, plan, session.factory, session.memo, catalog.root)
+    session.factory.release()  # instructor processes asked between submissions are shared with none
+    count = sum(len(keys) for keys in found.keys.values())
+    if not found.unseparated:
+        solutions = len(exercise.known_wrong)
+        yield ValidationLine(
+            exercise.id,
+            "diagnosis",
+            "ok",
+            f"{count} separating call{'s tell' if count != 1 else ' tells'} its {solutions} known-wrong "
+            f"solution{'s' if solutions != 1 else ''} and the reference apart",
+        )
+        return
+    for first, second in found.unseparated:
+        yield ValidationLine(
+            exercise.id,
+            "diagnosis",
+            "note",
+            f"{_named_solution(first)} and {_named_solution(second)} answer every call of the checks alike, "
+            "so neither is named to a learner whose answers match them; add a case on which they differ",
+        )
+
+
+def _named_solution(label: str) -> str:
+    return "the reference" if label == "reference" else f"known-wrong {label}"
 
 
 def _reference(exercise: ImplementationExercise, path: str, result: ExerciseResult) -> list[ValidationLine]:

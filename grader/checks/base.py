@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from grader.checks.cases import Case
-from grader.checks.display import format_number
+from grader.checks.display import count_of, format_number
 from grader.checks.numbers import nothing_judged
 from grader.record import ConfigDict, Field, Record, field_validator
 from grader.sandbox.calls import TrustedFunction
@@ -231,6 +231,11 @@ class Check(Record):
     def default_description(self, entry: str) -> str:
         raise NotImplementedError
 
+    def wanted(self) -> str:
+        """What a call should have given, said when it gave nothing to judge (it raised, crashed, returned
+        something that is not numbers): by default a value; a check that asks for a particular form says so."""
+        return "a returned value"
+
     def reference_functions(self) -> tuple[str, ...]:
         """Functions of the reference solution it calls by name, besides its ``reference:`` (checked at load)."""
         return ()
@@ -247,8 +252,12 @@ class Check(Record):
         """The calls one case needs; by default the entry on the case's arguments."""
         return [Call(entry, case.args, return_inputs=self.wants_inputs_back)]
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
-        """``plan``, for a check that also calls other entries: ``parameters`` gives each entry's parameter names."""
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+        """``plan``, for a check that also calls other entries.
+
+        ``parameters``: each entry's parameters in signature order, each with the kind its ``args:``
+        promise (``float_array``, ``int``, ...), which every argument the check computes must keep.
+        """
         return self.plan(case, entry)
 
     def spec_problems(self, entry: str, signatures: Mapping[str, Mapping[str, bool]]) -> Iterable[tuple[str, str]]:
@@ -329,7 +338,7 @@ def array_result(outcome: CallOutcome) -> tuple[np.ndarray | None, Finding | Non
     """The single array a call returned, or a finding saying why there is none."""
     if outcome.kind == "tuple":
         return None, Finding(
-            got=f"a tuple of {len(outcome.values)} values",
+            got=f"a tuple of {count_of(len(outcome.values), 'value')}",
             expected="one array",
             note="Return the array itself, not a tuple.",
         )

@@ -17,9 +17,9 @@ import numpy as np
 
 from grader.checks.base import ArrayCheck, Call, Check, Finding, array_result
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import format_number, format_pair, format_value
 from grader.checks.numbers import nothing_judged
-from grader.checks.properties import zero_where
+from grader.checks.properties import sums_finding, zero_where
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
 
@@ -65,11 +65,9 @@ class ExpSumsToOne(ArrayCheck):
         if np.all(np.abs(sums - 1) <= atol):
             return None
         note = "Some results are positive: a log-probability is never above 0." if np.any(got > 0) else ""
-        return Finding(
-            got=f"sums of exp {format_value(sums)}",
-            expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})",
-            note=note,
-        )
+        finding = sums_finding(sums, 1.0, axis, atol, of="the exponentials")
+        finding.note = note
+        return finding
 
 
 class TemperatureLimit(ArrayCheck):
@@ -109,9 +107,10 @@ class TemperatureLimit(ArrayCheck):
         atol = _atol(outcomes[0].values[0], case, self.atol)
         if np.all(np.isfinite(got)) and np.allclose(got, expected, rtol=0, atol=atol):
             return None
+        pair = format_pair(got, expected, atol=atol)
         return Finding(
-            got=format_value(got),
-            expected=f"{format_value(expected)}, {words} (atol {format_number(atol)})",
+            got=pair.got_with_where(),
+            expected=f"{pair.expected}, {words} (atol {format_number(atol)})",
         )
 
 
@@ -227,8 +226,9 @@ class MeanOverBatch(Check):
         note = ""
         if once.shape == repeated.shape and np.allclose(repeated, self.repeats * once, rtol=1e-4):
             note = f"It grew {self.repeats} times: the losses are summed, not averaged."
+        pair = format_pair(repeated, once, rtol=rtol, atol=atol)
         return Finding(
-            got=f"{format_value(repeated)} with the batch repeated {self.repeats} times, {format_value(once)} without",
-            expected="the same value both times",
+            got=f"{pair.got} with the batch repeated {self.repeats} times{pair.which()}",
+            expected=f"{pair.expected}, the value without repeating it",
             note=note,
         )

@@ -22,7 +22,8 @@ import numpy as np
 
 from grader.checks.base import ArrayCheck, Call, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import format_number, format_pair, format_value
+from grader.checks.form import not_an_ndarray
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -50,15 +51,6 @@ def _worst(got: np.ndarray, expected: np.ndarray) -> tuple[int, ...]:
         gap = np.abs(got - expected)
     gap = np.where(np.isnan(gap), np.inf, gap)
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape))
-
-
-def _precise(value: float) -> str:
-    """One entry with enough digits to see a difference in the sixth."""
-    return f"{float(value):.10g}"
-
-
-def _where(index: tuple[int, ...]) -> str:
-    return "[" + ", ".join(str(i) for i in index) + "]"
 
 
 class MatchesJacobian(ArrayCheck):
@@ -114,11 +106,10 @@ class MatchesJacobian(ArrayCheck):
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
         if np.allclose(got, expected, rtol=rtol, atol=atol):
             return None
-        index = _worst(got, expected)
+        pair = format_pair(got, expected, rtol=rtol, atol=atol)
         return Finding(
-            got=f"{format_value(got)}, whose entry {_where(index)} is {_precise(got[index])}",
-            expected=f"{format_value(expected)}, with {_precise(expected[index])} at {_where(index)} "
-            f"(rtol {format_number(rtol)}, atol {format_number(atol)})",
+            got=pair.got_with_where(),
+            expected=f"{pair.expected} (rtol {format_number(rtol)}, atol {format_number(atol)})",
             note=self._explain(
                 got, expected, fn, h, outcomes[2:], rtol, atol, given=case.args.get(self.step_arg) is not None
             ),
@@ -236,6 +227,9 @@ class JacobianShape(ArrayCheck):
             if got.shape == (z.size, z.size):
                 finding.note = "The result is square, but f here has a different number of outputs than inputs."
             return finding
+        container = not_an_ndarray(outcomes[0], f" of shape {(outputs, z.size)}")
+        if container:  # the form point only: the values checks judge the numbers a list holds
+            return container
         if outcomes[0].values[0].dtype.kind != "f":
             return Finding(got=f"an array of dtype {outcomes[0].values[0].dtype}", expected="a floating-point dtype")
         return None
@@ -262,9 +256,10 @@ class SumsToZero(ArrayCheck):
                 sums = got.sum(axis=axis)
             if not np.all(np.abs(sums) <= atol):
                 what = "row" if axis == 1 else "column"
+                pair = format_pair(sums, np.zeros_like(sums), atol=atol)
                 return Finding(
-                    got=f"{format_value(got)}, whose {what} sums are {format_value(sums)}",
-                    expected=f"{what} sums of 0 (atol {format_number(atol)})",
+                    got=f"{what} sums {pair.got_with_where()}, of {format_value(got)}",
+                    expected=f"{what} sums {pair.expected} (atol {format_number(atol)})",
                     note="The weights always sum to 1, so nudging any score moves them by amounts that cancel.",
                 )
         return None
@@ -288,8 +283,8 @@ class Symmetric(ArrayCheck):
             return None
         index = _worst(got, got.T)
         i, j = index
+        pair = format_pair(np.float64(got[i, j]), np.float64(got[j, i]))
         return Finding(
-            got=f"{format_value(got)}, with [{i}, {j}] = {format_number(got[i, j])} "
-            f"but [{j}, {i}] = {format_number(got[j, i])}",
+            got=f"{format_value(got)}, with [{i}, {j}] = {pair.got} but [{j}, {i}] = {pair.expected}",
             expected=f"a matrix equal to its transpose (rtol {format_number(rtol)}, atol {format_number(atol)})",
         )

@@ -1,29 +1,35 @@
 """A small, safe language for relations between calls: parsed with ``ast``, evaluated over numpy.
 
 A relation is one comparison, ``left OP right`` with OP one of ``==``,
-``<=``, ``>=``, ``<``, ``>``, written in a spec (``property: identity``).
-Nothing of it is ever handed to ``eval``: the text is parsed, every node
-is checked against a whitelist when the spec loads, and a tree walker
-computes the value. What a relation may contain:
+``<=``, ``>=``, ``<``, ``>``, written in a spec (``property: identity``);
+an expression (``parse_expression``) is one side alone, such as the exact
+value a convergence check measures errors against. Nothing of either is
+ever handed to ``eval``: the text is parsed, every node is checked against
+a whitelist when the spec loads, and a tree walker computes the value
+(``grader.checks.operations`` holds the functions, the arithmetic and the
+size cap). What a relation may contain:
 
-- numbers (an integer literal stays an integer only where an index or a
-  keyword needs one; arithmetic is done in float64, so no value can grow
-  without bound), ``inf``, ``nan``, ``pi``;
+- numbers (integers stay integers while exact, within 2**53; ``/`` and
+  float operands give float64), ``inf``, ``nan``, ``pi``;
 - names bound to the case's arguments and the check's ``where`` variables;
-- ``+ - * / **`` and unary ``-``/``+`` (the exponent of ``**`` must be a
-  number of magnitude at most ``MAX_EXPONENT``), comparisons (a boolean
-  array inside, e.g. ``where(x > 0, ...)``);
-- subscripts with integers, slices of integers, ``...`` and tuples of those;
+- ``+ - * / // % **`` and ``@`` (the matrix product), unary ``-``/``+`` (the
+  exponent of ``**`` must be a number of magnitude at most
+  ``MAX_EXPONENT``), ``.T`` (the transpose), comparisons (a boolean array
+  inside, e.g. ``where(x > 0, ...)``);
+- subscripts: integers, slices, ``...``, ``None`` and tuples of those, whose
+  integers may be computed (``x[:k]``, ``A[:, n - 1]``, ``x[idx]``); an
+  item of a tuple a call returns (``newton(a)[0]``);
 - lists and tuples (as arguments: ``stack([x, zeros_like(x)], axis=-1)``);
-- calls of the numpy functions in ``NUMPY_FUNCTIONS`` (keywords ``axis``
-  and ``keepdims`` only), of the exercise's entry functions (the learner's),
-  and of ``reference.NAME`` (the exercise's reference solution).
+- calls of the functions in ``NUMPY_FUNCTIONS`` (each with its own
+  keywords), of the exercise's entry functions (the learner's), and of
+  ``reference.NAME`` (the exercise's reference solution).
 
 No other attribute, no dunder name, no lambda, comprehension, f-string or
 starred argument. A relation longer than ``MAX_LENGTH`` characters or
-nested deeper than ``MAX_DEPTH`` is refused. A learner or reference call
-may not sit inside another such call's arguments: every such call is
-planned before any runs, on arguments computed from the case alone.
+nested deeper than ``MAX_DEPTH`` is refused, and so is any value with more
+than ``MAX_ENTRIES`` entries. A learner or reference call may not sit
+inside another such call's arguments: every such call is planned before
+any runs, on arguments computed from the case alone.
 
 Evaluation has two phases (``grader.checks.identity``): ``planned_calls``
 computes each learner or reference call's arguments from the case;
@@ -34,24 +40,42 @@ from __future__ import annotations
 
 import ast
 import functools
-import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from grader.checks.operations import (
+    FUNCTIONS,
+    MAX_ENTRIES,
+    MAX_INTEGER,
+    ExpressionError,
+    arithmetic,
+    call_function,
+    check_entries,
+    fits_together,
+    index_part,
+    negate,
+    transpose,
+    tuple_item,
+)
+
 __all__ = [
     "COMPARISONS",
     "MAX_DEPTH",
+    "MAX_ENTRIES",
     "MAX_EXPONENT",
     "MAX_LENGTH",
     "NUMPY_FUNCTIONS",
     "CallSite",
+    "Expression",
     "ExpressionError",
     "PlannedCall",
     "Relation",
     "evaluate",
+    "evaluate_expression",
+    "parse_expression",
     "parse_relation",
     "planned_calls",
 ]
@@ -59,36 +83,8 @@ __all__ = [
 MAX_LENGTH = 500
 MAX_DEPTH = 20
 MAX_EXPONENT = 64.0
-_MAX_INT = 1 << 53
 
-NUMPY_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "exp": np.exp,
-    "log": np.log,
-    "log1p": np.log1p,
-    "expm1": np.expm1,
-    "abs": np.abs,
-    "sqrt": np.sqrt,
-    "square": np.square,
-    "tanh": np.tanh,
-    "sign": np.sign,
-    "max": np.max,
-    "min": np.min,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-    "logaddexp": np.logaddexp,
-    "sum": np.sum,
-    "mean": np.mean,
-    "prod": np.prod,
-    "stack": np.stack,
-    "concatenate": np.concatenate,
-    "zeros_like": np.zeros_like,
-    "ones_like": np.ones_like,
-    "full_like": np.full_like,
-    "where": np.where,
-    "isfinite": np.isfinite,
-    "isnan": np.isnan,
-}
-_NUMPY_KEYWORDS = ("axis", "keepdims")
+NUMPY_FUNCTIONS: dict[str, Callable[..., Any]] = {name: function.call for name, function in FUNCTIONS.items()}
 _CONSTANTS = {"inf": np.inf, "nan": np.nan, "pi": np.pi}
 
 COMPARISONS: dict[type[ast.cmpop], str] = {
@@ -98,12 +94,15 @@ COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.Lt: "<",
     ast.Gt: ">",
 }
-_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: np.add,
-    ast.Sub: np.subtract,
-    ast.Mult: np.multiply,
-    ast.Div: np.true_divide,
-    ast.Pow: np.power,
+_ARITHMETIC: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.MatMult: "@",
 }
 _ORDER: dict[str, Callable[[Any, Any], Any]] = {
     "==": np.equal,
@@ -114,17 +113,18 @@ _ORDER: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-class ExpressionError(ValueError):
-    """A relation the grader refuses: the message says which part and why."""
-
-
 @dataclass(frozen=True)
 class CallSite:
-    """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution."""
+    """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution.
+
+    ``indexed``: the relation subscripts the call's result directly
+    (``newton(x)[0]``), so a tuple it returns is taken apart, item by item.
+    """
 
     function: str
     on: str
     node: ast.Call
+    indexed: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,18 +139,35 @@ class Relation:
 
     def names(self) -> set[str]:
         """The variable names the relation reads (not the names it calls, not ``reference``, not constants)."""
-        nodes = [node for side in (self.left, self.right) for node in ast.walk(side)]
-        callees = set()
-        for node in nodes:
-            if isinstance(node, ast.Call):
-                callees.add(id(node.func))
-                if isinstance(node.func, ast.Attribute):
-                    callees.add(id(node.func.value))
-        return {
-            node.id
-            for node in nodes
-            if isinstance(node, ast.Name) and id(node) not in callees and node.id not in _CONSTANTS
-        }
+        return _names_read([self.left, self.right])
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A parsed, checked expression (one side of a relation, with no learner call): a value computed from a case."""
+
+    text: str
+    node: ast.expr
+    calls: tuple[CallSite, ...]
+
+    def names(self) -> set[str]:
+        """The variable names the expression reads."""
+        return _names_read([self.node])
+
+
+def _names_read(sides: list[ast.expr]) -> set[str]:
+    nodes = [node for side in sides for node in ast.walk(side)]
+    callees = set()
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            callees.add(id(node.func))
+            if isinstance(node.func, ast.Attribute):
+                callees.add(id(node.func.value))
+    return {
+        node.id
+        for node in nodes
+        if isinstance(node, ast.Name) and id(node) not in callees and node.id not in _CONSTANTS
+    }
 
 
 @functools.lru_cache(maxsize=256)  # by text: a check parses its relation for every case it plans and judges
@@ -164,17 +181,7 @@ def parse_relation(text: str) -> Relation:
     called and for variables otherwise; whether they exist is checked
     against the exercise (``Relation.names``, ``Relation.calls``).
     """
-    if not isinstance(text, str) or not text.strip():
-        raise ExpressionError("a relation is a non-empty comparison, like 'f(-x) == 1 - f(x)'")
-    if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"the relation is {len(text)} characters long; at most {MAX_LENGTH} are allowed")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"the relation is not an expression: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError):
-        raise ExpressionError("the relation could not be read as an expression") from None
-    body = tree.body
+    body = _parsed(text, "relation", "a non-empty comparison, like 'f(-x) == 1 - f(x)'")
     if not isinstance(body, ast.Compare) or len(body.ops) != 1 or type(body.ops[0]) not in COMPARISONS:
         raise ExpressionError("a relation is one comparison, 'left OP right', with OP one of ==, <=, >=, <, >")
     _check(body, depth=0, inside_call=None)
@@ -182,6 +189,35 @@ def parse_relation(text: str) -> Relation:
     if not any(site.on == "learner" for site in calls):
         raise ExpressionError("the relation calls no entry function, so it says nothing about the learner's code")
     return Relation(text, body.left, COMPARISONS[type(body.ops[0])], body.comparators[0], calls)
+
+
+@functools.lru_cache(maxsize=256)
+def parse_expression(text: str) -> Expression:
+    """Parse and check an expression that calls no entry (numpy functions and ``reference.NAME`` only)."""
+    body = _parsed(text, "expression", "a non-empty expression, like '1 - cos(1)'")
+    _check(body, depth=0, inside_call=None)
+    calls = tuple(_call_sites(body))
+    learner = [site.function for site in calls if site.on == "learner"]
+    if learner:
+        raise ExpressionError(
+            f"the expression calls {learner[0]}(), which is not a numpy function it may use; "
+            "it may call reference.NAME(...) and those of the relation language"
+        )
+    return Expression(text, body, calls)
+
+
+def _parsed(text: str, what: str, example: str) -> ast.expr:
+    if not isinstance(text, str) or not text.strip():
+        raise ExpressionError(f"a {what} is {example}")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the {what} is {len(text)} characters long; at most {MAX_LENGTH} are allowed")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"the {what} is not an expression: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExpressionError(f"the {what} could not be read as an expression") from None
+    return tree.body
 
 
 def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
@@ -200,7 +236,7 @@ def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
         _check_name(node.id)
     elif isinstance(node, ast.BinOp):
         if type(node.op) not in _ARITHMETIC:
-            raise ExpressionError(f"the operator {type(node.op).__name__} is not allowed; use + - * / **")
+            raise ExpressionError(f"the operator {type(node.op).__name__} is not allowed; use + - * / // % ** @")
         if isinstance(node.op, ast.Pow):
             exponent = _number(node.right)
             if exponent is None or abs(exponent) > MAX_EXPONENT:
@@ -218,11 +254,13 @@ def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
             _check(item, deeper, inside_call)
     elif isinstance(node, ast.Subscript):
         _check(node.value, deeper, inside_call)
-        _check_index(node.slice)
+        _check_index(node.slice, deeper, inside_call)
     elif isinstance(node, ast.Call):
         _check_call(node, depth, inside_call)
     elif isinstance(node, ast.Attribute):
-        raise ExpressionError("only reference.NAME(...) may use a dot, and only to call it")
+        if node.attr != "T" or (isinstance(node.value, ast.Name) and node.value.id == "reference"):
+            raise ExpressionError("a dot is allowed only in .T (the transpose) and in calls of reference.NAME(...)")
+        _check(node.value, deeper, inside_call)
     else:
         raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
 
@@ -230,7 +268,7 @@ def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
 def _check_constant(value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ExpressionError(f"the constant {value!r} is not allowed; only numbers are")
-    if isinstance(value, int) and abs(value) > _MAX_INT:
+    if isinstance(value, int) and abs(value) > MAX_INTEGER:
         raise ExpressionError(f"the integer {value} is too large (at most 2**53)")
 
 
@@ -239,21 +277,25 @@ def _check_name(name: str) -> None:
         raise ExpressionError(f"the name {name!r} is not allowed in a relation")
 
 
-def _check_index(node: ast.AST) -> None:
-    """An index: an integer, a slice of integers, ``...``, or a tuple of those."""
+def _check_index(node: ast.AST, depth: int, inside_call: str | None) -> None:
+    """An index: integers (written or computed), slices of them, ``...``, ``None``, or a tuple of those."""
     items = node.elts if isinstance(node, ast.Tuple) else [node]
     if len(items) > 32:
         raise ExpressionError("an index has at most 32 parts")
     for item in items:
-        if isinstance(item, ast.Constant) and item.value is Ellipsis:
+        if isinstance(item, ast.Constant) and (item.value is Ellipsis or item.value is None):
             continue
         if isinstance(item, ast.Slice):
             for part in (item.lower, item.upper, item.step):
-                if part is not None and _integer(part) is None:
-                    raise ExpressionError("a slice in a relation is made of integer literals, like [1:] or [::2]")
+                if part is None:
+                    continue
+                if _number(part) is not None and _integer(part) is None:
+                    raise ExpressionError("a slice in a relation is made of integers, like [1:], [::2] or [:k]")
+                _check(part, depth + 1, inside_call)
             continue
-        if _integer(item) is None:
-            raise ExpressionError("an index in a relation is an integer literal, a slice, or ...")
+        if _number(item) is not None and _integer(item) is None:
+            raise ExpressionError("an index in a relation is an integer, a slice, ..., None or an integer array")
+        _check(item, depth + 1, inside_call)
 
 
 def _check_call(node: ast.Call, depth: int, inside_call: str | None) -> None:
@@ -261,11 +303,17 @@ def _check_call(node: ast.Call, depth: int, inside_call: str | None) -> None:
     if any(keyword.arg is None for keyword in node.keywords):
         raise ExpressionError("**keywords are not allowed in a relation")
     if on == "numpy":
+        allowed = FUNCTIONS[function].keywords
         for keyword in node.keywords:
-            if keyword.arg not in _NUMPY_KEYWORDS:
-                raise ExpressionError(
-                    f"{function}() takes no keyword {keyword.arg!r} in a relation (allowed: axis, keepdims)"
-                )
+            if keyword.arg not in allowed:
+                takes = f"allowed: {', '.join(allowed)}" if allowed else "it takes none"
+                raise ExpressionError(f"{function}() takes no keyword {keyword.arg!r} in a relation ({takes})")
+        if function == "eye":  # a written size is refused when the spec loads, not when it is first graded
+            sizes = [_integer(arg) for arg in node.args]
+            if len(sizes) in (1, 2) and all(size is not None for size in sizes):
+                rows, columns = sizes[0], sizes[-1]
+                assert rows is not None and columns is not None
+                check_entries(abs(rows) * abs(columns), 0, f"eye({', '.join(map(str, sizes))})")
     else:
         if inside_call is not None:
             raise ExpressionError(
@@ -288,7 +336,7 @@ def _callee(node: ast.Call) -> tuple[str, str]:
     func = node.func
     if isinstance(func, ast.Name):
         _check_name(func.id)
-        return func.id, "numpy" if func.id in NUMPY_FUNCTIONS else "learner"
+        return func.id, "numpy" if func.id in FUNCTIONS else "learner"
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "reference":
         _check_name(func.attr)
         return func.attr, "reference"
@@ -303,15 +351,15 @@ def _arguments(node: ast.Call) -> list[ast.expr]:
     return list(node.args) + [keyword.value for keyword in node.keywords]
 
 
-def _call_sites(node: ast.AST) -> Iterator[CallSite]:
+def _call_sites(node: ast.AST, indexed: bool = False) -> Iterator[CallSite]:
     """The learner and reference calls of a checked relation, left to right (never nested, by ``_check``)."""
     if isinstance(node, ast.Call):
         function, on = _callee(node)
         if on != "numpy":
-            yield CallSite(function, on, node)
+            yield CallSite(function, on, node, indexed)
             return
     for child in ast.iter_child_nodes(node):
-        yield from _call_sites(child)
+        yield from _call_sites(child, isinstance(node, ast.Subscript) and child is node.value)
 
 
 def _describe(node: ast.AST) -> str:
@@ -366,7 +414,7 @@ class PlannedCall:
     kwargs: dict[str, Any]
 
 
-def planned_calls(relation: Relation, variables: Mapping[str, Any]) -> list[PlannedCall]:
+def planned_calls(relation: Relation | Expression, variables: Mapping[str, Any]) -> list[PlannedCall]:
     """Each learner or reference call of ``relation`` with its arguments computed from ``variables``."""
     walker = _Walker(variables, {})
     planned = []
@@ -379,14 +427,24 @@ def planned_calls(relation: Relation, variables: Mapping[str, Any]) -> list[Plan
 
 def evaluate(relation: Relation, variables: Mapping[str, Any], results: list[Any]) -> tuple[Any, Any]:
     """The values of both sides, with each call of ``relation.calls`` replaced by its result, in order."""
-    answered = {id(site.node): result for site, result in zip(relation.calls, results, strict=True)}
-    walker = _Walker(variables, answered)
+    walker = _Walker(variables, _answered(relation.calls, results))
     with np.errstate(all="ignore"):
         return walker.value(relation.left), walker.value(relation.right)
 
 
+def evaluate_expression(expression: Expression, variables: Mapping[str, Any], results: list[Any]) -> Any:
+    """The value of ``expression``, with each of its reference calls replaced by its result, in order."""
+    walker = _Walker(variables, _answered(expression.calls, results))
+    with np.errstate(all="ignore"):
+        return walker.value(expression.node)
+
+
+def _answered(calls: tuple[CallSite, ...], results: list[Any]) -> dict[int, Any]:
+    return {id(site.node): result for site, result in zip(calls, results, strict=True)}
+
+
 class _Walker:
-    """Computes checked nodes; integer literals stay integers (indices, axes), arithmetic is float64."""
+    """Computes checked nodes (``grader.checks.operations``: integers stay integers, every value within the cap)."""
 
     def __init__(self, variables: Mapping[str, Any], answered: dict[int, Any]) -> None:
         self._variables, self._answered = variables, answered
@@ -401,25 +459,25 @@ class _Walker:
                 return _CONSTANTS[node.id]
             raise ExpressionError(f"the name {node.id!r} is not bound")
         if isinstance(node, ast.BinOp):
-            left, right = _float(self.value(node.left)), _float(self.value(node.right))
-            _no_growth(left, right)
-            return _ARITHMETIC[type(node.op)](left, right)
+            return arithmetic(_ARITHMETIC[type(node.op)], self.value(node.left), self.value(node.right))
         if isinstance(node, ast.UnaryOp):
             operand = self.value(node.operand)
-            if type(operand) is int:
-                return -operand if isinstance(node.op, ast.USub) else operand
-            return np.negative(_float(operand)) if isinstance(node.op, ast.USub) else np.positive(_float(operand))
+            if isinstance(operand, (list, tuple)):
+                raise ExpressionError("arithmetic on a list is not allowed; stack it into an array first")
+            return negate(operand) if isinstance(node.op, ast.USub) else operand
         if isinstance(node, ast.Compare):
             op = COMPARISONS[type(node.ops[0])]
             left, right = self.value(node.left), self.value(node.comparators[0])
-            _no_growth(left, right)
+            fits_together(left, right)
             return _ORDER[op](left, right)
+        if isinstance(node, ast.Attribute):
+            return transpose(self.value(node.value))
         if isinstance(node, ast.List):
             return [self.value(item) for item in node.elts]
         if isinstance(node, ast.Tuple):
             return tuple(self.value(item) for item in node.elts)
         if isinstance(node, ast.Subscript):
-            return np.asarray(self.value(node.value))[_index(node.slice)]
+            return self._subscript(node)
         if isinstance(node, ast.Call):
             if id(node) in self._answered:
                 return self._answered[id(node)]
@@ -428,45 +486,27 @@ class _Walker:
                 raise ExpressionError(f"{_shown(function, on)}() has not been answered")
             args = [self.value(arg) for arg in node.args]
             kwargs = {str(k.arg): self.value(k.value) for k in node.keywords}
-            _no_growth(*(arg for arg in args if not isinstance(arg, (list, tuple))))
-            return NUMPY_FUNCTIONS[function](*args, **kwargs)
+            return call_function(function, args, kwargs)
         raise ExpressionError(f"{_describe(node)} is not allowed in a relation")
 
-
-def _no_growth(*operands: Any) -> None:
-    """Refuse broadcasting that would make a value larger than every operand (an outer product of two results).
-
-    Learner code chooses the shapes it returns: ``f(x) + f(-x)`` with one
-    result of shape (n, 1) and the other (n,) would otherwise make n * n
-    numbers in the grader's process.
-    """
-    shapes = [np.shape(operand) for operand in operands]
-    if len(shapes) < 2:
-        return
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} do not fit together") from None
-    if math.prod(shape) > max(math.prod(s) for s in shapes):
-        raise ExpressionError(f"shapes {', '.join(map(str, shapes))} would broadcast to {shape}, larger than either")
-
-
-def _float(value: Any) -> Any:
-    """Arithmetic operands as float64, so integer literals cannot overflow or wrap."""
-    if isinstance(value, (list, tuple)):
-        raise ExpressionError("arithmetic on a list is not allowed; stack it into an array first")
-    array = np.asarray(value)
-    return array.astype(np.float64) if array.dtype.kind in "biu" else array
-
-
-def _index(node: ast.AST) -> Any:
-    items = node.elts if isinstance(node, ast.Tuple) else [node]
-    parts: list[Any] = []
-    for item in items:
-        if isinstance(item, ast.Constant) and item.value is Ellipsis:
-            parts.append(Ellipsis)
-        elif isinstance(item, ast.Slice):
-            parts.append(slice(*(None if p is None else _integer(p) for p in (item.lower, item.upper, item.step))))
-        else:
-            parts.append(_integer(item))
-    return tuple(parts) if isinstance(node, ast.Tuple) else parts[0]
+    def _subscript(self, node: ast.Subscript) -> Any:
+        raw = self.value(node.value)
+        if isinstance(raw, tuple) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
+            return tuple_item(raw, self.value(node.slice))  # one item of a returned tuple, such as (root, steps)
+        value = np.asarray(raw)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        parts: list[Any] = []
+        for item in items:
+            if isinstance(item, ast.Slice):
+                bounds = (
+                    None if p is None else index_part(self.value(p), "slice")
+                    for p in (item.lower, item.upper, item.step)
+                )
+                parts.append(slice(*bounds))
+            else:
+                parts.append(index_part(self.value(item), "index"))
+        arrays = [part for part in parts if isinstance(part, np.ndarray) and part.dtype.kind != "b"]
+        if len(arrays) > 1:
+            fits_together(*arrays)  # several integer arrays index by broadcasting against each other
+        result = value[tuple(parts) if isinstance(node.slice, ast.Tuple) else parts[0]]
+        return int(result) if isinstance(result, np.integer) else result

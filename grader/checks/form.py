@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.checks.base import Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_value
+from grader.checks.display import count_of, format_value
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -36,6 +36,9 @@ class ReturnsForm(Check):
 
     def default_description(self, entry: str) -> str:
         return f"{entry} returns {self._form()}"
+
+    def wanted(self) -> str:
+        return self._form()
 
     def _form(self) -> str:
         if len(self.items) == 1:
@@ -81,7 +84,7 @@ class ReturnsForm(Check):
 
 
 def _tuple_of(count: int) -> str:
-    return f"a tuple of {count} value{'s' if count != 1 else ''}"
+    return f"a tuple of {count_of(count, 'value')}"
 
 
 def shown_as_returned(value: np.ndarray, type_name: str) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 
 from grader.checks.base import ArrayCheck, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_number
+from grader.checks.display import format_number, format_pair
 from grader.record import Field, model_validator
 from grader.sandbox.outcomes import CallOutcome
 
@@ -65,11 +65,10 @@ class InRange(ArrayCheck):
             return None
         index = tuple(int(i) for i in np.argwhere(~inside)[0])
         value = outcomes[0].values[0][index]  # in its own dtype, every digit: 1.0000001 must not print as 1
-        where = "[" + ", ".join(str(i) for i in index) + "]"
-        count = int(np.count_nonzero(~inside))
-        more = f" (and {count - 1} more)" if count > 1 else ""
+        others = int(np.count_nonzero(~inside)) - 1
+        more = f", and {others} other {'entry' if others == 1 else 'entries'} outside it" if others else ""
         return Finding(
-            got=f"{self.noun} has entry {where} = {_exact(value)}{more}",
+            got=f"{_exact(value)} at entry {_where(index)}{more}",
             expected=f"every entry of {self.noun} in {self.interval()}",
         )
 
@@ -157,12 +156,19 @@ class Monotone(ArrayCheck):
         return bool(np.isinf(y) or abs(y) >= float(floats.max) or 0 < abs(y) < tiny)
 
     def _finding(self, name: str, x1: float, x2: float, y1: float, y2: float) -> Finding:
-        relation = "=" if y1 == y2 else ("<" if y1 < y2 else ">" if y1 > y2 else "and")
         strictly = "strictly " if self.strict else ""
-        return Finding(
-            got=f"{self.noun} {_exact(y1)} at {name} = {_exact(x1)} {relation} {_exact(y2)} at {name} = {_exact(x2)}",
-            expected=f"{self.noun} {strictly}{self.direction} in {name}",
-        )
+        xs = format_pair(np.float64(x1), np.float64(x2))
+        if y1 == y2:
+            got = f"the same value, {_exact(y1)}, at {name}={xs.got} and at {name}={xs.expected}"
+        else:
+            ys = format_pair(np.float64(y1), np.float64(y2))
+            how = "" if np.isnan(y1) or np.isnan(y2) else f", {'less' if y2 < y1 else 'more'} for the larger {name}"
+            got = f"{ys.got} at {name}={xs.got} and {ys.expected} at {name}={xs.expected}{how}"
+        return Finding(got=got, expected=f"{self.noun} {strictly}{self.direction} in {name}")
+
+
+def _where(index: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
 
 
 def _exact(value: object) -> str:

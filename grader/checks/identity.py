@@ -21,15 +21,24 @@ import numpy as np
 
 from grader.checks.base import Call, Check, Finding, array_result
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
-from grader.checks.expressions import ExpressionError, Relation, evaluate, parse_relation, planned_calls
+from grader.checks.display import format_number, format_pair, format_value
+from grader.checks.expressions import (
+    CallSite,
+    ExpressionError,
+    PlannedCall,
+    Relation,
+    evaluate,
+    parse_relation,
+    planned_calls,
+)
+from grader.checks.kinds import coerce_argument
 from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
 from grader.errors import SpecError
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["Identity"]
+__all__ = ["Identity", "call_argument", "calls_of", "site_problems"]
 
 _MAX_COMBINATIONS = 64
 
@@ -101,49 +110,29 @@ class Identity(Check):
                 "relation",
             )
         for site in relation.calls:
-            signature = signatures.get(site.function)
-            if site.on == "learner" and signature is None:
-                yield (
-                    f"the relation calls {site.function}(), which is neither an entry nor a numpy function it may "
-                    f"use{_close(site.function, signatures)}",
-                    "relation",
-                )
-            elif signature is None:
-                if site.node.keywords:
-                    yield (
-                        f"reference.{site.function}() is not an entry, so its parameter names are not known: "
-                        "pass its arguments by position",
-                        "relation",
-                    )
-            else:
-                yield from _argument_problems(site.function, site.node, signature)
+            yield from site_problems(site, signatures, "relation")
 
     def plan(self, case: Case, entry: str) -> list[Call]:
         return self.plan_in(case, entry, {})
 
-    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, list[str]]) -> list[Call]:
+    def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
         """The call a reason shows, then each relation call for each ``where`` combination.
 
         The call shown is the case's own call of the entry when the relation makes it, else the first learner
         call the relation makes: a reason names a call that was judged, never one the relation does not make.
+        Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
+        array, never a Python float); a reference function that is not an entry gets what was computed.
         """
         relation = parse_relation(self.relation)
         calls = [Call(entry, case.args)]
         for variables in self._variables(case):
             try:
-                planned = planned_calls(relation, variables)
+                calls.extend(calls_of(planned_calls(relation, variables), parameters))
             except Exception as exc:  # an argument that cannot be computed on this case is the spec's fault
                 raise SpecError(
                     f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
                     f"{_shown(variables)}: {exc}"
                 ) from None
-            for call in planned:
-                names = parameters.get(call.site.function) or [f"#{i}" for i in range(len(call.args))]
-                args = {name: _argument(value) for name, value in zip(names, call.args, strict=False)}
-                args.update({name: _argument(value) for name, value in call.kwargs.items()})
-                calls.append(
-                    Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner")
-                )
         made = [call for call in calls[1:] if call.on == "learner"]
         if made and not any(_same_call(calls[0], call) for call in made):
             calls[0] = Call(made[0].function, made[0].args)
@@ -154,8 +143,11 @@ class Identity(Check):
         per = len(relation.calls)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
-            for outcome in answered:
-                _, problem = array_result(outcome)
+            for site, outcome in zip(relation.calls, answered, strict=True):
+                if site.indexed and outcome.kind == "tuple":  # newton(x)[0]: the relation takes the tuple apart
+                    problem = _tuple_problem(outcome)
+                else:
+                    _, problem = array_result(outcome)
                 if problem is not None:
                     return problem
             results = [outcome.value for outcome in answered]
@@ -190,7 +182,7 @@ class Identity(Check):
     def _variables(self, case: Case) -> Iterator[dict[str, Any]]:
         names = list(self.where)
         for values in itertools.product(*(self.where[name] for name in names)):
-            extra = {name: _argument(value) for name, value in zip(names, values, strict=True)}
+            extra = {name: call_argument(value) for name, value in zip(names, values, strict=True)}
             yield {**case.args, **extra}
 
     def _tolerances(self, case: Case, outcomes: list[CallOutcome]) -> tuple[float, float]:
@@ -204,7 +196,6 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) 
     """``None`` when the sides satisfy the comparison, else (what the sides were, the tolerance applied)."""
     a = np.asarray(left, dtype=float)
     b = np.asarray(right, dtype=float)
-    sides = f"left side {format_value(a)}, right side {format_value(b)}"
     if a.ndim and b.ndim and a.shape != b.shape:
         return f"left side of shape {a.shape}, right side of shape {b.shape}", "both sides of one shape"
     with np.errstate(all="ignore"):
@@ -222,7 +213,9 @@ def _compare(relation: Relation, left: Any, right: Any, rtol: float, atol: Any) 
             ok, tolerance = a > b, "strictly"
     if np.all(ok):
         return None
-    return sides, tolerance
+    pair = format_pair(a, b, rtol=rtol, atol=atol, apart=~np.asarray(ok))
+    sides = f"left side {pair.got}, right side {pair.expected}"
+    return (sides + (f", which differ at {pair.where.removeprefix('differs at ')}" if pair.where else "")), tolerance
 
 
 def _nothing_compared(
@@ -253,21 +246,62 @@ def _nothing_compared(
     return None
 
 
+def _tuple_problem(outcome: CallOutcome) -> Finding | None:
+    """A returned tuple the relation takes apart holds real numbers in every item."""
+    odd = [value.dtype for value in outcome.values if value.dtype.kind not in "biuf"]
+    return Finding(got=f"a tuple holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
+
+
 def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:
     """Whether a learner's call on ``side`` of the relation returned a single number (a 0-d value)."""
     nodes = {id(node) for node in ast.walk(side)}
     return any(
-        site.on == "learner" and id(site.node) in nodes and np.ndim(result) == 0
+        site.on == "learner" and id(site.node) in nodes and not isinstance(result, tuple) and np.ndim(result) == 0
         for site, result in zip(relation.calls, results, strict=True)
     )
 
 
-def _argument(value: Any) -> Any:
+def site_problems(site: CallSite, signatures: Mapping[str, Mapping[str, bool]], key: str) -> Iterator[tuple[str, str]]:
+    """What a learner or reference call of a relation gets wrong against the exercise's entries, under ``key``."""
+    signature = signatures.get(site.function)
+    if site.on == "learner" and signature is None:
+        yield (
+            f"the {key} calls {site.function}(), which is neither an entry nor a numpy function it may "
+            f"use{_close(site.function, signatures)}",
+            key,
+        )
+    elif signature is None:
+        if site.node.keywords:
+            yield (
+                f"reference.{site.function}() is not an entry, so its parameter names are not known: "
+                "pass its arguments by position",
+                key,
+            )
+    else:
+        for message, _ in _argument_problems(site.function, site.node, signature):
+            yield message.replace("the relation", f"the {key}", 1), key
+
+
+def calls_of(planned: list[PlannedCall], parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
+    """Planned calls as ``Call``s, their arguments named by the entry's parameters (``#0``... for a non-entry).
+
+    Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
+    array, never a Python float); ``ValueError`` when it cannot be that kind (2.5 for an int).
+    """
+    calls = []
+    for call in planned:
+        kinds = parameters.get(call.site.function) or {f"#{i}": "any" for i in range(len(call.args))}
+        args = dict(zip(kinds, call.args, strict=False))
+        args.update(call.kwargs)
+        args = {name: coerce_argument(value, kinds.get(name, "any")) for name, value in args.items()}
+        calls.append(Call(call.site.function, args, on="reference" if call.site.on == "reference" else "learner"))
+    return calls
+
+
+def call_argument(value: Any) -> Any:
     """A value as a call argument: arrays and numbers as numpy values, lists as float arrays."""
     if isinstance(value, (list, tuple)):
         return np.asarray(value, dtype=float)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]
     return value
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.checks.base import ArrayCheck, Call, Check, Compared, Finding, array_result
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import count_of, format_number, format_pair, format_value, positions
 from grader.checks.form import not_an_ndarray
 from grader.checks.numbers import close, nothing_judged
 from grader.record import Field
@@ -31,6 +31,7 @@ __all__ = [
     "ShapeAndDtype",
     "SumsToOne",
     "TranslationInvariant",
+    "sums_finding",
     "zero_where",
 ]
 
@@ -103,9 +104,10 @@ class MatchesReference(ArrayCheck):
         rtol, atol = _tolerances(outcomes[0].values[0], case, self.rtol, self.atol)
         if close(got, expected, rtol, beyond_float32(outcomes[0].values[0], case, expected, atol, self.atol)):
             return None
+        pair = format_pair(got, expected, rtol=rtol, atol=atol)
         return Finding(
-            got=format_value(got),
-            expected=f"{format_value(expected)} (rtol {format_number(rtol)}, atol {format_number(atol)})",
+            got=pair.got_with_where(),
+            expected=f"{pair.expected} (rtol {format_number(rtol)}, atol {format_number(atol)})",
         )
 
     def compared(self, case: Case, outcomes: list[CallOutcome]) -> Compared | None:
@@ -135,9 +137,7 @@ class SumsToOne(ArrayCheck):
         _, atol = _tolerances(outcomes[0].values[0], case, 0, self.atol)
         if np.all(np.abs(sums - 1) <= atol):
             return None
-        return Finding(
-            got=f"sums {format_value(sums)}", expected=f"sums of 1 along axis {axis} (atol {format_number(atol)})"
-        )
+        return sums_finding(sums, 1.0, axis, atol)
 
 
 class NonNegative(ArrayCheck):
@@ -151,10 +151,12 @@ class NonNegative(ArrayCheck):
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         if np.all(got >= 0):  # ``ArrayCheck`` has refused an empty result
             return None
-        bad = got[~(got >= 0)]
+        bad = ~(got >= 0)
+        if got.size == 1:
+            return Finding(got=format_value(got), expected="a value of 0 or more")
         return Finding(
-            got=f"{format_value(got)}, with {format_value(bad[:3])} below zero or not a number",
-            expected=f"{self.output()} all 0 or more",
+            got=f"{format_value(got)}, negative or NaN at {positions(bad)}",
+            expected=f"every entry of {self.output()} 0 or more",
         )
 
 
@@ -204,12 +206,20 @@ class OrderPreserving(ArrayCheck):
                     reversed_ = zr[i] > zr[j] and not wr[i] >= wr[j]
                     tied = zr[i] > zr[j] and wr[i] == wr[j] and wr[i] > 1e-200 and _distinct(zr[i], zr[j])
                     if reversed_ or tied:
-                        return Finding(
-                            got=f"scores {format_number(zr[i])} > {format_number(zr[j])} got "
-                            f"{format_number(wr[i])} {'<' if not wr[i] >= wr[j] else '='} {format_number(wr[j])}",
-                            expected="the higher score to get the higher value",
-                        )
+                        return _order_finding(zr[i], zr[j], wr[i], wr[j])
         return None
+
+
+def _order_finding(high: float, low: float, w_high: float, w_low: float) -> Finding:
+    """The values a higher and a lower score got, written with the digits that tell each pair apart."""
+    scores = format_pair(np.float64(high), np.float64(low))
+    values = format_pair(np.float64(w_high), np.float64(w_low))
+    how = "the same value" if w_high == w_low else "a lower value" if w_high < w_low else "no higher value"
+    return Finding(
+        got=f"{values.got} for score {scores.got} and {values.expected} for score {scores.expected}: "
+        f"{how} for the higher score",
+        expected=f"a higher value for score {scores.got} than for score {scores.expected}",
+    )
 
 
 def _distinct(a: float, b: float) -> bool:
@@ -256,9 +266,10 @@ class TranslationInvariant(Check):
                 rtol = max(rtol, 4 * float(np.finfo(np.float32).eps) * reach + 1e-5)
                 atol = max(atol, rtol * 1e-3)
             if moved.shape != base.shape or not close(moved, base, rtol, atol):
+                pair = format_pair(moved, base, rtol=rtol, atol=atol)
                 return Finding(
-                    got=f"{format_value(moved)} after adding {format_number(shift)}",
-                    expected=f"the same as without the shift, {format_value(base)}",
+                    got=f"{pair.got} after adding {format_number(shift)}{pair.which()}",
+                    expected=f"{pair.expected}, as without the shift",
                     extra={"shift": shift},
                 )
         return None
@@ -281,26 +292,15 @@ class LeavesInputUnchanged(Check):
             return Finding(got=f"{name} was not reported back after the call", expected=f"{name} to compare")
         for (name, before), after in zip(sent, returned, strict=False):
             if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f"):
+                pair = format_pair(after, before)
                 return Finding(
-                    got=f"{name} changed to {format_value(after)}{_tiny_change(before, after)}",
-                    expected=f"{name} still {format_value(before)}",
+                    got=f"{name} changed to {pair.got_with_where()}",
+                    expected=f"{name} still {pair.expected}",
                     note=f"An in-place operation on {name} (an augmented assignment such as {name} -= c, a "
                     f"subscripted assignment, out={name}) writes into the caller's array; {name} = {name} - c, "
                     f"or {name}.copy() first, makes a new one.",
                 )
         return None
-
-
-def _tiny_change(before: np.ndarray, after: np.ndarray) -> str:
-    """For a change too small to show at six digits: which entry moved, with every digit."""
-    if before.shape != after.shape or format_value(before) != format_value(after):
-        return ""
-    same = before == after
-    if before.dtype.kind == "f":
-        same |= np.isnan(before) & np.isnan(after)
-    index = tuple(int(i) for i in np.argwhere(~same)[0])
-    where = "[" + ", ".join(str(i) for i in index) + "]"
-    return f" (entry {where} is now {after[index].item()!r}, was {before[index].item()!r})"
 
 
 class ShapeAndDtype(Check):
@@ -327,7 +327,8 @@ class ShapeAndDtype(Check):
         expected = _expected(outcomes[1])
         if outcome.kind == "tuple":
             return Finding(
-                got=f"a tuple of {len(outcome.values)} values", expected=f"one float array of shape {expected.shape}"
+                got=f"a tuple of {count_of(len(outcome.values), 'value')}",
+                expected=f"one float array of shape {expected.shape}",
             )
         got = outcome.values[0]
         if got.shape != expected.shape:
@@ -337,10 +338,18 @@ class ShapeAndDtype(Check):
             if container:
                 return container
         if got.dtype.kind != "f":
+            integers = [
+                name for name, value in case.args.items() if isinstance(value, np.ndarray) and value.dtype.kind in "iu"
+            ]
+            given = (
+                f" Here {', '.join(integers)} held integers; the result must still be floating-point."
+                if integers
+                else ""
+            )
             return Finding(
                 got=f"dtype {got.dtype}",
                 expected="a floating-point dtype",
-                note="Integer weights cannot represent probabilities between 0 and 1.",
+                note=f"An array of dtype {got.dtype} holds whole numbers only.{given}",
             )
         return None
 
@@ -356,29 +365,49 @@ class Raises(Check):
     def default_description(self, entry: str) -> str:
         return f"{entry} raises {self.error} for invalid input"
 
+    def wanted(self) -> str:
+        return f"{self.error} to be raised"
+
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
         if outcome.status == "raised" and outcome.error:
             name = outcome.error.get("type", "")
             if name == self.error or name in self.accept:
                 return None
-            return Finding(got=f"{name}: {outcome.error.get('message', '')}", expected=f"{self.error}")
+            message = outcome.error.get("message", "")
+            return Finding(got=f"{name}{f': {message}' if message else ''}", expected=f"{self.error} to be raised")
         if outcome.status == "ok":
-            return Finding(got=f"returned {format_value(outcome.value)}", expected=f"{self.error} to be raised")
+            return Finding(got=f"nothing raised: it returned {format_value(outcome.value)}", expected=self.wanted())
         return None  # timeouts and crashes are reported by the engine
+
+
+def sums_finding(sums: np.ndarray, target: float, axis: int, atol: float, of: str = "") -> Finding:
+    """Sums along ``axis`` that should each be ``target``, set against as many sums of ``target``.
+
+    ``of``: what was summed, when it is not the values themselves (``the exponentials``).
+    """
+    sums = np.asarray(sums, dtype=float)
+    pair = format_pair(sums, np.full_like(sums, target), atol=atol)
+    tolerance = f"(atol {format_number(atol)})"
+    if of:
+        return Finding(
+            got=f"{of} summing to {pair.got} along axis {axis}{pair.which()}",
+            expected=f"{of} summing to {pair.expected} {tolerance}",
+        )
+    noun = "sums" if sums.ndim else "a sum of"
+    return Finding(
+        got=f"{noun} {pair.got} along axis {axis}{pair.which()}", expected=f"{noun} {pair.expected} {tolerance}"
+    )
 
 
 def zero_where(got: np.ndarray, where: np.ndarray, what: str) -> Finding | None:
     """A finding unless ``got`` is exactly 0 wherever ``where`` is True (``what`` names those places)."""
     if got.shape != where.shape:
         return Finding(got=f"an array of shape {got.shape}", expected=f"shape {where.shape}")
-    selected = got[where]
-    if np.all(selected == 0):
+    if np.all(got[where] == 0):
         return None
     return Finding(
-        got=format_value(got),
-        expected=f"0 exactly where {what}",
-        note=f"weights {format_value(selected[selected != 0][:3])} where {what}",
+        got=f"{format_value(got)}, not 0 at {positions(where & (got != 0))}", expected=f"0 exactly where {what}"
     )
 
 

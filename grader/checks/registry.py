@@ -19,6 +19,7 @@ from grader.checks.bridge import (
     TemperatureLimit,
 )
 from grader.checks.calculus import JacobianShape, MatchesJacobian, SumsToZero, Symmetric
+from grader.checks.convergence import ConvergesAtOrder
 from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks
 from grader.checks.float_errors import NoFloatWarnings
 from grader.checks.form import ReturnsForm
@@ -72,6 +73,7 @@ CHECK_TYPES: tuple[type[Check], ...] = (
     Identity,
     NoFloatWarnings,
     RespondsToInput,
+    ConvergesAtOrder,
     # softmax-bridge (grader.checks.bridge, grader.checks.statistics)
     ExpSumsToOne,
     TemperatureLimit,

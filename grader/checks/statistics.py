@@ -54,7 +54,7 @@ import numpy as np
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_number, format_value
+from grader.checks.display import count_of, format_number, format_value
 from grader.checks.numbers import nothing_judged
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
@@ -138,7 +138,9 @@ def _pair(outcome: CallOutcome) -> tuple[tuple[float, float] | None, Finding | N
     """The two numbers a ``(var_unscaled, var_scaled)`` entry returned, or why there are not two."""
     if outcome.kind != "tuple" or len(outcome.values) != 2:
         shown = (
-            f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else format_value(outcome.values[0])
+            f"a tuple of {count_of(len(outcome.values), 'value')}"
+            if outcome.kind == "tuple"
+            else format_value(outcome.values[0])
         )
         return None, Finding(got=shown, expected="a tuple (var_unscaled, var_scaled) of two floats")
     numbers = []
@@ -167,21 +169,21 @@ class FloatTuple(Check):
         names = f" ({', '.join(self.names)})" if len(self.names) == self.count else ""
         return f"{entry} returns a tuple{names} of {self.count} finite numbers"
 
+    def wanted(self) -> str:
+        return f"a tuple of {count_of(self.count, 'number')}"
+
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         outcome = outcomes[0]
-        expected = f"a tuple of {self.count} numbers"
+        expected = self.wanted()
         if outcome.kind != "tuple":
+            names = ", ".join(self.names) if len(self.names) == self.count else "a, b"
             return Finding(
                 got=f"a single value {format_value(outcome.values[0])}",
                 expected=expected,
-                note=(
-                    f"Writing return {', '.join(self.names)} returns a tuple of the {self.count}."
-                    if len(self.names) == self.count > 1
-                    else "Values written after return, separated by commas, are returned as a tuple."
-                ),
+                note=f"Writing return {names} returns a tuple of the {'two' if self.count == 2 else 'values'}.",
             )
         if len(outcome.values) != self.count:
-            return Finding(got=f"a tuple of {len(outcome.values)} values", expected=expected)
+            return Finding(got=f"a tuple of {count_of(len(outcome.values), 'value')}", expected=expected)
         for value in outcome.values:
             if value.ndim != 0 or value.dtype.kind not in "iuf":
                 return Finding(
@@ -220,33 +222,88 @@ class VarianceNear(Check):
         assert pair is not None
         d = int(case.args[self.d_arg])
         n = int(case.args.get(self.n_arg) or self.default_n)
-        value = pair[0] if self.which == "unscaled" else pair[1]
-        return _variance_finding(value, d, n, self.which, self.delta)
+        return _variance_finding(pair, d, n, self.which, self.delta)
 
     def verified(self, cases: list[Case]) -> str:
         return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, within the sampling error of each sample size"
 
 
-def _variance_finding(value: float, d: int, n: int, which: str, delta: float) -> Finding | None:
+def _variance_finding(pair: tuple[float, float], d: int, n: int, which: str, delta: float) -> Finding | None:
     low, high = variance_interval(d, n, delta)
     target = float(d) if which == "unscaled" else 1.0
     scale = float(d) if which == "unscaled" else 1.0
+    value = pair[0] if which == "unscaled" else pair[1]
     if math.isfinite(value) and low * scale <= value <= high * scale:
         return None
     name = "var_unscaled" if which == "unscaled" else "var_scaled"
-    note = ""
-    if which == "scaled" and d > 1 and math.isfinite(value):
-        if abs(value * d - 1) < 0.3:
-            note = "That is about 1/d_k: the dot products were divided by d_k, not by sqrt(d_k)."
-        elif abs(value / d - 1) < 0.3:
-            note = "That is about d_k: the dot products were not divided by sqrt(d_k)."
     return Finding(
         got=f"{name} = {format_number(value)}",
         expected=f"{format_number(target)}, give or take sampling error: between {format_number(low * scale)} and "
         f"{format_number(high * scale)} for {n} samples (a correct estimate falls outside with probability "
         f"below {format_number(delta)})",
-        note=note,
+        note=_scaling_note(pair, d, (low, high), which),
     )
+
+
+def _scaling_note(pair: tuple[float, float], d: int, interval: tuple[float, float], which: str) -> str:
+    """What the two values show about the scaling, said only when both values rule out every other reading.
+
+    Each value is read against the interval a correct estimate of each
+    candidate (about ``d``, about 1, about ``1/d``) falls in; the readings are
+    told apart only where those intervals do not overlap. A second value
+    about ``d`` means "not scaled" only when the first is about ``d`` as well:
+    with a first value about 1, the two come back in the other order.
+    """
+    low, high = interval
+    unscaled, scaled = pair
+    if d <= 1 or not (math.isfinite(unscaled) and math.isfinite(scaled)):
+        return ""
+    exact = _exact_reading(unscaled, scaled, d, which)
+    if exact is not None:
+        return exact
+    if high >= low * d:
+        return ""  # sampling error this large: no reading is ruled out
+
+    def about(value: float, target: float) -> bool:
+        return low * target <= value <= high * target
+
+    if about(unscaled, 1.0) and about(scaled, d):
+        return (
+            "The first value is about 1 and the second about d_k: the two come back in the other order; "
+            "return (var_unscaled, var_scaled)."
+        )
+    if which != "scaled" or not about(unscaled, d):
+        return ""
+    if about(scaled, d):
+        return "That is about d_k, as is the first value: the dot products were not divided by sqrt(d_k)."
+    if about(scaled, 1 / d):
+        return "That is about 1/d_k: the dot products were divided by d_k, not by sqrt(d_k)."
+    return ""
+
+
+def _exact_reading(unscaled: float, scaled: float, d: int, which: str) -> str | None:
+    """The scaling read from the two values of one call drawn from the same dot products, free of sampling error.
+
+    From the same draws, the correct second value is the first over ``d``;
+    over 1 (the same number twice), it was not divided; over ``d**2``, divided
+    by ``d``; ``d`` times the first, the two are in the other order. ``None``
+    when the ratio is none of these (the two came from different draws).
+    """
+    if unscaled <= 0 or scaled <= 0:
+        return None
+    ratio = scaled / unscaled
+    if math.isclose(ratio, d, rel_tol=1e-6):
+        return (
+            "The second value is d_k times the first: the two come back in the other order; "
+            "return (var_unscaled, var_scaled)."
+        )
+    if which != "scaled":
+        return None
+    if scaled == unscaled:
+        return "It equals the first value: the dot products were not divided by sqrt(d_k)."
+    if math.isclose(ratio, 1 / d**2, rel_tol=1e-6):
+        return "It is the first value divided by d_k squared: the dot products were divided by d_k, not by sqrt(d_k)."
+    return None
 
 
 class VarianceTracksDimension(Check):
@@ -281,8 +338,8 @@ class VarianceTracksDimension(Check):
         if not all(later > earlier for earlier, later in pairwise(unscaled)):
             return Finding(got=shown, expected="the first value to grow with d_k")
         for d, (a, b) in zip(self.dims, pairs, strict=True):
-            for value, which in ((a, "unscaled"), (b, "scaled")):
-                finding = _variance_finding(value, d, n, which, self.delta)
+            for which in ("unscaled", "scaled"):
+                finding = _variance_finding((a, b), d, n, which, self.delta)
                 if finding:
                     return Finding(got=shown, expected=f"at d_k={d}, {finding.expected}", note=finding.note)
         return None
@@ -355,39 +412,86 @@ class Reproducible(Check):
 
 
 class ChangesWithArgument(Check):
-    """Different values of one argument (a seed, a sample size) give different results: the argument is used."""
+    """Different values of one argument (a seed, a sample size) give different results: the argument is used.
+
+    Results that stay the same whatever ``arg`` is do not show by themselves
+    that ``arg`` is ignored: a result that changes with nothing (numbers
+    made up, a variance of identical draws) stays the same too. So the note
+    that ``arg`` seems ignored is given only when the ``control`` call (the
+    first of ``values`` with another argument changed) shows that the result
+    does change with something.
+    """
 
     property: Literal["changes-with-argument"]
     arg: str = Field(description="the argument to vary")
     values: list[float | int] = Field(min_length=2, description="values to call the entry with, the rest unchanged")
+    control: dict[str, float | int] = Field(
+        default_factory=dict,
+        max_length=1,
+        description="another argument and a value for it: the result must change with it before a failure "
+        "is said to show that `arg` is ignored (none: that is never said)",
+    )
 
     def default_description(self, entry: str) -> str:
         return f"{entry} returns different results for different values of {self.arg}"
 
     def plan(self, case: Case, entry: str) -> list[Call]:
-        return [Call(entry, _args_with(case, self.arg, value)) for value in self.values]
+        calls = [Call(entry, _args_with(case, self.arg, value)) for value in self.values]
+        for name, value in self.control.items():
+            calls.append(Call(entry, {**calls[0].args, name: value}))
+        return calls
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        first = outcomes[0]
+        varied, controls = outcomes[: len(self.values)], outcomes[len(self.values) :]
+        first = varied[0]
         nothing = nothing_judged(first.values, case.args, nan_counts=True)
         if nothing:  # NaN differs from NaN here: results that are NaN throughout do not show a dependence
             return Finding(got=f"a result that {nothing}", expected=f"results that depend on {self.arg}")
-        for other in outcomes[1:]:
-            same = (
-                first.kind == other.kind
-                and len(first.values) == len(other.values)
-                and all(
-                    a.shape == b.shape and np.array_equal(a, b) for a, b in zip(first.values, other.values, strict=True)
-                )
-            )
-            if not same:
-                return None
+        if not all(_same_result(first, other) for other in varied[1:]):
+            return None
         listed = " and ".join(f"{self.arg}={v}" for v in self.values)
+        note = ""
+        for (name, value), control in zip(self.control.items(), controls, strict=True):
+            if _changed(first, control):
+                note = f"The value of {self.arg} seems to be ignored: {name}={value} does change the result."
+            else:
+                note = (
+                    f"With {name}={value} the result is the same too, to within rounding, so these calls do not "
+                    f"show whether {self.arg} is used."
+                )
         return Finding(
             got=f"{format_value(first.value)} for each of {listed}",
             expected=f"results that depend on {self.arg}",
-            note=f"The value of {self.arg} seems to be ignored.",
+            note=note,
         )
 
     def verified(self, cases: list[Case]) -> str:
         return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, with {self.arg} in {self.values}"
+
+
+# A control call changes the result only by more than rounding: a variance of identical draws is 1e-31 or 0 by chance.
+_ROUNDING = (1e-9, 1e-12)
+
+
+def _changed(first: CallOutcome, other: CallOutcome) -> bool:
+    """Whether ``other`` returned values that differ from ``first``'s by more than rounding."""
+    if first.kind != other.kind or len(first.values) != len(other.values):
+        return True
+    for a, b in zip(first.values, other.values, strict=True):
+        if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+            if not (a.shape == b.shape and np.array_equal(a, b)):
+                return True
+            continue
+        with np.errstate(all="ignore"):
+            if not np.allclose(a.astype(float), b.astype(float), rtol=_ROUNDING[0], atol=_ROUNDING[1], equal_nan=True):
+                return True
+    return False
+
+
+def _same_result(first: CallOutcome, other: CallOutcome) -> bool:
+    """Whether two calls returned exactly the same values."""
+    return (
+        first.kind == other.kind
+        and len(first.values) == len(other.values)
+        and all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(first.values, other.values, strict=True))
+    )

@@ -18,7 +18,7 @@ import numpy as np
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_value
+from grader.checks.display import count_of, format_value
 from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
@@ -49,7 +49,7 @@ def _weights(method: CallOutcome) -> np.ndarray:
 def verify_divide_by_sum(outcome: CallOutcome, method: CallOutcome) -> Finding | None:
     """``z / z.sum()`` (``method``: its result) must give a negative weight, a weight above 1, or a non-finite one."""
     if outcome.kind == "tuple":
-        return Finding(got=f"a tuple of {len(outcome.values)} values", expected="one 1-D array")
+        return Finding(got=f"a tuple of {count_of(len(outcome.values), 'value')}", expected="one 1-D array")
     z, problem = _as_scores(outcome.values[0])
     if problem:
         return problem
@@ -78,7 +78,7 @@ def verify_square_order(outcome: CallOutcome, method: CallOutcome) -> Finding | 
     """``(z, i, j)`` with ``z[i] > z[j]`` and square-normalised weight ``i`` (``method``) not above weight ``j``."""
     if outcome.kind != "tuple" or len(outcome.values) != 3:
         return Finding(
-            got=f"a tuple of {len(outcome.values)} values" if outcome.kind == "tuple" else "a single value",
+            got=f"a tuple of {count_of(len(outcome.values), 'value')}" if outcome.kind == "tuple" else "a single value",
             expected="a tuple (z, i, j)",
         )
     z, problem = _as_scores(outcome.values[0])

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.checks.base import Check, Finding
-from grader.engine.credit import apply_credit
+from grader.engine.credit import GuardCases, apply_credit, guard_cases
 from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
 from grader.engine.explanations import explain, named_values
 from grader.engine.failure_modes import classify_failure, fitting_hint
-from grader.engine.findings import CheckRun
+from grader.engine.findings import STOPPED, STOPPED_AS, CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.engine.memory import GradingMemo
 from grader.engine.plan import CallTable, Plan, checks_to_run
@@ -198,7 +198,12 @@ def grade_implementation(
             result = next(r for r in results if r.id == run.check.id)
             apply_diagnosis(result, run, diagnoses[run.check.id])
     output = "\n".join(text for text in outputs if text)
-    return _summarise(exercise, results, hidden_not_run, output or None)
+    stops = {
+        run.check.id: (str(run.finding.extra.get(STOPPED, "")), str(run.finding.extra.get(STOPPED_AS, "")))
+        for run in runs
+        if run.finding is not None
+    }
+    return _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:
@@ -399,10 +404,46 @@ def _whole(
     )
 
 
+def _said_once(results: list[CheckResult], stops: dict[str, tuple[str, str]]) -> None:
+    """A call stopped the same way on several checks (one exception at one line, one limit): the first check
+    whose input is shown keeps the whole story, input and hint; each other says so in one line, pointing to it.
+
+    ``stops``: for each check stopped by a call that gave no value, what stopped it (``findings.stop_key``)
+    and the exception's name, if it raised one.
+    """
+    first: dict[str, CheckResult] = {}
+    for result in results:
+        key = stops.get(result.id, ("", ""))[0]
+        if key and result.status in ("error", "timeout") and result.input is not None:
+            first.setdefault(key, result)
+    for result in results:
+        key, name = stops.get(result.id, ("", ""))
+        shown = first.get(key) if key and result.status in ("error", "timeout") else None
+        if shown is None or shown is result:
+            continue
+        what = "the same time limit" if result.status == "timeout" else "the same error"
+        what += f" ({name})" if name and result.status != "timeout" else ""
+        where = f", here on {result.input}" if result.input is not None else ", on a hidden input"
+        result.reason = _sentence_of(f"{result.property or result.id}: stopped by {what} as {shown.id}{where}")
+        # Without an input the formats write the one line; expected, got and a diagnosis stay as data.
+        result.input = result.hint = result.note = None
+
+
+def _sentence_of(text: str) -> str:
+    return text if text.endswith(".") else text + "."
+
+
 def _summarise(
-    exercise: ImplementationExercise, results: list[CheckResult], hidden: int, output: str | None
+    exercise: ImplementationExercise,
+    results: list[CheckResult],
+    hidden: int,
+    output: str | None,
+    stops: dict[str, tuple[str, str]] | None = None,
+    guard: GuardCases | None = None,
 ) -> ExerciseResult:
-    apply_credit(exercise, results)
+    """The exercise's result from its checks' results: credit applied, an error said once, the reason in one line."""
+    _said_once(results, stops or {})  # first, so what credit adds to the guard's reason stays
+    apply_credit(exercise, results, guard)
     passed = [r for r in results if r.status == "passed"]
     score = float(sum(r.score for r in results))
     if len(passed) == len(results):

@@ -13,7 +13,8 @@ JSON, a private folder, its safety rules and switches), keyed by the plan's
 key, the solution file's bytes and the learner-process code; only answers
 that every call gave in full (returned, raised or refused a value: never a
 time-out or crash, which could depend on the machine's load) are kept. So
-are the outputs on which every case of a check held (``stored_held``).
+are the outputs on which every case of a check held (``stored_held``), and
+the calls chosen to tell the known-wrong solutions apart (``stored_separation``).
 
 Every entry here is filed under one key scheme: the plan's key
 (:func:`plan_key`: the spec file's cache key, the checks asked for, numpy's
@@ -44,12 +45,21 @@ from grader import cache
 from grader.engine.findings import PlanFindings
 from grader.engine.plan import Plan
 from grader.engine.plan_data import plan_data, plan_from_data
+from grader.engine.separation import Separation, separation_data, separation_from_data
 from grader.sandbox.answers import WireOutcome, answer_digest
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import ProtocolError, check_array, encode_array
 from grader.sandbox.untrusted import clean_error, clean_float_errors, clean_type
 
-__all__ = ["keep_held", "plan_key", "store_held", "stored_answers", "stored_held", "stored_plan"]
+__all__ = [
+    "keep_held",
+    "plan_key",
+    "store_held",
+    "stored_answers",
+    "stored_held",
+    "stored_plan",
+    "stored_separation",
+]
 
 _SANDBOX = Path(__file__).resolve().parents[1] / "sandbox"
 _WIRE = (_SANDBOX / "protocol.py", _SANDBOX / "calls.py")
@@ -134,6 +144,26 @@ def stored_answers(
             return answers
         cache.store(key, written, kind="known-wrong")
     return answers
+
+
+def stored_separation(
+    exercise: Any, check_ids: tuple[str, ...], source: bytes, choose: Callable[[], Separation]
+) -> Separation:
+    """The plan's separating calls (``engine.separation``): from the cache when present, else ``choose()``, kept.
+
+    ``source``: the bytes of every solution whose answers the choice was made
+    from (the reference's and each known-wrong's, with the given functions).
+    """
+    plan = plan_key(exercise, check_ids) if cache.enabled() else None
+    if plan is None:
+        return choose()
+    key = hashlib.sha256(plan.encode() + _sandbox_code() + b"separation\0" + source).hexdigest()
+    kept = cache.load(key, separation_from_data, kind="separation")
+    if kept is not None:
+        return kept
+    separation = choose()
+    cache.store(key, separation_data(separation), kind="separation")
+    return separation
 
 
 def _answer_data(answer: CallOutcome) -> dict[str, Any]:

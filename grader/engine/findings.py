@@ -9,19 +9,19 @@ very same bytes (same digests) gets the same finding without judging again.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from grader.checks.base import Check, Finding
+from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import values_not_shown
+from grader.checks.display import format_call, values_not_shown
 from grader.engine.failure_modes import Failure
 from grader.engine.plan import CallTable, Plan, PlannedCheck
-from grader.engine.reasons import describe_error, outcome_detail
+from grader.engine.reasons import describe_error, outcome_detail, ragged, returned_value
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of"]
+__all__ = ["STOPPED", "STOPPED_AS", "CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of", "stop_key"]
 
 _KEPT_PER_CASE = 4
 
@@ -82,12 +82,14 @@ class CheckRun:
             if not shown:
                 with values_not_shown():
                     self.findings[index] = (
-                        judge_case(self.check, self.entry, self.cases[index], outcomes)
+                        judge_case(self.check, self.entry, self.cases[index], outcomes, self.planned.calls[index])
                         if self.memo is None
                         else self.memo.judge(self, index, outcomes, shown=False)
                     )
             elif self.memo is None:
-                self.findings[index] = judge_case(self.check, self.entry, self.cases[index], outcomes)
+                self.findings[index] = judge_case(
+                    self.check, self.entry, self.cases[index], outcomes, self.planned.calls[index]
+                )
             else:
                 self.findings[index] = self.memo.judge(self, index, outcomes)
             for outcome in outcomes:  # judged: a large answer's arrays are not kept decoded while the others are judged
@@ -147,14 +149,14 @@ class Findings:
         """
         kept = tuple(outcome.digest for outcome in outcomes if outcome.digest is not None)
         if not kept or len(kept) != len(outcomes):
-            return judge_case(run.check, run.entry, run.cases[index], outcomes)
+            return judge_case(run.check, run.entry, run.cases[index], outcomes, run.planned.calls[index])
         key = (index, kept)
         if key in self.seen:
             return self.seen[key]
         memory = self.seen if shown else self.unshown
         if not shown and key in memory:
             return memory[key]
-        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes)
+        finding = memory[key] = judge_case(run.check, run.entry, run.cases[index], outcomes, run.planned.calls[index])
         return finding
 
 
@@ -171,22 +173,79 @@ def signature_of(run: CheckRun, table: CallTable) -> bytes | None:
     return hashlib.blake2b(b"".join(parts), digest_size=16).digest()
 
 
-def judge_case(check: Check, entry: str, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-    """The finding of one case: the engine judges calls that gave no value, the check judges the values."""
+# A Finding's extra keys for a call that gave no value: what stopped it, for saying it once per exercise,
+# and the exception's name, for the one line that points to where it is said.
+STOPPED = "stopped"
+STOPPED_AS = "stopped_as"
+
+
+def stop_key(outcome: CallOutcome) -> str:
+    """What stopped a call, the same for every call stopped the same way: the status, the exception's type and
+    the learner's line it was raised at (not its message, which names each input's shapes), or the limit hit."""
+    error = outcome.error or {}
+    frames = error.get("frames") or []
+    last = frames[-1] if frames and isinstance(frames[-1], dict) else {}
+    where = f"{last.get('file')}:{last.get('line')}" if last else ""
+    if outcome.status == "bad_value":
+        return f"{outcome.status}|{returned_value(error) if error else outcome.detail}"
+    if outcome.status == "raised":
+        return f"{outcome.status}|{error.get('type', '')}|{error.get('kind', '')}|{where}"
+    return f"{outcome.status}|{outcome_detail(outcome)}"
+
+
+def _raised(outcome: CallOutcome) -> str:
+    """The name of the exception a call raised, or empty (a value that could not be read was not raised)."""
+    return str((outcome.error or {}).get("type", "")) if outcome.status == "raised" else ""
+
+
+def judge_case(
+    check: Check, entry: str, case: Case, outcomes: list[CallOutcome], calls: Sequence[Call] = ()
+) -> Finding | None:
+    """The finding of one case: the engine judges calls that gave no value, the check judges the values.
+
+    ``calls``: the case's planned calls, in the order of ``outcomes``. A call
+    that gave no value is named as it was made when it is not the case's
+    first (the input the reason shows): ``f(n=8)`` made for a relation on
+    ``f(n=4)``.
+    """
     if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
         return check.judge(case, outcomes)
-    for outcome in outcomes:
+    for position, outcome in enumerate(outcomes):
         if outcome.status == "timeout":
-            return Finding(got=outcome_detail(outcome), expected="an answer within the time limit", status="timeout")
+            made, detail = _made(calls, position), outcome_detail(outcome)
+            return Finding(
+                got=f"{made}: {detail}" if made else detail,
+                expected="an answer within the time limit",
+                status="timeout",
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: ""},
+            )
         if outcome.status != "ok":
-            return Finding(got=describe_error(outcome, entry), expected="a returned array", status="error")
+            wanted = check.wanted()
+            note = ""
+            if ragged(outcome.error) and wanted.startswith("a tuple"):
+                note = "A list is read as one array, whose items must share a shape; return a, b makes a tuple."
+            return Finding(
+                got=describe_error(outcome, _made(calls, position) or entry),
+                expected=wanted,
+                note=note,
+                status="error",
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: _raised(outcome)},
+            )
     try:
         return check.judge(case, outcomes)
     except Exception as exc:  # a value so odd the property cannot even be computed on it
         return Finding(
-            got=f"a value the check could not use ({exc.__class__.__name__}: {exc})",
-            expected="an array of the documented shape",
+            got=f"{entry} returned a value this property cannot be computed on ({exc.__class__.__name__}: {exc})",
+            expected="a value of the documented form",
         )
+
+
+def _made(calls: Sequence[Call], position: int) -> str:
+    """The call at ``position`` as written out, when it is not the case's first call; else empty."""
+    if position == 0 or position >= len(calls):
+        return ""
+    call = calls[position]
+    return format_call(f"reference.{call.function}" if call.on == "reference" else call.function, call.args)
 
 
 @dataclass

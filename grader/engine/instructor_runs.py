@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Call
+from grader.checks.display import format_call
 from grader.engine.disk_cache import stored_answers
 from grader.engine.plan import Plan, PlannedCheck
 from grader.sandbox.calls import CallBatch, encode_calls
@@ -262,8 +263,14 @@ def _first_failure(
             outcome = outcomes.get(key)
             what = _failure(outcome) if outcome is not None and outcome is not SKIPPED else ""
             if what:
-                return index, f"{what} in {call.function}()"
+                return index, f"{what} in {_made(call, calls[0])}"
     return None
+
+
+def _made(call: Call, first: Call) -> str:
+    """The reference call as made (``f(n=8)``) when its arguments are not the case's own, else ``f()``."""
+    made = format_call(call.function, call.args)
+    return made if made != format_call(first.function, first.args) else f"{call.function}()"
 
 
 def _failure(outcome: CallOutcome) -> str:

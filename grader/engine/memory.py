@@ -22,6 +22,7 @@ from grader.checks.cases import Case, build_cases
 from grader.engine.disk_cache import stored_held, stored_plan
 from grader.engine.findings import PlanFindings
 from grader.engine.plan import Plan, build_plan, checks_to_run
+from grader.engine.separation import Separation
 from grader.memo import BoundedMemo
 from grader.sandbox.outcomes import CallOutcome
 
@@ -50,6 +51,8 @@ class GradingMemo:
         # By the solution file's path and the key of the batch it answered (``engine.instructor_runs``).
         self.instructor: BoundedMemo[tuple[str, str], list[CallOutcome]] = BoundedMemo(_INSTRUCTOR_KEPT)
         self.answer_files: BoundedMemo[str, dict[str, CallOutcome]] = BoundedMemo(_ANSWER_FILES_KEPT)
+        # By exercise id and check ids: the plan and its calls that tell known mistakes apart (``engine.diagnosis``).
+        self.separations: BoundedMemo[tuple[str, tuple[str, ...]], tuple[Plan, Separation]] = BoundedMemo(_PLANS_KEPT)
         # Reference processes kept open for calls made from learners' answers (``instructor_runs.ask_kept``).
         self.kept: dict[Any, LearnerProcessLike] = {}
 

@@ -9,6 +9,7 @@ own answers.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -119,6 +120,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
     """
     table = CallTable()
     signatures = {name: list(spec.args) for name, spec in exercise.entries.items()}
+    kinds_of = {name: dict(spec.args) for name, spec in exercise.entries.items()}
     planned = []
     built: dict[str, list[Case]] = {}
     for check in checks:
@@ -134,7 +136,7 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
                 )
             cases.extend(built[name])
         cases = cases or [Case(args={})]
-        calls = [check.plan_in(case, entry, signatures) for case in cases]
+        calls = [check.plan_in(case, entry, kinds_of) for case in cases]
         keys = [[table.add(call, merge=check.merge_calls) for call in case_calls] for case_calls in calls]
         planned.append(PlannedCheck(check, entry, cases, calls, keys))
     # Only the learner's calls go to the learner's process; the reference solution answers the others.
@@ -143,7 +145,28 @@ def build_plan(exercise: ImplementationExercise, checks: list[Check], cases_of: 
             key for p in planned for case_keys in p.keys for key in case_keys if table.calls[key].on == "learner"
         )
     )
-    return Plan(exercise, table, planned, signatures, whole)
+    guard = {key for p in planned if p.check.id == exercise.gate for case_keys in p.keys for key in case_keys}
+    guard -= {key for p in planned if p.check.id != exercise.gate for case_keys in p.keys for key in case_keys}
+    return Plan(exercise, table, planned, signatures, _unmarked(whole, guard, table))
+
+
+def _unmarked(keys: list[int], guard: set[int], table: CallTable) -> list[int]:
+    """``keys`` with the guard's own calls spread among the others, each at a place its bytes alone fix.
+
+    The guard's calls (an input, then its near twins) would otherwise come
+    together, after every other check's: an order a learner's code could
+    read. The other calls keep their order (simplest first, check by check).
+    """
+    names = {number: name for name, number in table.index.items()}
+    others = {key: index for index, key in enumerate(key for key in keys if key not in guard)}
+
+    def place(key: int) -> float:
+        if key in others:
+            return others[key] + 0.5
+        digest = hashlib.blake2b(names[key].encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big") / 2**64 * (len(others) + 1)
+
+    return sorted(keys, key=place)
 
 
 class CallTable:

@@ -7,6 +7,8 @@ known mistake it matches, and a hint. No timestamps, no paths, no blame.
 
 from __future__ import annotations
 
+import builtins
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,8 @@ __all__ = [
     "failure_reason",
     "outcome_detail",
     "passed_reason",
+    "ragged",
+    "returned_value",
 ]
 
 
@@ -83,18 +87,68 @@ def describe_error(outcome: CallOutcome, function: str) -> str:
     if outcome.status == "bad_value" and outcome.error:
         if too_large := size_limit(outcome.error):
             return f"{function} {too_large}"
-        message = outcome.error.get("message", "")
         if refusal(outcome.error) and outcome.error.get("type") == "MemoryError":
             return f"{function} returned a value too large to hand back: it {refusal(outcome.error)} while copying it"
-        if message.startswith("returned"):
-            return f"{function} {message}"
-        return f"{function} returned a value the grader cannot read ({message})"
+        return f"{function} {returned_value(outcome.error)}"
     if outcome.status == "protocol":
         return f"{function} {PROTOCOL}" + (f" ({outcome.detail})" if outcome.detail else "")
     detail = outcome_detail(outcome)
     if outcome.status in ("crashed", "output_limit") and detail:
         return f"{function} {detail}"
     return f"{function} did not answer: {detail}"
+
+
+_NOT_NUMBERS = re.compile(r"^returned a value that is not an array of numbers \((\w+)(?:, dtype ([^)]+))?\)$")
+_RAGGED = "inhomogeneous shape"
+
+
+def ragged(error: Mapping[str, Any] | None) -> bool:
+    """Whether a returned value could not be read because NumPy found items of different shapes in it."""
+    return bool(error) and error.get("type") == "ValueError" and _RAGGED in str(error.get("message", ""))  # type: ignore[union-attr]
+
+
+def returned_value(error: Mapping[str, Any]) -> str:
+    """What a call returned that is not numbers, as what the learner's code did (``returned None, ...``).
+
+    The learner process reports the Python type of what came back and, when
+    NumPy could not make numbers of it, NumPy's own message; both are put in
+    the learner's terms: an exception object returned rather than raised, a
+    list whose items differ in shape, an array of Python objects.
+    """
+    message = str(error.get("message", ""))
+    if ragged(error):
+        return (
+            "returned a list or tuple whose items are not all numbers of one shape (for example an array "
+            "next to single numbers), so it does not make one array of numbers"
+        )
+    found = _NOT_NUMBERS.match(message)
+    if found is None:
+        if message.startswith("returned"):
+            return message
+        return f"returned a value that could not be read as numbers ({message})"
+    name, dtype = found.group(1), found.group(2)
+    if name == "NoneType":
+        return "returned None, not an array of numbers"
+    if _is_exception(name):
+        return f"returned a {name} object instead of raising it (raise {name}(...) stops the call with that error)"
+    kind = "NumPy array" if name == "ndarray" else name
+    if dtype == "object":
+        return f"returned {_article(kind)} {kind} of Python objects (dtype object), not an array of numbers"
+    if dtype:
+        return f"returned {_article(kind)} {kind} of dtype {dtype}, not an array of numbers"
+    if name in ("list", "tuple"):
+        return f"returned {_article(name)} {name} holding something other than numbers"
+    return f"returned {_article(name)} {name} object, not an array of numbers"
+
+
+def _is_exception(name: str) -> bool:
+    """Whether ``name`` is one of Python's exception classes (a learner's own class is not assumed to be one)."""
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def describe_start_failure(start: StartOutcome) -> str:
@@ -124,7 +178,7 @@ def describe_start_failure(start: StartOutcome) -> str:
 def _exception(error: dict[str, Any]) -> str:
     text = f"{error.get('type', 'Exception')}"
     if error.get("message") and error.get("kind") != "import":  # an import refusal's message is a site-packages path
-        text += f": {error['message']}"
+        text += f": {str(error['message']).strip()}"
     frames = error.get("frames") or []
     if frames:
         last = frames[-1]

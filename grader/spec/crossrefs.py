@@ -179,6 +179,27 @@ def _check_problems(
             )
 
 
+def _matrix_problems(
+    written: str, signature: dict[str, bool], required: list[str], where: tuple[str | int, ...], spec: Any
+) -> Iterator[SpecProblem]:
+    """A ``matrices`` generator names arguments of the entry, and gives every one it needs."""
+    if spec.arg not in signature:
+        yield SpecProblem(f"{spec.arg!r} is not an argument of {written}{_close(spec.arg, signature)}", *where, "arg")
+    for key in spec.args:
+        if key not in signature:
+            yield SpecProblem(
+                f"{key!r} is not an argument of {written}{_close(str(key), signature)}", *where, "args", key
+            )
+    missing = [name for name in required if name != spec.arg and name not in spec.args]
+    if missing:
+        yield SpecProblem(
+            f"gives no {', '.join(map(repr, missing))}, which {written} needs "
+            "(only arguments with a default may be left out)",
+            *where,
+            "args",
+        )
+
+
 def _case_problems(
     entry: str, written: str, signature: dict[str, bool], where: tuple[str | int, ...], generator: Any
 ) -> Iterator[SpecProblem]:
@@ -204,6 +225,10 @@ def _case_problems(
                     "examples",
                     number,
                 )
+        return
+    matrices = getattr(generator, "matrices", None)
+    if matrices is not None:
+        yield from _matrix_problems(written, signature, required, (*where, "matrices"), matrices)
         return
     draw = generator.random
     for key in draw.args:

@@ -253,7 +253,14 @@ def _did_you_mean(word: str, choices: Any) -> str:
 @functools.lru_cache(maxsize=1)
 def _all_field_names() -> set[str]:
     """Every key a spec may use, for "did you mean": gathered when a spec first has an unknown key."""
-    from grader.checks.cases import ArrayDraw, ExamplesGenerator, RandomGenerator, RandomSpec
+    from grader.checks.cases import (
+        ArrayDraw,
+        ExamplesGenerator,
+        MatrixGenerator,
+        MatrixSpec,
+        RandomGenerator,
+        RandomSpec,
+    )
     from grader.checks.registry import CHECK_TYPES
     from grader.record import Record
     from grader.spec import models
@@ -274,6 +281,8 @@ def _all_field_names() -> set[str]:
         RandomSpec,
         ExamplesGenerator,
         RandomGenerator,
+        MatrixSpec,
+        MatrixGenerator,
         *CHECK_TYPES,
     )
     for record in records:

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 _ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-ArgKind = Literal["float_array", "int_array", "bool_array", "float", "int", "bool", "callable", "any"]
+ArgKind = Literal["float_array", "int_array", "bool_array", "number_array", "float", "int", "bool", "callable", "any"]
 # What quiz feedback on a wrong answer says beyond the learner's own picks; named like a check's ``reveal``
 # (``full`` shows everything). There is no due date at grading time: a quiz says ``picked`` while learners can
 # still resubmit, and ``full`` once the due date has passed and the class is graded again.
