@@ -73,7 +73,7 @@ def test_catalog_why_softmax_every_check_catches_a_known_wrong(exercise_id: str)
     assert len(exercise.known_wrong) >= 4
     assert caught == {check.id for check in exercise.checks}
     assert any(check.visibility == "public" for check in exercise.checks)
-    assert all(check.hint for check in exercise.checks)
+    assert all(check.hint_list() for check in exercise.checks)
 
 
 @pytest.mark.slow

@@ -137,7 +137,8 @@ def test_show_never_prints_hidden_checks_or_answers(catalog) -> None:
     assert "rows-sum-to-one" in stable
     for check in hidden:
         assert check.id not in stable
-        assert check.hint not in stable
+        for hint in check.hint_list():
+            assert hint.text not in stable
     assert "hidden checks" in stable
     quiz = run("show", "why-softmax-quiz").stdout
     assert "A. non-negative" in quiz

@@ -51,3 +51,13 @@ def test_the_worked_examples_validate(tmp_path: Path, monkeypatch: pytest.Monkey
     result = CliRunner().invoke(main, ["--exercises", "exercises", "validate"])
     assert result.exit_code == 0, result.output
     assert "ok      stable-sigmoid examples: the reference gives the result of 1 example" in result.output
+
+
+def test_every_key_of_a_hint_premise_has_a_row_with_a_valid_example() -> None:
+    from grader.checks.base import Premise
+
+    rows = dict(re.findall(r"(?m)^  \| `([a-z_]+)` \|[^|]*\| `(\{.*\})` \|$", DOC))
+    assert sorted(rows) == sorted(Premise.model_fields)
+    for key, example in rows.items():
+        assert key in yaml.safe_load(example)
+        Premise.model_validate(yaml.safe_load(example))

@@ -223,6 +223,29 @@ def test_entry_arguments_are_named_by_the_entrys_parameters() -> None:
     assert calls[1].args["axis"] == -1
 
 
+def test_the_call_shown_is_one_the_relation_makes() -> None:
+    # The relation never calls the check's entry (sqrt_of) on the case's own arguments: the input shown, and
+    # the first call planned, is the relation's own call of steps_of, never a call nothing judges.
+    check = Identity(id="i", property="identity", relation="steps_of(a, 1e-3) >= steps_of(a, 1e-1)")
+    parameters = {"sqrt_of": {"a": "float"}, "steps_of": {"a": "float", "tol": "float"}}
+    calls = check.plan_in(Case(args={"a": np.array(2.0)}), "sqrt_of", parameters)
+    assert calls[0].function == "steps_of" and calls[0].args == calls[1].args
+    assert all(call.function == "steps_of" for call in calls)
+    same = Identity(id="j", property="identity", relation="f(x) == 1 - f(-x)")
+    calls = same.plan_in(Case(args={"x": np.array([1.0])}), "f", {"f": {"x": "float_array"}})
+    assert calls[0].function == "f" and calls[0].args["x"] is not None  # the entry's own call, made by the relation
+    assert np.array_equal(calls[0].args["x"], [1.0])
+
+
+def test_a_given_function_is_shown_with_its_own_parameters() -> None:
+    from grader.checks.display import format_value
+    from grader.sandbox.calls import TrustedFunction
+
+    line = TrustedFunction("line", (("m", np.array(-2.0)), ("c", np.array(0.5))))
+    assert format_value(line) == "line(m=-2, c=0.5)"
+    assert format_value(TrustedFunction("softmax")) == "softmax"
+
+
 @pytest.mark.parametrize(
     ("relation", "left", "right", "holds"),
     [

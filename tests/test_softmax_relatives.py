@@ -74,7 +74,7 @@ def test_relatives_every_check_is_proven_by_a_known_wrong(exercise_id: str) -> N
     exercise = _exercise(exercise_id)
     caught = {check_id for wrong in exercise.known_wrong for check_id in wrong.must_fail}
     assert caught == {check.id for check in exercise.checks}
-    assert all(check.hint for check in exercise.checks)
+    assert all(check.hint_list() for check in exercise.checks)
     assert any(check.visibility == "public" for check in exercise.checks)
 
 

@@ -47,8 +47,8 @@ def test_load_catalog_reads_the_real_exercises(catalog) -> None:
             "unknown property 'sums-to-on'; did you mean 'sums-to-one'?",
         ),
         (
-            "    visibility: public\n    hint: divide",
-            "    visibilty: public\n    hint: divide",
+            "    visibility: public\n    hints:",
+            "    visibilty: public\n    hints:",
             "visibilty",
             "unknown key 'visibilty'; did you mean 'visibility'?",
         ),

@@ -54,15 +54,17 @@ def secrets_of(catalog: Catalog) -> list[Secret]:
                         text(f"a mistake reason of {where}", mistake.reason)
             continue
         assert isinstance(exercise, ImplementationExercise)
+        # A hint a public check also gives is published with it: the same words under a hidden check are no secret.
+        published = {h.text for c in exercise.checks if c.visibility == "public" for h in c.hint_list()}
         for check in exercise.checks:
             if check.visibility == "public":
                 continue
             where = f"hidden check {check.id!r} of {exercise.id}"
             ident = re.escape(check.id)
             found.append((f"the id of {where}", re.compile(rf"(\bid:\s*{ident}(?![\w-]))|(`{ident}`)"), exercise.id))
-            text(f"the hint of {where}", check.hint)
-            for mode, hint in check.hints.items():
-                text(f"the {mode} hint of {where}", hint)
+            for number, hint in enumerate(check.hint_list(), 1):
+                if hint.text not in published:
+                    text(f"hint {number} of {where}", hint.text)
             text(f"the description of {where}", check.description)
         paths = [(f"the reference solution of {exercise.id}", exercise.reference_solution)]
         paths += [(f"known-wrong solution {w.id!r} of {exercise.id}", w.path) for w in exercise.known_wrong]

@@ -240,7 +240,15 @@ def handout_files(catalog: Catalog, answers: dict[str, str] | None = None) -> di
 
 
 def _written(check: dict[str, Any]) -> dict[str, Any]:
-    """A check's fields in the order a spec writes them: its id and property first."""
+    """A check's fields in the order a spec writes them: its id and property first.
+
+    A hint premised on a known mistake is left out: the handout carries no known-wrong solution, so its
+    premise could never be shown there.
+    """
+    hints = check.get("hints")
+    if isinstance(hints, list):
+        kept = [hint for hint in hints if not hint.get("when", {}).get("like")]
+        check = {key: value for key, value in check.items() if key != "hints"} | ({"hints": kept} if kept else {})
     return {"id": check["id"], "property": check["property"], **check}
 
 

@@ -21,6 +21,8 @@ a reference value, a tolerance or a hidden check.
 
 from __future__ import annotations
 
+import re
+import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -30,7 +32,7 @@ import numpy as np
 from grader.checks.cases import Case
 from grader.checks.display import count_of, format_number
 from grader.checks.numbers import nothing_judged
-from grader.record import ConfigDict, Field, Record
+from grader.record import ConfigDict, Field, Record, field_validator
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.outcomes import CallOutcome
 
@@ -42,6 +44,8 @@ __all__ = [
     "Compared",
     "FailureMode",
     "Finding",
+    "Hint",
+    "Premise",
     "TrustedFunction",
     "Visibility",
     "array_result",
@@ -52,6 +56,70 @@ Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
 # How a failing case failed (``engine.failure_modes`` tells them apart); a check's hints are chosen by mode.
 FailureMode = Literal["nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value"]
 FAILURE_MODES: tuple[FailureMode, ...] = ("nan", "inf", "dtype", "shape", "exception", "timeout", "wrong-value")
+# A float warning a hint's premise names: its kind, and optionally the NumPy function that raised it.
+_WARNING = re.compile(r"^(overflow|invalid|divide)( in [a-z_][a-z0-9_]*)?$")
+
+
+class Premise(Record):
+    """What the failing case must show for a hint to be true of the learner's code; every key given must hold.
+
+    Each is tested on the failing case's own data (``engine.failure_modes``):
+    the failure's mode; the known mistake the learner's answers agree with;
+    the float warning, the exception or the change to an input their call made.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    mode: list[FailureMode] = Field(default_factory=list, description="the failure is of one of these modes")
+    like: str | None = Field(
+        default=None,
+        description="the id of a known_wrong solution whose answers the learner's equal, within the check's "
+        "tolerance, on every case the check fails (and which fails them too)",
+    )
+    warned: list[str] = Field(
+        default_factory=list,
+        description="the learner's call raised one of these NumPy float warnings: overflow, invalid or divide, "
+        "alone or with the function NumPy names (overflow in exp)",
+    )
+
+    @field_validator("warned")
+    @classmethod
+    def _float_warnings(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if not _WARNING.match(item):
+                raise ValueError(
+                    f"{item!r} is not a float warning: write overflow, invalid or divide, or e.g. 'overflow in exp'"
+                )
+        return value
+
+    raised: str | None = Field(
+        default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="the learner's call raised this exception"
+    )
+    changed: list[str] = Field(default_factory=list, description="the learner's call wrote into one of these arguments")
+
+    def shows_something(self) -> bool:
+        """Whether it asks more than that the values are wrong (a wrong value alone shows no premise)."""
+        return bool(self.like or self.warned or self.raised or self.changed or set(self.mode) - {"wrong-value"})
+
+
+class Hint(Record):
+    """A hint and the premise under which it is true: shown only when the failing case shows ``when``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    text: str = Field(min_length=1, description="what to change, in a sentence")
+    when: Premise = Field(description="what the failing case must show for the hint to be true of the code")
+
+    @field_validator("when")
+    @classmethod
+    def _shows_a_premise(cls, value: Premise) -> Premise:
+        # ``value`` is the validator's model of a Premise, with its fields but not its methods.
+        if not Premise.shows_something(value):
+            raise ValueError(
+                "a hint's premise must show more than a wrong value: give `like` (a known_wrong id), `warned`, "
+                "`raised`, `changed`, or a `mode` other than wrong-value"
+            )
+        return value
 
 
 @dataclass
@@ -119,8 +187,10 @@ class Check(Record):
         min_length=1,
         description="the failure modes `hint` fits: nan, inf, dtype, shape, exception, timeout, wrong-value",
     )
-    hints: dict[FailureMode, str] = Field(
-        default_factory=dict, description="a hint for one failure mode, replacing `hint` for that mode"
+    hints: list[Hint] | dict[FailureMode, str] = Field(
+        default_factory=list,
+        description="hints, each with the premise (`when`) the failing case must show; the first that holds is "
+        "shown (a mapping from failure mode to hint is the older form)",
     )
     description: str | None = Field(default=None, description="the property in one sentence, replacing the default")
     noun: str | None = Field(
@@ -133,11 +203,26 @@ class Check(Record):
     uses_reference: ClassVar[bool] = False  # True: it plans calls the exercise's reference solution answers
     plans_answer_calls: ClassVar[bool] = False  # True: some of them are made from the learner's answer (on_answer)
 
+    def hint_list(self) -> list[Hint]:
+        """Every hint of the check with its premise, in the order tried; ``hint`` and a mapping ``hints`` (the older
+        forms) are premised on their failure modes alone."""
+        if isinstance(self.hints, list):
+            listed, modes = list(self.hints), list(self.hint_modes)
+        else:
+            listed = [_mode_hint(text, [mode]) for mode, text in self.hints.items()]
+            modes = [mode for mode in self.hint_modes if mode not in self.hints]
+        if self.hint and modes:
+            listed.append(_mode_hint(self.hint, modes))
+        return listed
+
     def hint_for(self, mode: FailureMode) -> str:
-        """The hint that fits a failure of this mode; empty when none does (an overflow hint helps no TypeError)."""
-        if mode in self.hints:
-            return self.hints[mode]
-        return self.hint if mode in self.hint_modes else ""
+        """The first hint premised on this failure mode alone; empty when none is (an overflow hint helps no
+        TypeError). Hints with other premises are chosen by ``engine.failure_modes.fitting_hint``."""
+        for hint in self.hint_list():
+            when = hint.when
+            if mode in when.mode and not (when.like or when.warned or when.raised or when.changed):
+                return hint.text
+        return ""
 
     def describe(self, entry: str) -> str:
         """The property in one sentence."""
@@ -203,6 +288,12 @@ class Check(Record):
     def verified(self, cases: list[Case]) -> str:
         """What a pass verified, e.g. ``on 40 inputs, including entries of magnitude 1e+300``."""
         return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}{extremes(cases)}"
+
+
+def _mode_hint(text: str, modes: list[FailureMode]) -> Hint:
+    """A hint of the older forms, premised on its failure modes alone (its fields were validated with the check)."""
+    when = Premise.construct_trusted({"mode": list(modes)})
+    return typing.cast(Hint, Hint.construct_trusted({"text": text, "when": when}))
 
 
 class ArrayCheck(Check):

@@ -86,7 +86,8 @@ def format_value(value: Any, digits: int = DIGITS) -> str:
     if isinstance(value, (float, np.floating)):
         return format_number(value, digits)
     if isinstance(value, TrustedFunction):
-        return value.name if not value.arrays else f"{value.name}(A={format_value(value.arrays[0], digits)})"
+        bound = ", ".join(f"{name}={format_value(array, digits)}" for name, array in value.bound)
+        return f"{value.name}({bound})" if bound else value.name
     return repr(value)
 
 

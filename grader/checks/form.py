@@ -64,7 +64,11 @@ class ReturnsForm(Check):
             return Finding(
                 got=shown_as_returned(outcome.values[0], types[0]),
                 expected=self._form(),
-                note="Separate the items with commas: return z, i, j makes a tuple.",
+                note=(
+                    f"Separate the items with commas: return {', '.join(self.names)} makes a tuple."
+                    if len(self.names) == len(self.items) > 1
+                    else "Values written after return, separated by commas, make a tuple."
+                ),
             )
         if len(outcome.values) != len(self.items):
             return Finding(got=_tuple_of(len(outcome.values)), expected=self._form())

@@ -116,8 +116,10 @@ class Identity(Check):
         return self.plan_in(case, entry, {})
 
     def plan_in(self, case: Case, entry: str, parameters: Mapping[str, Mapping[str, str]]) -> list[Call]:
-        """The case's own call (the input a reason shows), then each relation call for each ``where`` combination.
+        """The call a reason shows, then each relation call for each ``where`` combination.
 
+        The call shown is the case's own call of the entry when the relation makes it, else the first learner
+        call the relation makes: a reason names a call that was judged, never one the relation does not make.
         Each argument reaches an entry as the kind its ``args:`` promise (``-x`` of a 0-d array is a 0-d
         array, never a Python float); a reference function that is not an entry gets what was computed.
         """
@@ -131,6 +133,9 @@ class Identity(Check):
                     f"check {self.id}: the arguments of {self.relation!r} cannot be computed for "
                     f"{_shown(variables)}: {exc}"
                 ) from None
+        made = [call for call in calls[1:] if call.on == "learner"]
+        if made and not any(_same_call(calls[0], call) for call in made):
+            calls[0] = Call(made[0].function, made[0].args)
         return calls
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
@@ -319,6 +324,25 @@ def _argument_problems(function: str, node: Any, signature: Mapping[str, bool]) 
     missing = [name for name, has_default in signature.items() if not has_default and name not in given]
     if missing:
         yield f"the relation calls {function}() without {', '.join(missing)}", "relation"
+
+
+def _same_call(a: Call, b: Call) -> bool:
+    """Whether two calls are of one function with equal arguments."""
+    if a.function != b.function or a.args.keys() != b.args.keys():
+        return False
+    for name, value in a.args.items():
+        other = b.args[name]
+        if isinstance(value, np.ndarray) or isinstance(other, np.ndarray):
+            if not (
+                isinstance(value, np.ndarray)
+                and isinstance(other, np.ndarray)
+                and value.dtype == other.dtype
+                and np.array_equal(value, other, equal_nan=value.dtype.kind == "f")
+            ):
+                return False
+        elif type(value) is not type(other) or value != other:
+            return False
+    return True
 
 
 def _close(word: str, choices: Any) -> str:

@@ -296,8 +296,9 @@ class LeavesInputUnchanged(Check):
                 return Finding(
                     got=f"{name} changed to {pair.got_with_where()}",
                     expected=f"{name} still {pair.expected}",
-                    note="Work on a copy: z = z - c makes a new array, while z -= c or z[j] += h "
-                    "writes into the caller's.",
+                    note=f"An in-place operation on {name} (an augmented assignment such as {name} -= c, a "
+                    f"subscripted assignment, out={name}) writes into the caller's array; {name} = {name} - c, "
+                    f"or {name}.copy() first, makes a new one.",
                 )
         return None
 

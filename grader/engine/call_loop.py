@@ -28,6 +28,7 @@ from grader.engine.findings import STOPPED, STOPPED_AS, CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.engine.memory import GradingMemo
 from grader.engine.plan import CallTable, Plan, checks_to_run
+from grader.engine.premises import KnownMistakes
 from grader.engine.reasons import describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
@@ -183,7 +184,12 @@ def grade_implementation(
         failed = reference_failure(plan, run.planned, table.outcomes) if run.check.id not in settled else None
         if failed is not None:
             settled[run.check.id] = _reference_failed(run, plan, *failed)
-    judged = {run.check.id: _judge_run(run, table, plan, start.defaults) for run in runs if run.check.id not in settled}
+    mistakes = KnownMistakes(exercise, factory, root, memo, plan, expected) if root else None
+    judged = {
+        run.check.id: _judge_run(run, table, plan, start.defaults, mistakes)
+        for run in runs
+        if run.check.id not in settled
+    }
     keep_held(found)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
@@ -233,11 +239,17 @@ def _out_of_memory(outcome: CallOutcome) -> bool:
 
 
 def _judge_run(
-    run: CheckRun, table: CallTable, plan: Plan, defaults: dict[str, dict[str, str | None]] | None = None
+    run: CheckRun,
+    table: CallTable,
+    plan: Plan,
+    defaults: dict[str, dict[str, str | None]] | None = None,
+    mistakes: KnownMistakes | None = None,
 ) -> CheckResult:
     """The check's result from its answered cases: the first failing one is the smallest.
 
-    ``defaults``: each entry's parameters and defaults as the learner process reported them.
+    ``defaults``: each entry's parameters and defaults as the learner process reported them. ``mistakes``:
+    the exercise's known-wrong solutions, asked which of them the failing answers agree with when a hint's
+    premise names one (none: no such hint is shown).
     """
     check, entry = run.check, run.entry
     description = check.describe(entry)
@@ -267,6 +279,8 @@ def _judge_run(
     finding = verdict.finding
     run.finding = finding
     run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
+    if mistakes is not None:
+        run.failure = replace(run.failure, like=mistakes.shown(run))
     for outcome in mine:  # classified: a large answer's arrays are not kept decoded
         outcome.release()
     reveal = check.visibility == "public" or check.reveal == "full"
@@ -340,7 +354,7 @@ def _explain_defaults(
         learner=(defaults or {}).get(entry),
         calls=run.planned.calls[index],
         outcomes=[table.outcomes[key] for key in run.keys[index]],
-        hint=run.check.hint,
+        hint=" ".join(hint.text for hint in run.check.hint_list()),  # any hint spelling out a default
     )
 
 

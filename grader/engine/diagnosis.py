@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from grader.sandbox.contracts import ProcessFactory
     from grader.spec.models import ExpectedException, ImplementationExercise, KnownWrong
 
-__all__ = ["apply_diagnosis", "diagnose", "separation"]
+__all__ = ["agrees_with", "apply_diagnosis", "diagnose", "separation"]
 
 _FINAL = ("ok", "raised", "bad_value")
 
@@ -367,3 +367,22 @@ def apply_diagnosis(result: CheckResult, run: CheckRun, misconception: str) -> N
         reveal=True,
         cause=failure.cause,
     )
+
+
+def agrees_with(
+    exercise: ImplementationExercise,
+    wrong: KnownWrong,
+    run: CheckRun,
+    factory: ProcessFactory,
+    root: Path,
+    memo: GradingMemo,
+    plan: Plan,
+    references: dict[int, CallOutcome],
+) -> bool:
+    """Whether ``run``'s answers agree with known-wrong ``wrong``'s as a diagnosis asks ((a) to (c) of
+    ``diagnose``) on this one check: the premise of a hint written for that mistake (``engine.premises``),
+    whatever the other checks show."""
+    table = _known_wrong_table(exercise, root / wrong.path, factory, memo, plan, references, root)
+    if not _agrees(run, _by_case(table), wrong):
+        return False
+    return _agrees_where_mistakes_differ(run, plan, table, wrong, separation(exercise, plan, factory, memo, root))

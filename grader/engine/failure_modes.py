@@ -1,13 +1,14 @@
-"""Failure modes: how a failing case failed, so that the hint fits the failure rather than the check.
+"""Failure modes: how a failing case failed, and which of a check's hints its facts show to be true.
 
-A check's hint is written for one way of failing it (``finite-for-large-inputs``
-expects an overflow), but learners fail checks in many ways: a TypeError, a
-timeout, a result cast to float32 that turned 1e300 into inf. ``classify_failure``
-names the mode of the first failing case from what the learner's calls
-returned, and for the modes whose cause the facts show (a result of a
-narrower dtype, an exception whose message suggests its fix) a sentence
-saying so. The check's ``hint_for(mode)`` then gives the hint that fits, or
-none.
+Learners fail checks in many ways: a TypeError, a timeout, a result cast to
+float32 that turned 1e300 into inf. ``classify_failure`` names the mode of
+the first failing case from what the learner's calls returned, with the
+facts a hint's premise (``checks.base.Premise``) is tested on: the
+exception raised, the float warnings, the arguments written into (and, from
+``engine.premises``, the known mistakes the answers agree with); for the
+modes whose cause the facts show (a result of a narrower dtype than the
+reference's, an exception whose message suggests its fix) a sentence says so.
+``fitting_hint`` then gives the first hint whose premise holds, or none.
 
 Modes, checked in this order:
 
@@ -16,7 +17,8 @@ Modes, checked in this order:
 - ``exception``: a call raised or ended without a value (a crash, a refused reply).
 - ``shape``: the result has the wrong shape or form (a tuple, a list, an array of another shape).
 - ``dtype``: the result's dtype lost what the inputs held: an integer result from float
-  inputs, or a float32/float16 result from float64 inputs whose range it could not hold.
+  inputs where the reference's answer is of floats, or a float32/float16 result from float64
+  inputs whose range it could not hold.
 - ``nan`` / ``inf``: the result holds NaN (or ±inf) where the inputs held none, and the
   finding shows it.
 - ``wrong-value``: right shape, finite, wrong numbers; also any failure of a check that
@@ -26,7 +28,7 @@ Modes, checked in this order:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,34 +36,64 @@ import numpy as np
 from grader.checks.display import format_number
 
 if TYPE_CHECKING:
-    from grader.checks.base import Call, Check, FailureMode, Finding
+    from grader.checks.base import Call, Check, FailureMode, Finding, Premise
     from grader.checks.cases import Case
     from grader.sandbox.outcomes import CallOutcome
 
-__all__ = ["Failure", "classify_failure", "exception_hint", "fitting_hint"]
+__all__ = ["Failure", "classify_failure", "exception_hint", "fitting_hint", "premise_holds"]
 
 
 @dataclass(frozen=True)
 class Failure:
     """The mode of a failing case; ``cause``: what its facts show (a dtype that lost range, a relation between
     got and expected on every failing case); ``hint``: what its exception's own message suggests. Both are
-    empty when the facts say nothing more. ``explained``: the cause holds a relation read off the values."""
+    empty when the facts say nothing more. ``explained``: the cause holds a relation read off the values.
+
+    What the hints' premises are tested on (``Premise``): ``raised``, the type of the exception the learner's
+    call raised; ``warned``, the NumPy float warnings their calls raised; ``changed``, the arguments their call
+    wrote into; ``like``, the known-wrong solutions whose answers theirs equal on every failing case.
+    """
 
     mode: FailureMode
     cause: str = ""
     hint: str = ""
     explained: bool = False
+    raised: str = ""
+    warned: frozenset[str] = frozenset()
+    changed: frozenset[str] = frozenset()
+    like: frozenset[str] = frozenset()
 
 
 def fitting_hint(check: Check, failure: Failure) -> str:
-    """The hint for this failure: its exception's own suggestion, else the check's hint for its mode, else none.
+    """The hint for this failure: its exception's own suggestion, else the first of the check's hints whose
+    premise the failure shows, else none.
 
-    A wrong value explained by what the values show is not given the check's stock hint for wrong values,
-    which was written for some other wrong value and may contradict what this one shows.
+    A wrong value explained by what the values show is given no hint premised on its mode alone, which was
+    written for some other wrong value and may contradict what this one shows.
     """
-    if failure.explained and failure.mode == "wrong-value":
+    if failure.hint:
         return failure.hint
-    return failure.hint or check.hint_for(failure.mode)
+    for hint in check.hint_list():
+        if premise_holds(hint.when, failure):
+            if failure.explained and failure.mode == "wrong-value" and not _shows_data(hint.when):
+                continue
+            return hint.text
+    return ""
+
+
+def premise_holds(when: Premise, failure: Failure) -> bool:
+    """Whether the failing case shows every part of ``when`` (its mode, the known mistake, the warning, ...)."""
+    return (
+        (not when.mode or failure.mode in when.mode)
+        and (when.like is None or when.like in failure.like)
+        and (not when.warned or any(kind in failure.warned for kind in when.warned))
+        and (when.raised is None or when.raised == failure.raised)
+        and (not when.changed or any(name in failure.changed for name in when.changed))
+    )
+
+
+def _shows_data(when: Premise) -> bool:
+    return bool(when.like or when.warned or when.raised or when.changed)
 
 
 # Messages whose exception itself says what to change; matched against the message, in order.
@@ -111,8 +143,30 @@ def exception_hint(error: dict[str, Any] | None) -> str:
 def classify_failure(
     check: Check, case: Case, calls: list[Call], outcomes: list[CallOutcome], finding: Finding
 ) -> Failure:
-    """The mode of a failing case, from the learner's outcomes on it and the check's finding."""
-    mine = [o for call, o in zip(calls, outcomes, strict=False) if call.on == "learner"] or outcomes
+    """The mode of a failing case, from the learner's outcomes on it and the check's finding, with the facts
+    the hints' premises are tested on."""
+    pairs = list(zip(calls, outcomes, strict=False))
+    mine = [o for call, o in pairs if call.on == "learner"] or outcomes
+    theirs = [o for call, o in pairs if call.on == "reference" and o.status == "ok"]
+    failure = _mode(check, case, mine, theirs, finding)
+    raised = next((str((o.error or {}).get("type", "")) for o in mine if o.status == "raised"), "")
+    events = [event for o in mine for event in o.float_errors]
+    warned = frozenset(str(e.get("kind")) for e in events) | {f"{e.get('kind')} in {e.get('in')}" for e in events}
+    changed = frozenset(name for call, o in pairs if call.on == "learner" for name in _written(call, o))
+    return replace(failure, raised=raised, warned=warned, changed=changed)
+
+
+def _written(call: Call, outcome: CallOutcome) -> list[str]:
+    """The arguments of ``call`` that the call wrote into, read off the inputs it handed back."""
+    sent = [(name, value) for name, value in call.args.items() if isinstance(value, np.ndarray)]
+    return [
+        name
+        for (name, before), after in zip(sent, outcome.inputs_after, strict=False)
+        if before.shape != after.shape or not np.array_equal(before, after, equal_nan=before.dtype.kind == "f")
+    ]
+
+
+def _mode(check: Check, case: Case, mine: list[CallOutcome], theirs: list[CallOutcome], finding: Finding) -> Failure:
     if finding.status == "timeout" or any(o.status == "timeout" for o in mine):
         return Failure("timeout")
     if check.expects_exception and all(o.status in ("ok", "raised") for o in mine):
@@ -128,7 +182,8 @@ def classify_failure(
         return Failure("shape")
     values = [value for outcome in mine for value in outcome.values]
     inputs = [np.asarray(v) for v in case.args.values() if isinstance(v, (np.ndarray, float))]
-    dtype = _narrowing(values, inputs, finding)
+    expected = [value for outcome in theirs for value in outcome.values]
+    dtype = _narrowing(values, inputs, expected, finding)
     if dtype is not None:
         return dtype
     floats = [v for v in values if v.dtype.kind in "fc"]
@@ -147,18 +202,27 @@ def _shows(word: str, finding: Finding) -> bool:
     return bool(_NUMBER_WORD[word].search(finding.got) or _NUMBER_WORD[word].search(finding.note))
 
 
-def _narrowing(values: list[np.ndarray], inputs: list[np.ndarray], finding: Finding) -> Failure | None:
-    """A ``dtype`` failure when a result's dtype cannot hold what the float64 inputs held, else ``None``."""
+def _narrowing(
+    values: list[np.ndarray], inputs: list[np.ndarray], expected: list[np.ndarray], finding: Finding
+) -> Failure | None:
+    """A ``dtype`` failure when a result's dtype cannot hold what the float64 inputs held, else ``None``.
+
+    An integer or boolean result is one only beside the reference's answer to the same call, when that is
+    of floats: an integer is the right answer to some questions (a count, an index).
+    """
     float_inputs = [v for v in inputs if v.dtype.kind == "f"]
     if not float_inputs or any(v.dtype.itemsize < 8 for v in float_inputs):
         return None  # inputs of low precision: a result of the same precision lost nothing
-    for value in values:
+    for index, value in enumerate(values):
         if value.dtype.kind in "iub":
+            reference = expected[index] if index < len(expected) else None
+            if reference is None or reference.dtype.kind not in "fc":
+                continue  # no float answer beside it: nothing shows that whole numbers are not what is asked
             holds = "only True and False" if value.dtype.kind == "b" else "whole numbers only"
             return Failure(
                 "dtype",
-                cause=f"Your result has dtype {value.dtype}, which holds {holds}, so fractions such as 0.25 "
-                "cannot be stored. Compute in float64, the dtype of the input.",
+                cause=f"Your result has dtype {value.dtype}, which holds {holds}; the expected result has "
+                f"dtype {reference.dtype}.",
             )
         if value.dtype.kind == "f" and value.dtype.itemsize < 8:
             cause = _range_lost(value.dtype, float_inputs, finding)

@@ -95,6 +95,36 @@ def _problems(exercise: Any) -> Iterator[SpecProblem]:
                 )
 
 
+def _hint_problems(exercise: Any, number: int, check: Any, signature: dict[str, bool] | None) -> Iterator[SpecProblem]:
+    """A hint's premise naming a known mistake the exercise does not list, or an argument the entry lacks."""
+    if not isinstance(check.hints, list):
+        return
+    wrong_ids = [wrong.id for wrong in exercise.known_wrong]
+    for index, hint in enumerate(check.hints):
+        like = hint.when.like
+        if like is not None and like not in wrong_ids:
+            yield SpecProblem(
+                f"names the known-wrong solution {like!r}, which is not in known_wrong{_close(like, wrong_ids)}",
+                "checks",
+                number,
+                "hints",
+                index,
+                "when",
+                "like",
+            )
+        for name in hint.when.changed:
+            if signature is not None and name not in signature:
+                yield SpecProblem(
+                    f"names the argument {name!r}, which the entry does not have{_close(name, signature)}",
+                    "checks",
+                    number,
+                    "hints",
+                    index,
+                    "when",
+                    "changed",
+                )
+
+
 def _check_problems(
     exercise: Any, number: int, check: Any, signatures: dict[str, dict[str, bool]]
 ) -> Iterator[SpecProblem]:
@@ -130,6 +160,7 @@ def _check_problems(
             )
     for message, key in check.spec_problems(entry, signatures):
         yield SpecProblem(message, "checks", number, key)
+    yield from _hint_problems(exercise, number, check, signatures.get(entry))
     signature = signatures.get(entry)
     if signature is None:
         return
