@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from grader.batch.html import format_report_html
 from grader.batch.items import NEVER_CHOSEN, STRONG_CHOSEN, QuestionStat, format_items_csv, quiz_items
 from grader.batch.summary import class_stats, format_summary_markdown
 from grader.engine.quiz import grade_quiz
-from grader.results import Report
+from grader.results import Report, report_from_json, report_to_json
 from grader.spec.models import QuizExercise
 
 
@@ -70,6 +71,26 @@ def _reports(answers: dict[str, Any], quiz: QuizExercise = QUIZ) -> dict[str, Re
 def _by_id(stats: list[QuestionStat] | None) -> dict[str, QuestionStat]:
     assert stats is not None
     return {stat.question: stat for stat in stats}
+
+
+@pytest.mark.parametrize(
+    ("given", "picked"),
+    [
+        ({"q1": "b", "q4": 2}, {"q1": ["B"], "q2": None, "q4": []}),
+        ({"q1": "(c)", "q2": "Z", "q3": ["A", "C"]}, {"q1": ["C"], "q2": [], "q3": ["A", "C"], "q4": None}),
+    ],
+    ids=["letter-and-number", "unreadable-and-several"],
+)
+def test_quiz_result_records_the_options_picked(given: dict[str, Any], picked: dict[str, Any]) -> None:
+    report = _reports({"x": given})["x"]
+    recorded = {check.id: check.picked for check in report.exercises[0].checks}
+    assert {key: recorded[key] for key in picked} == picked
+    again = report_from_json(report_to_json(report))
+    assert [check.picked for check in again.exercises[0].checks] == [
+        check.picked for check in report.exercises[0].checks
+    ]
+    written = json.loads(report_to_json(report))["exercises"][0]["checks"]
+    assert [check["id"] for check in written if "picked" not in check] == [k for k, v in recorded.items() if v is None]
 
 
 def test_quiz_items_match_a_hand_computation() -> None:
@@ -169,6 +190,7 @@ def test_quiz_items_nobody_answered_says_so() -> None:
     reports = _reports({"a": None, "b": None})
     items = quiz_items(reports, [QUIZ])
     assert items is not None and all(item.answered == 0 and item.facility is None for item in items)
+    assert not any(option.flags for item in items for option in item.options)
     stats = class_stats(reports, [("q", q.id) for q in QUIZ.questions], QUIZ.max_score)
     stats.quiz_items = items
     assert "no item statistics to report" in format_summary_markdown(stats, title="t")
@@ -229,3 +251,31 @@ def test_quiz_items_large_class_is_one_pass() -> None:
     assert items["q3"].answered == 4998
     assert items["q3"].discrimination == pytest.approx(-0.18570, abs=1e-5)
     assert items["q3"].options[2].flags == [STRONG_CHOSEN]
+
+
+@pytest.mark.slow
+def test_batch_writes_quiz_items_csv(tmp_path) -> None:
+    """Through ``run_batch``: three answers files, one learner with none; divide-by-sum-fails is right for two."""
+    from batch_helpers import ASSIGNMENT, RIGHT_ANSWERS, WRONG_ANSWERS, make_exercises
+
+    from grader.batch import run_batch
+
+    exercises = make_exercises(tmp_path)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(RIGHT_ANSWERS)
+    (folder / "b.yaml").write_text(RIGHT_ANSWERS)
+    (folder / "c.yaml").write_text(WRONG_ANSWERS)
+    (folder / "d").mkdir()
+    run_batch(folder, assignment=ASSIGNMENT, out=tmp_path / "out", jobs=1, exercises_dir=exercises)
+    with (tmp_path / "out" / "quiz-items.csv").open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    first = [row for row in rows if row["question"] == "divide-by-sum-fails"]
+    assert [(row["option"], row["chosen"], row["correct"]) for row in first] == [
+        ("A", "2", "yes"),
+        ("B", "1", "no"),
+        ("C", "0", "no"),
+        ("D", "0", "no"),
+    ]
+    assert {row["answered"] for row in first} == {"3"} and first[0]["facility"] == "0.6667"
+    assert "## Quiz questions" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")

@@ -21,7 +21,8 @@ question; ``format_items_csv`` writes them as ``quiz-items.csv``, and
   several, so the shares add up to more than one). The *top group* is the
   third of those who answered with the highest rest-scores: the first
   ``ceil(n / 3)`` by rest-score, with every learner tied with the last of them.
-- Flags: an option nobody picked is ``never chosen``. A wrong option is
+- Flags: an option nobody who answered picked is ``never chosen`` (when
+  someone answered). A wrong option is
   ``chosen by strong learners`` when its share in the top group is above
   ``STRONG_SHARE``, or at least the share there of the correct option (of
   the least picked correct option, on a multiple-choice question), and above
@@ -170,6 +171,8 @@ def _top_group(rest: list[float]) -> set[int]:
 
 
 def _flag(stat: QuestionStat) -> None:
+    if not stat.answered:  # no option was passed over by anyone
+        return
     correct = [stat.top_share(o) or 0.0 for o in stat.options if o.correct]
     bar = min(correct, default=0.0)
     for option in stat.options:
