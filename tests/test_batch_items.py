@@ -11,7 +11,7 @@ import pytest
 
 from grader.batch.html import format_report_html
 from grader.batch.items import NEVER_CHOSEN, STRONG_CHOSEN, QuestionStat, format_items_csv, quiz_items
-from grader.batch.summary import class_stats, format_summary_markdown
+from grader.batch.summary import class_stats, format_summary_markdown, format_summary_text
 from grader.engine.quiz import grade_quiz
 from grader.results import Report, report_from_json, report_to_json
 from grader.spec.models import QuizExercise
@@ -214,6 +214,8 @@ def test_quiz_items_shown_in_summary_html_and_csv() -> None:
     assert "| 6 | 50% | -0.19 |" in q3_line
     assert "C 33%, top third 67%; chosen by strong learners" in q3_line
     assert "D 0%, top third 0%; never chosen" in q3_line
+    assert "top third: 3 learners<br>" in q3_line
+    assert "Quiz options chosen by strong learners (quiz-items.csv): q/q2 C, q/q3 C" in format_summary_text(stats)
     assert 'id="quiz-items"' in format_report_html(stats, title="t")
     rows = list(csv.DictReader(io.StringIO(format_items_csv(stats.quiz_items or []))))
     q3c = next(r for r in rows if r["question"] == "q3" and r["option"] == "C")

@@ -63,8 +63,9 @@ STRONG_CHOSEN = "chosen by strong learners"
 ITEMS_NOTE = (
     "Among the learners who answered each question: facility is the share who got it right; discrimination is "
     "the correlation (point-biserial) of the question's points with the rest of the learner's score on the quiz, "
-    "'-' when either is the same for everyone; each option's share counts who picked it, overall and in the top "
-    "third by that rest-score. A wrong option is flagged when the top third picked it at least as often as the "
+    "'-' when either is the same for everyone or fewer than two answered; each option's share counts who picked "
+    "it, overall and in the top third by that rest-score (learners tied with its last one included). "
+    "A wrong option is flagged when the top third picked it at least as often as the "
     f"correct one, or more than {100 * STRONG_SHARE:.0f}% of them did."
 )
 

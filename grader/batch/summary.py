@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
-from grader.batch.items import ITEMS_NOTE, QuestionStat, format_discrimination, format_share
+from grader.batch.items import ITEMS_NOTE, STRONG_CHOSEN, QuestionStat, format_discrimination, format_share
 from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
@@ -344,8 +344,9 @@ def items_nothing(items: list[QuestionStat]) -> str | None:
 
 
 def option_text(item: QuestionStat) -> list[str]:
-    """``A (correct) 50%, top third 33%; never chosen``: one entry per option of a choice question."""
-    parts = []
+    """``top third: 3 learners``, then ``A (correct) 50%, top third 33%; never chosen``: one entry per option of a
+    choice question."""
+    parts = [f"top third: {item.top} learner{'s' if item.top != 1 else ''}"] if item.top and item.options else []
     for option in item.options:
         text = f"{option.letter}{' (correct)' if option.correct else ''} {format_share(item.share(option))}"
         if item.top:
@@ -404,4 +405,12 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
                 reason = reason if len(reason) <= 110 else reason[:107] + "..."
                 line += f": {reason}"
             lines.append(line)
+    strong = [
+        f"{item.exercise}/{item.question} {option.letter}"
+        for item in stats.quiz_items or []
+        for option in item.options
+        if STRONG_CHOSEN in option.flags
+    ]
+    if strong:
+        lines.append(f"Quiz options chosen by strong learners (quiz-items.csv): {listing(strong, separator=', ')}")
     return inert_lines("\n".join(lines) + "\n")
