@@ -286,3 +286,37 @@ def test_strip_undoes_exactly_what_apply_did() -> None:
 def test_load_overrides_of_an_empty_file_is_no_override(tmp_path) -> None:
     (tmp_path / "o.yaml").write_text("# nothing yet\n")
     assert load_overrides(tmp_path / "o.yaml", learners=["a"], exercises=[]) == []
+
+
+def test_an_overrides_file_named_but_not_there_is_refused_before_grading(exercises, tmp_path) -> None:
+    folder = _class(tmp_path, ann="wrong")
+    with pytest.raises(UsageError, match=r"gone\.yaml: no such overrides file$"):
+        _run(folder, tmp_path / "out", exercises, overrides=tmp_path / "gone.yaml")
+    assert _Words.graded == []
+
+
+def test_overrides_wait_for_a_learner_the_grader_failed_on(exercises, tmp_path) -> None:
+    folder = _class(tmp_path, ann="wrong")
+    (tmp_path / "o.yaml").write_text(OVERRIDES.split("- learner: bob")[0])
+
+    class _Failing:
+        def __init__(self, config) -> None:
+            pass
+
+        def map(self, tasks):
+            for task in tasks:
+                yield task, Outcome(grader_error="an injected fault")
+
+    out = tmp_path / "out"
+    summary = run_batch(
+        folder,
+        assignment=ASSIGNMENT,
+        out=out,
+        executor=_Failing,
+        exercises_dir=exercises,
+        overrides=tmp_path / "o.yaml",
+    )
+    assert summary.grader_errors == ["ann"]
+    assert any("the overrides for 'ann' wait until the grader grades them" in note for note in summary.notes)
+    assert _gradebook(out)["ann"]["score"] == ""
+    assert "adjustments" not in _exercise(out, "ann", "stable-softmax")
