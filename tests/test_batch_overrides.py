@@ -21,7 +21,7 @@ from grader.batch.worker import Outcome
 from grader.cli import main
 from grader.errors import SpecError, UsageError
 from grader.report import render
-from grader.results import CheckResult, ExerciseResult, Report, report_to_json
+from grader.results import CheckResult, ExerciseResult, Report, report_from_json, report_from_worker, report_to_json
 from grader.spec.loader import load_catalog
 from grader.spec.models import QuizExercise
 
@@ -320,3 +320,13 @@ def test_overrides_wait_for_a_learner_the_grader_failed_on(exercises, tmp_path) 
     assert any("the overrides for 'ann' wait until the grader grades them" in note for note in summary.notes)
     assert _gradebook(out)["ann"]["score"] == ""
     assert "adjustments" not in _exercise(out, "ann", "stable-softmax")
+
+
+def test_an_adjusted_result_reads_back_the_same_from_disk_and_from_a_worker() -> None:
+    check = CheckResult(id="c", status="failed", score=0.0, max_score=1.0, visibility="public", reason="R.")
+    exercise = ExerciseResult(id="e", status="failed", score=0.0, max_score=1.0, reason="R.", checks=[check])
+    report = Report(grader_version="0", submission="s", score=0.0, max_score=1.0, exercises=[exercise])
+    given = Override(learner="a", exercise="e", check="c", score=1.0, change=None, reason="A.", limit=1.0, line=1)
+    apply_overrides(report, [given])
+    text = report_to_json(report)
+    assert report_to_json(report_from_json(text)) == text == report_to_json(report_from_worker(text))
