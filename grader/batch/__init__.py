@@ -16,6 +16,7 @@ authoring or export. Modules::
     gradebook.py  gradebook.csv, with status.py the status of each exercise
     summary.py    class statistics, summary.md and the terminal summary
     html.py       report.html with its two charts
+    overrides.py  the instructor's overrides file, applied to results as graded
     run.py        run_batch, tying them together
 """
 
