@@ -161,3 +161,18 @@ def test_validate_passes_the_reference_and_catches_the_known_wrong_in_the_sandbo
     result = CliRunner().invoke(main, ["--exercises", str(root / "exercises"), "validate"])
     assert result.exit_code == 0, result.output
     assert "PROBLEM" not in result.output
+
+
+def test_the_worked_example_of_the_authoring_guide_is_this_fixture() -> None:
+    """docs/authoring.md shows the fixture's spec as written, so the tests above keep the guide's example true."""
+    doc = (Path(__file__).resolve().parents[1] / "docs/authoring.md").read_text(encoding="utf-8")
+    spec = (FIXTURES / "exercises/integrate.yaml").read_text(encoding="utf-8")
+    assert f"```yaml\n{spec}```" in doc
+
+
+def test_a_name_defined_both_in_the_functions_file_and_in_yaml_is_refused(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    (root / "solutions/integrate/given.py").write_text("import numpy as np\n\n\ndef sine(x):\n    return np.sin(x)\n")
+    _edit(root, "given_functions:\n", "functions: solutions/integrate/given.py\ngiven_functions:\n")
+    with pytest.raises(SpecError, match="'sine' is also defined by solutions/integrate/given.py"):
+        load_catalog(root / "exercises")
