@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "Adjustment",
     "CheckResult",
     "ExerciseResult",
     "Report",
@@ -84,10 +85,32 @@ class CheckResult:
 
 
 @dataclass(kw_only=True)
+class Adjustment:
+    """A change an instructor made to an exercise's score after grading (``grader batch``'s overrides file).
+
+    ``score_before`` and ``score_after`` are the exercise's score; when the
+    change was to one check (or quiz question), ``check`` names it and
+    ``check_score_before`` and ``check_score_after`` are that check's score.
+    The scores before are those grading gave, so the change can be undone
+    exactly when the overrides file changes.
+    """
+
+    __pydantic_config__ = _FORBID_EXTRA
+
+    check: str | None = None
+    check_score_before: float | None = None
+    check_score_after: float | None = None
+    score_before: float
+    score_after: float
+    reason: str
+
+
+@dataclass(kw_only=True)
 class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
-    ``note`` says which file was graded when several files of the submission define an entry."""
+    ``note`` says which file was graded when several files of the submission define an entry;
+    ``adjustments`` the changes an instructor made to its score, in the order they were made."""
 
     __pydantic_config__ = _FORBID_EXTRA
 
@@ -102,6 +125,7 @@ class ExerciseResult:
     output: str | None = None
     hidden_not_run: int = 0
     note: str | None = None
+    adjustments: list[Adjustment] | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")
@@ -216,7 +240,8 @@ def _as_data(value: Any, drop_none: bool) -> Any:
 # The result classes' field names in declaration order, looked up for every record written;
 # other dataclasses (none in a report) are asked each time.
 _FIELD_NAMES = {
-    record: tuple(f.name for f in fields(record)) for record in (CheckResult, ExerciseResult, SandboxInfo, Report)
+    record: tuple(f.name for f in fields(record))
+    for record in (Adjustment, CheckResult, ExerciseResult, SandboxInfo, Report)
 }
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -250,13 +275,17 @@ def report_from_worker(text: str | bytes) -> Report:
     try:
         data = dict(json.loads(text))
         sandbox = data.pop("sandbox", None)
-        exercises = [
-            ExerciseResult(**dict(item, checks=[CheckResult(**check) for check in item.get("checks", [])]))
-            for item in data.pop("exercises", [])
-        ]
+        exercises = [_exercise_from_data(item) for item in data.pop("exercises", [])]
         return Report(**data, exercises=exercises, sandbox=None if sandbox is None else SandboxInfo(**sandbox))
     except (TypeError, AttributeError) as exc:
         raise ValueError(f"not a report: {exc}") from None
+
+
+def _exercise_from_data(item: Any) -> ExerciseResult:
+    item = dict(item, checks=[CheckResult(**check) for check in item.get("checks", [])])
+    if item.get("adjustments") is not None:
+        item["adjustments"] = [Adjustment(**change) for change in item["adjustments"]]
+    return ExerciseResult(**item)
 
 
 @functools.lru_cache(maxsize=1)

@@ -34,6 +34,7 @@ NOT_SPEC_FILES = {
     "title": "text",
     "lesson": "text",
     "prompt": "text",
+    "scaffold": "Python code, written into the stub; the spec names no file with it",
     "misconception": "text",
     "gate": "a check id",
     "gradescope_hidden": "a setting",

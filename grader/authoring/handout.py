@@ -1,15 +1,36 @@
-"""What learners may see of an exercise: prompts, signatures, public examples and public checks.
+"""What learners may see of an exercise: prompts, signatures, given code, public examples and public checks.
 
-Used by ``grader show`` and the handout; it never touches a hidden check's
-cases, a reference, a known-wrong solution or a quiz's answer key.
+Used by ``grader show`` and the handout (``grader.authoring.release``); it
+never touches a hidden check's cases, a reference, a known-wrong solution or
+a quiz's answer key. The given code is the exercise's ``scaffold:`` (written
+into the stub, and shown with the prompt) and its ``given_functions:``
+(shown with their parameters, as cases hand them over).
 """
 
 from __future__ import annotations
 
+import ast
+
 from grader.engine.quiz import letters
+from grader.errors import SpecError
+from grader.spec.loader import Catalog
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise
 
-__all__ = ["describe_exercise"]
+__all__ = ["CHECK_COMMAND", "KINDS", "describe_exercise", "given_code_lines", "scaffold_entries", "stub"]
+
+CHECK_COMMAND = "grader grade {file} --public"
+KINDS = {
+    "float_array": "a NumPy array of floats",
+    "int_array": "a NumPy array of integers",
+    "bool_array": "a NumPy array of booleans",
+    "number_array": "a NumPy array of floats or integers",
+    "float": "a float",
+    "int": "an int",
+    "bool": "a bool",
+    "callable": "a function",
+    "any": "any value",
+}
+_NUMPY_IMPORT = "import numpy as np"
 
 
 def describe_exercise(exercise: Exercise) -> str:
@@ -22,6 +43,9 @@ def describe_exercise(exercise: Exercise) -> str:
         lines.append("Write:")
         for entry in exercise.entries.values():
             lines.append(f"  def {entry.signature}  ->  {entry.returns}")
+        given = given_code_lines(exercise)
+        if given:
+            lines += ["", *given]
         if exercise.examples:
             lines += ["", "Examples:"]
             for example in exercise.examples:
@@ -48,3 +72,79 @@ def describe_exercise(exercise: Exercise) -> str:
                 for letter, option in zip(letters(len(question.options)), question.options, strict=True):
                     lines.append(f"    {letter}. {option.text}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def given_code_lines(exercise: ImplementationExercise) -> list[str]:
+    """The given code as plain text lines: the scaffold (indented) and each YAML given function with its params."""
+    lines: list[str] = []
+    if exercise.scaffold.strip():
+        lines += ["Given code (already in your file):", ""]
+        lines += [f"    {line}".rstrip() for line in exercise.scaffold.strip("\n").splitlines()]
+    if exercise.given_functions:
+        lines += ([""] if lines else []) + ["Functions the grader hands to your code:"]
+        for function in exercise.given_functions:
+            what = " ".join(function.doc.split()) or function.expression.strip()
+            lines.append(f"    {function.name}({', '.join(function.params)}): {what}")
+    return lines
+
+
+def scaffold_entries(exercise: ImplementationExercise) -> set[str]:
+    """The entries the scaffold defines at top level: the stub gives them as the scaffold writes them."""
+    tree = ast.parse(exercise.scaffold)  # parses: the spec was checked on loading
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return defined & set(exercise.entries)
+
+
+def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
+    """``EXERCISE.py``: the scaffold, then each entry it does not define, raising ``NotImplementedError``."""
+    lines = [
+        '"""'
+        + _docstring_text(
+            f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
+            f"Check your work, from the handout folder:\n"
+            f"    {CHECK_COMMAND.format(file=f'{exercise.id}.py')}"
+        ),
+        '"""',
+        "",
+    ]
+    scaffold = exercise.scaffold.strip("\n")
+    if _NUMPY_IMPORT in (line.strip() for line in scaffold.splitlines()):
+        lines += [scaffold, ""]  # the scaffold imports numpy itself, where it means to
+    else:
+        lines += [_NUMPY_IMPORT, ""] + (["", scaffold, ""] if scaffold else [])
+    given = scaffold_entries(exercise)
+    for name, entry in exercise.entries.items():
+        _check_signature(catalog, exercise, name, entry.signature)
+        if name in given:
+            continue
+        doc = [f"Return {entry.returns}."]
+        if entry.args:
+            doc += ["", "Arguments:"] + [f"    {arg}: {KINDS.get(kind, kind)}" for arg, kind in entry.args.items()]
+        lines += ["", f"def {entry.signature}:", '    """' + _docstring_text(doc[0])]
+        lines += [f"    {line}".rstrip() for line in (_docstring_text(line) for line in doc[1:])]
+        if len(doc) > 1:
+            lines.append('    """')
+        else:
+            lines[-1] += '"""'
+        lines += [f"    raise NotImplementedError({f'write {name}'!r})", ""]
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    ast.parse(text)  # a bug here is ours: the signatures and the scaffold were checked
+    return text
+
+
+def _docstring_text(text: str) -> str:
+    """Text that cannot end a triple-quoted docstring or start an escape."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+def _check_signature(catalog: Catalog, exercise: ImplementationExercise, name: str, signature: str) -> None:
+    try:
+        tree = ast.parse(f"def {signature}:\n    pass\n")
+        defined = tree.body[0].name if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) else None
+    except SyntaxError:
+        defined = None
+    if defined != name:
+        raise SpecError(
+            f"entries.{name}.signature: {signature!r} is not a Python signature of {name}(...)",
+            path=str(catalog.sources.get(exercise.id, exercise.id)),
+        )

@@ -2,7 +2,9 @@
 
 Secret: a hidden check's id (as an id: in YAML or in backticks), its custom
 description and hint; a known-wrong solution's path and misconception; a
-reference or known-wrong solution's path and code; a quiz's ``correct:``
+reference or known-wrong solution's path and code, but for the lines of
+an exercise's ``scaffold:`` (code learners are given, so it is published
+wherever it also appears in a solution); a quiz's ``correct:``
 flags, option reasons and numeric reasons. Short strings are not searched
 for (they would match ordinary words); ids are searched only in the forms a
 listing of checks would use, since an id such as ``non-negative`` is also an
@@ -40,6 +42,7 @@ def secrets_of(catalog: Catalog) -> list[Secret]:
         if len(value) >= _MIN_TEXT:
             found.append((what, re.compile(r"\s+".join(re.escape(word) for word in value.split())), None))
 
+    given = _given_lines(catalog)
     for exercise in catalog.exercises.values():
         if isinstance(exercise, QuizExercise):
             for question in exercise.questions:
@@ -77,6 +80,8 @@ def secrets_of(catalog: Catalog) -> list[Secret]:
             name = re.compile(rf"(?<![\w.-]){re.escape(Path(relative).name)}")
             found.append((f"the file name of {what}", name, None))
             for line in _code_lines(catalog.resolve(relative)):
+                if line in given:
+                    continue
                 found.append((f"code of {what} ({line!r})", re.compile(re.escape(line)), None))
     return found
 
@@ -91,6 +96,17 @@ def find_leaks(catalog: Catalog, files: dict[str, str]) -> list[str]:
             if pattern.search(files[name]):
                 leaks.append(f"{what} (in {name})")
     return leaks
+
+
+def _given_lines(catalog: Catalog) -> set[str]:
+    """Every line of code the catalog's exercises give learners (their scaffolds), stripped as solutions' are."""
+    return {
+        line.strip()
+        for exercise in catalog.exercises.values()
+        if isinstance(exercise, ImplementationExercise)
+        for line in exercise.scaffold.splitlines()
+        if line.strip()
+    }
 
 
 def _code_lines(path: Path) -> list[str]:

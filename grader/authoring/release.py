@@ -35,7 +35,6 @@ Jacobian checks) find its answers to their calls, computed at release, in
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import tempfile
@@ -44,6 +43,7 @@ from typing import Any
 
 import yaml
 
+from grader.authoring.handout import CHECK_COMMAND, KINDS, stub
 from grader.authoring.leaks import find_leaks
 from grader.engine.quiz import letters
 from grader.errors import GraderError, SpecError, UsageError
@@ -55,18 +55,6 @@ __all__ = ["MARKER", "assignment_catalog", "public_spec", "release_assignment", 
 
 MARKER = HANDOUT_MARKER
 CHECKS_DIR = HANDOUT_SPECS
-CHECK_COMMAND = "grader grade {file} --public"
-_KINDS = {
-    "float_array": "a NumPy array of floats",
-    "int_array": "a NumPy array of integers",
-    "bool_array": "a NumPy array of booleans",
-    "number_array": "a NumPy array of floats or integers",
-    "float": "a float",
-    "int": "an int",
-    "bool": "a bool",
-    "callable": "a function",
-    "any": "any value",
-}
 
 
 def release_handout(
@@ -272,6 +260,10 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
         for name, generators in exercise.cases.items()
         if name in used
     }
+    if exercise.given_functions:
+        spec["given_functions"] = [
+            function.model_dump(mode="python", exclude_defaults=True) for function in exercise.given_functions
+        ]
     if cases:
         spec["cases"] = cases
     spec["checks"] = [_written(check.model_dump(mode="python", exclude_defaults=True)) for check in public]
@@ -280,37 +272,6 @@ def public_spec(exercise: ImplementationExercise) -> dict[str, Any] | None:
     if exercise.gate is not None and any(check.id == exercise.gate for check in public):
         spec["gate"] = exercise.gate
     return spec
-
-
-def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
-    """``EXERCISE.py``: each entry's signature and docstring, raising ``NotImplementedError``."""
-    lines = [
-        '"""'
-        + _docstring_text(
-            f"{exercise.id}: {exercise.title}\n\n{exercise.prompt.strip()}\n\n"
-            f"Check your work, from the handout folder:\n"
-            f"    {CHECK_COMMAND.format(file=f'{exercise.id}.py')}"
-        ),
-        '"""',
-        "",
-        "import numpy as np",
-        "",
-    ]
-    for name, entry in exercise.entries.items():
-        _check_signature(catalog, exercise, name, entry.signature)
-        doc = [f"Return {entry.returns}."]
-        if entry.args:
-            doc += ["", "Arguments:"] + [f"    {arg}: {_KINDS.get(kind, kind)}" for arg, kind in entry.args.items()]
-        lines += ["", f"def {entry.signature}:", '    """' + _docstring_text(doc[0])]
-        lines += [f"    {line}".rstrip() for line in (_docstring_text(line) for line in doc[1:])]
-        if len(doc) > 1:
-            lines.append('    """')
-        else:
-            lines[-1] += '"""'
-        lines += [f"    raise NotImplementedError({f'write {name}'!r})", ""]
-    text = "\n".join(lines).rstrip("\n") + "\n"
-    ast.parse(text)  # a bug here is ours: the signatures were checked above
-    return text
 
 
 def answers_template(quizzes: list[QuizExercise]) -> str:
@@ -403,9 +364,18 @@ def _page(exercise: Exercise) -> str:
     for entry in exercise.entries.values():
         lines += [f"def {entry.signature}:", f"    # returns {entry.returns}"]
     lines += ["```", ""]
+    if exercise.scaffold.strip():
+        lines += ["Your file starts with this code, given to you:", "", "```python"]
+        lines += [exercise.scaffold.strip("\n"), "```", ""]
+    if exercise.given_functions:
+        lines += ["The functions the grader hands to your code:", ""]
+        for function in exercise.given_functions:
+            what = " ".join(function.doc.split()) or f"returns `{function.expression.strip()}`"
+            lines.append(f"- `{function.name}({', '.join(function.params)})`: {what}")
+        lines.append("")
     arguments = [(arg, kind) for entry in exercise.entries.values() for arg, kind in entry.args.items()]
     if arguments:
-        described = "; ".join(f"`{arg}` is {_KINDS.get(kind, kind)}" for arg, kind in arguments)
+        described = "; ".join(f"`{arg}` is {KINDS.get(kind, kind)}" for arg, kind in arguments)
         lines += [f"Arguments: {described}.", ""]
     if exercise.examples:
         lines += ["## Examples", "", "```python"]
@@ -431,24 +401,6 @@ def _page(exercise: Exercise) -> str:
 
 def _points(value: float) -> str:
     return f"{value:g} point{'s' if value != 1 else ''}"
-
-
-def _docstring_text(text: str) -> str:
-    """Text that cannot end a triple-quoted docstring or start an escape."""
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-
-
-def _check_signature(catalog: Catalog, exercise: ImplementationExercise, name: str, signature: str) -> None:
-    try:
-        tree = ast.parse(f"def {signature}:\n    pass\n")
-        defined = tree.body[0].name if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) else None
-    except SyntaxError:
-        defined = None
-    if defined != name:
-        raise SpecError(
-            f"entries.{name}.signature: {signature!r} is not a Python signature of {name}(...)",
-            path=str(catalog.sources.get(exercise.id, exercise.id)),
-        )
 
 
 class _Dumper(yaml.SafeDumper):

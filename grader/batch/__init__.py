@@ -17,6 +17,7 @@ authoring or export. Modules::
     summary.py    class statistics, summary.md and the terminal summary
     items.py      quiz item statistics: facility, discrimination, options, quiz-items.csv
     html.py       report.html with its two charts
+    overrides.py  the instructor's overrides file, applied to results as graded
     run.py        run_batch, tying them together
 """
 

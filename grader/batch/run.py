@@ -25,7 +25,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from grader.batch.html import format_report_html
 from grader.batch.items import format_items_csv, quiz_items
 from grader.batch.learners import Learner, discover_learners
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
+from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.summary import (
     ClassStats,
@@ -103,6 +104,8 @@ def run_batch(
     warm_parent: Any = None,
     catalog: Any = None,
     before_grading: Callable[[], Any] | None = None,
+    overrides: str | os.PathLike[str] | None = None,
+    only: Collection[str] = (),
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
@@ -118,7 +121,11 @@ def run_batch(
     (``grader batch`` does, while its warm parent boots). ``before_grading``
     runs once the learners are found and hashed, before anything is written
     or graded (``grader batch`` passes its sandbox preflight, which waits for
-    the warm parent: the hashing is done meanwhile). Raises
+    the warm parent: the hashing is done meanwhile). ``overrides``: the
+    instructor's overrides file (default: ``overrides.yaml`` beside the
+    exercises folder, when there is one; see ``grader.batch.overrides``),
+    applied to the outputs, never to the stored grading. ``only``: grade
+    these learners now, whether or not they changed, and no one else. Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
     """
@@ -136,6 +143,10 @@ def run_batch(
     learners, notes = discover_learners(folder)
     if not learners:
         raise UsageError(f"{directory}: no learners in it (expected one folder or file per learner)")
+    chosen = _chosen(only, learners, directory)
+    override_file = find_overrides(None if overrides is None else os.fspath(overrides), exercises_path)
+    names = [learner.name for learner in learners]
+    adjust = load_overrides(override_file, learners=names, exercises=exercises) if override_file else []
     check_output_files([out_dir / name for name in (*OUTPUT_FILES, OutputLock.NAME)])
     check_output_files(path for learner in learners for path in _paths(out_dir, learner))
     specs = spec_digest(catalog, exercises_path)
@@ -148,7 +159,9 @@ def run_batch(
         for where in (results, feedback, out_dir):
             remove_stale_temporaries(where)
         records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
-        todo = [learner for learner in learners if force or not _finished(records[learner.name], prints[learner.name])]
+        # --only grades the learners it names now, changed or not, and leaves every other stored result alone
+        due = {name for name in records if force or not _finished(records[name], prints[name])}
+        todo = [learner for learner in learners if learner.name in (chosen or due)]
         graded_now = {learner.name for learner in todo}
         kept = [
             name
@@ -195,7 +208,9 @@ def run_batch(
             shown.finish()
         title = _title(catalog, assignment)
         notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints) + _unsettled_notes(unsettled)
-        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored)
+        if adjust and override_file is not None:
+            notes.append(f"{len(adjust)} override{'s' if len(adjust) != 1 else ''} read from {override_file.name}")
+        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored, adjust)
     return BatchSummary(
         out=out_dir,
         learners=len(learners),
@@ -315,6 +330,17 @@ def _finished(record: KeyRecord | None, found: Fingerprint) -> bool:
     return found.complete
 
 
+def _chosen(only: Collection[str], learners: list[Learner], directory: object) -> set[str]:
+    """The learners ``--only`` names, each one of the class; ``UsageError`` for a name that is not."""
+    import difflib
+
+    names = [learner.name for learner in learners]
+    for name in (name for name in only if name not in names):
+        close = "".join(f" (did you mean {found!r}?)" for found in difflib.get_close_matches(name, names, n=1))
+        raise UsageError(f"--only: {name!r} is not a learner in {directory}{close}")
+    return set(only)
+
+
 def _kept_notes(kept: list[str]) -> list[str]:
     if not kept:
         return []
@@ -406,10 +432,13 @@ def _rebuild(
     title: str,
     notes: list[str],
     stored: dict[str, Report] | None = None,
+    adjust: list[Override] | None = None,
 ) -> tuple[ClassStats, list[str], list[str]]:
     """Gradebook, summary and report from every stored result of the learners now in the class.
 
     ``stored``: the results this run wrote, already parsed (the others are read back from disk).
+    ``adjust``: the overrides, applied to the results as grading gave them; a learner's JSON and feedback
+    are rewritten whenever what was applied to them changes.
     """
     rows: list[GradebookRow] = []
     reports: dict[str, Report] = {}
@@ -424,8 +453,13 @@ def _rebuild(
             more.append(f"no stored result for {learner.name!r}; run the batch again")
             continue
         failed = record is None or record.grader_error is not None
+        mine = [override for override in adjust or [] if override.learner == learner.name]
         if failed:
             errors.append(learner.name)
+            if mine:
+                more.append(f"the overrides for {learner.name!r} wait until the grader grades them")
+        elif readjust(report, mine):
+            _rewrite(out_dir, learner, report)
         rows.append(GradebookRow(learner=learner.name, report=report, grader_error=failed))
         reports[learner.name] = report
     stems = {learner.stem for learner in learners}
@@ -452,6 +486,20 @@ def _rebuild(
     _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
     _write(out_dir / "report.html", format_report_html(stats, title=title))
     return stats, errors, more
+
+
+def _rewrite(out_dir: Path, learner: Learner, report: Report) -> None:
+    """A learner's JSON and feedback, as ``report`` now is, each written only when it differs from what is there."""
+    from grader.report import render
+
+    result, feedback, _ = _paths(out_dir, learner)
+    for path, text in ((result, render(report, "json")), (feedback, _feedback(report))):
+        try:
+            same = path.read_text(encoding="utf-8") == text
+        except (OSError, ValueError):
+            same = False
+        if not same:
+            _write(path, text)
 
 
 def _title(catalog: object, assignment: str) -> str:

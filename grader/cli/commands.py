@@ -287,6 +287,19 @@ def grade_command(
     is_flag=True,
     help="Grade even where the sandbox is below tier A or failed its self-test (every result then carries a warning).",
 )
+@click.option(
+    "--overrides",
+    "overrides_file",
+    default=None,
+    metavar="FILE",
+    help="The instructor's score overrides (YAML) [default: overrides.yaml beside the exercises folder, if any].",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="LEARNER",
+    help="Grade only this learner (again, even if unchanged); the others' stored results are kept. Repeatable.",
+)
 @exercises_option
 @click.pass_context
 @guard
@@ -299,6 +312,8 @@ def batch_command(
     force: bool,
     scheduler: str | None,
     allow_weak_sandbox: bool = False,
+    overrides_file: str | None = None,
+    only: tuple[str, ...] = (),
 ) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     _check_sandbox_layers()
@@ -339,6 +354,8 @@ def batch_command(
                 warm_parent=warm_parent,
                 catalog=catalog,
                 before_grading=preflight,
+                overrides=overrides_file,
+                only=only,
             )
         except KeyboardInterrupt:
             click.echo(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.checks.base import Call
 from grader.checks.display import format_call
+from grader.checks.given import compiled_source
 from grader.engine.disk_cache import stored_answers
 from grader.engine.plan import Plan, PlannedCheck
 from grader.sandbox.calls import CallBatch, encode_calls
@@ -55,10 +56,13 @@ _NO_REFERENCE = "was not available (the exercise names no reference solution or 
 
 
 def given_source(exercise: ImplementationExercise, root: Path | None) -> str:
-    """The source of the exercise's given functions (its public ``functions:`` file), or ``""`` without one."""
+    """The source of the exercise's given functions (its public ``functions:`` file, then its
+    ``given_functions:`` compiled by ``grader.checks.given``), or ``""`` without any."""
+    written = compiled_source(exercise.given_functions)
     if exercise.functions is None or root is None:
-        return ""
-    return (root / exercise.functions).read_text(encoding="utf-8")
+        return written
+    source = (root / exercise.functions).read_text(encoding="utf-8")
+    return f"{source.rstrip()}\n\n{written}" if written else source
 
 
 def solution_answers(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from grader.report._common import check_rows, points
 from grader.report.markdown_safe import markdown_code, markdown_fence, markdown_text
 from grader.report.runner_safe import inert_lines
-from grader.results import CheckResult, ExerciseResult, Report
+from grader.results import Adjustment, CheckResult, ExerciseResult, Report
 
 __all__ = ["format_markdown", "markdown_code", "markdown_fence", "markdown_text"]
 
@@ -61,6 +61,8 @@ def _exercise(exercise: ExerciseResult) -> list[str]:
     lines = [f"## {markdown_text(exercise.id)}{title}", "", f"{verdict} {markdown_text(exercise.reason)}", ""]
     if exercise.note:
         lines += [f"Note: {markdown_text(exercise.note)}", ""]
+    for change in exercise.adjustments or []:
+        lines += [_adjustment(change), ""]
     rows = check_rows(exercise)
     failing = [check for check in rows if check.status != "passed"]
     passing = [check for check in rows if check.status == "passed"]
@@ -107,6 +109,19 @@ def _failing(check: CheckResult) -> list[str]:
     if check.more_failures:
         lines.append(f"  - and {check.more_failures} more failing input{'s' if check.more_failures != 1 else ''}")
     return lines
+
+
+def _adjustment(change: Adjustment) -> str:
+    """``Adjusted by your instructor: check x from 0 to 1 point (exercise 2 to 3). Reason``."""
+    if change.check is not None and change.check_score_before is not None and change.check_score_after is not None:
+        moved = (
+            f"{markdown_code(change.check)} from {points(change.check_score_before)} to "
+            f"{points(change.check_score_after)} points, the exercise from {points(change.score_before)} to "
+            f"{points(change.score_after)}"
+        )
+    else:
+        moved = f"from {points(change.score_before)} to {points(change.score_after)} points"
+    return f"**Adjusted by your instructor:** {moved}. {markdown_text(change.reason)}"
 
 
 def _points(check: CheckResult) -> str:

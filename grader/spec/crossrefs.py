@@ -315,33 +315,65 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
 
 
 def _given_function_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
-    """Each function a case hands to an entry (``f: softmax``) must be defined by the spec's ``functions:`` file."""
+    """Each function a case hands to an entry (``f: softmax``) must be a given function: one the ``functions:``
+    file defines at top level, or one of ``given_functions:``, whose parameters the case's fixed arguments name."""
+    written = {function.name: function for function in getattr(exercise, "given_functions", None) or []}
+    given = getattr(exercise, "functions", None)
+    from_file = top_level_functions(root / given) if given else set()
+    for number, function in enumerate(getattr(exercise, "given_functions", None) or []):
+        if from_file and function.name in from_file:
+            yield SpecProblem(
+                f"{function.name!r} is also defined by {given}; a given function has one definition",
+                "given_functions",
+                number,
+                "name",
+            )
+    if len(written) != len(getattr(exercise, "given_functions", None) or []):
+        yield SpecProblem("two given functions have one name", "given_functions")
     callables = {name for entry in exercise.entries.values() for name, kind in entry.args.items() if kind == "callable"}
     if not callables:
         return
-    given = getattr(exercise, "functions", None)
-    defined = top_level_functions(root / given) if given else set()
-    where = f"{given} does not define at top level" if given else "the spec names no functions: file to take it from"
+    defined = None if from_file is None else from_file | set(written)
+    if given:
+        where = f"{given} does not define at top level" + (" and given_functions does not list" if written else "")
+    elif written:
+        where = "given_functions does not list"
+    else:
+        where = "the spec names no functions: file or given_functions to take it from"
     for set_name, generators in exercise.cases.items():
         for number, generator in enumerate(generators):
-            spots: list[tuple[tuple[Any, ...], Any]] = []
-            for index, example in enumerate(getattr(generator, "examples", None) or []):
-                spots += [(("examples", index, arg), example[arg]) for arg in callables if arg in example]
-            random = getattr(generator, "random", None)
-            drawn = random.args if random is not None else {}
-            for arg in callables:
-                values = drawn.get(arg)
-                spots += [(("random", "args", arg), value) for value in values or [] if isinstance(values, list)]
-            for loc, value in spots:
+            for loc, value in _function_spots(generator, callables):
                 name = value.get("function") if isinstance(value, dict) else value
-                if isinstance(name, str) and defined is not None and name not in defined:
-                    yield SpecProblem(
-                        f"names the function {name!r}, which {where}{_close(name, defined or set())}",
-                        "cases",
-                        set_name,
-                        number,
-                        *loc,
-                    )
+                if not isinstance(name, str):
+                    continue
+                if defined is not None and name not in defined:
+                    problem = f"names the function {name!r}, which {where}{_close(name, defined or set())}"
+                    yield SpecProblem(problem, "cases", set_name, number, *loc)
+                elif name in written and isinstance(value, dict):
+                    params = written[name].params
+                    for fixed in value:
+                        if fixed != "function" and fixed not in params[1:]:
+                            yield SpecProblem(
+                                f"fixes {fixed!r}, which is not a parameter {name} leaves to a case "
+                                f"({', '.join(params[1:]) or 'it has none'}){_close(fixed, params[1:])}",
+                                "cases",
+                                set_name,
+                                number,
+                                *loc,
+                            )
+
+
+def _function_spots(generator: Any, callables: set[str]) -> list[tuple[tuple[Any, ...], Any]]:
+    """Where a case set's generator names a function for a ``callable`` argument: (location, value) pairs."""
+    spots: list[tuple[tuple[Any, ...], Any]] = []
+    for index, example in enumerate(getattr(generator, "examples", None) or []):
+        spots += [(("examples", index, arg), example[arg]) for arg in callables if arg in example]
+    random = getattr(generator, "random", None)
+    drawn = random.args if random is not None else {}
+    for arg in callables:
+        values = drawn.get(arg)
+        spots += [(("random", "args", arg), value) for value in values or [] if isinstance(values, list)]
+    return spots
 
 
 def _method(check: Any) -> str | None:

@@ -8,11 +8,13 @@ Every model forbids unknown keys, so a typo is an error with a location.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Annotated, Any, Literal, cast
 
 from grader.checks.base import Visibility
 from grader.checks.cases import CaseGenerator
+from grader.checks.given import GivenFunction
 from grader.checks.registry import CheckSpec
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
 
@@ -122,6 +124,17 @@ class ImplementationExercise(_Strict):
         description="path of a public Python file whose top-level functions cases may hand to an entry that takes "
         "a function ('f: softmax', or '{function: linear, A: [[1.0]]}' to fix keyword arguments)",
     )
+    given_functions: list[GivenFunction] = Field(
+        default_factory=list,
+        description="given functions written as expressions of the relation language, "
+        "'{name: line, params: [x, m, c], expression: \"m * x + c\"}': cases hand them to an entry that takes a "
+        "function like those of the functions: file, and no Python file is needed",
+    )
+    scaffold: str = Field(
+        default="",
+        description="Python code the learner receives: written into the handout's stub (an entry it defines is "
+        "not stubbed again) and shown with the prompt; its lines are public, so the leak scan lets them through",
+    )
     known_wrong: list[KnownWrong] = Field(default_factory=list)
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
     gate: str | None = Field(
@@ -139,6 +152,17 @@ class ImplementationExercise(_Strict):
         "without it, the most recently modified of them is graded (grader.submission.entry_files), "
         "and the result says so",
     )
+
+    @field_validator("scaffold")
+    @classmethod
+    def _scaffold_parses(cls, value: str) -> str:
+        try:
+            ast.parse(value)
+        except SyntaxError as exc:
+            raise ValueError(f"the scaffold is not Python that parses: {exc.msg} (its line {exc.lineno})") from None
+        except (ValueError, RecursionError, MemoryError):
+            raise ValueError("the scaffold could not be read as Python") from None
+        return value
 
     @model_validator(mode="after")
     def _references_resolve(self) -> ImplementationExercise:
