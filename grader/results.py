@@ -56,7 +56,10 @@ class CheckResult:
 
     ``input`` is the smallest failing input, as a call; ``note`` what that input
     shows beyond ``got`` and ``expected``; ``diagnosis`` the known mistake the
-    learner's output matches.
+    learner's output matches. ``picked``, for a quiz question the learner
+    answered, the option letters the answer picks in letter order (empty when
+    it names no option, and for a numeric question); left out when there was
+    no answer. The class's item statistics count options from it.
     """
 
     __pydantic_config__ = _FORBID_EXTRA
@@ -75,6 +78,7 @@ class CheckResult:
     note: str | None = None
     diagnosis: str | None = None
     more_failures: int = 0
+    picked: list[str] | None = None
 
     def __post_init__(self) -> None:
         _require(self, _CHECK_STATUSES, "check")

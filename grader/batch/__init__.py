@@ -15,6 +15,7 @@ authoring or export. Modules::
     progress.py   a bar on a terminal, plain lines in a log
     gradebook.py  gradebook.csv, with status.py the status of each exercise
     summary.py    class statistics, summary.md and the terminal summary
+    items.py      quiz item statistics: facility, discrimination, options, quiz-items.csv
     html.py       report.html with its two charts
     overrides.py  the instructor's overrides file, applied to results as graded
     run.py        run_batch, tying them together

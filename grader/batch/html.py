@@ -3,6 +3,7 @@
 Two inline SVG charts (``#score-histogram`` and ``#failure-rates``, each bar a
 ``rect.bar``), a table of how each exercise ended and a table of the checks
 with their most common reasons, both with the numbers of ``summary.md``,
+the quiz item statistics (``#quiz-items``, ``grader.batch.items``),
 inline CSS, and a few lines of inline script that only measure the charts
 once the page is laid out (``body[data-charts-rendered]``), so a headless
 browser can confirm that they were drawn. A Content-Security-Policy forbids
@@ -15,8 +16,17 @@ from __future__ import annotations
 from html import escape
 
 from grader.batch.gradebook import format_points
+from grader.batch.items import ITEMS_NOTE, format_discrimination, format_share
 from grader.batch.status import STATUSES
-from grader.batch.summary import BIN_LABELS, CHECKS_NOTE, EXERCISES_NOTE, ClassStats, judged_text
+from grader.batch.summary import (
+    BIN_LABELS,
+    CHECKS_NOTE,
+    EXERCISES_NOTE,
+    ClassStats,
+    items_nothing,
+    judged_text,
+    option_text,
+)
 
 __all__ = ["format_report_html"]
 
@@ -168,6 +178,30 @@ def _table(stats: ClassStats) -> str:
     return "\n".join(rows)
 
 
+def _items(stats: ClassStats) -> str:
+    """The quiz item statistics (``#quiz-items``), or the sentence saying there are none; nothing without a quiz."""
+    items = stats.quiz_items
+    if items is None:
+        return ""
+    head = f"<h2>Quiz questions</h2><p>{escape(ITEMS_NOTE)}</p>"
+    nothing = items_nothing(items)
+    if nothing:
+        return head + f'<p id="quiz-items-none">{escape(nothing)}</p>'
+    rows = [
+        '<table id="quiz-items"><thead><tr><th>exercise</th><th>question</th><th>answered</th><th>facility</th>'
+        "<th>discrimination</th><th>options</th></tr></thead><tbody>"
+    ]
+    for item in items:
+        options = "<br>".join(escape(text) for text in option_text(item))
+        rows.append(
+            f"<tr><td>{escape(item.exercise)}</td><td>{escape(item.question)}</td>"
+            f'<td class="num">{item.answered}</td><td class="num">{format_share(item.facility)}</td>'
+            f'<td class="num">{format_discrimination(item.discrimination)}</td><td>{options}</td></tr>'
+        )
+    rows.append("</tbody></table>")
+    return head + "\n".join(rows)
+
+
 def format_report_html(stats: ClassStats, *, title: str) -> str:
     """The whole page; byte-identical for the same statistics."""
     if stats.mean is not None and stats.median is not None:
@@ -207,6 +241,7 @@ def format_report_html(stats: ClassStats, *, title: str) -> str:
             f"<p>{escape(CHECKS_NOTE)}</p>",
             _failure_rates(stats),
             _table(stats),
+            _items(stats),
             f"<script>{_SCRIPT}</script>",
             "</body></html>",
             "",

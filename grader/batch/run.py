@@ -42,6 +42,7 @@ from grader.batch.executors import DaskExecutor, Executor, LocalPool, default_jo
 from grader.batch.fingerprint import Fingerprint, fingerprint_learner
 from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
+from grader.batch.items import format_items_csv, quiz_items
 from grader.batch.learners import Learner, discover_learners
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
@@ -478,6 +479,9 @@ def _rebuild(
     ]
     max_score = float(sum(exercise.max_score for exercise in exercises))
     stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
+    stats.quiz_items = quiz_items(reports, exercises, left_out=errors)
+    if stats.quiz_items is not None:
+        _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
     _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
     _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
     _write(out_dir / "report.html", format_report_html(stats, title=title))

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
+from grader.batch.items import ITEMS_NOTE, STRONG_CHOSEN, QuestionStat, format_discrimination, format_share
 from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
@@ -52,7 +53,9 @@ __all__ = [
     "class_stats",
     "format_summary_markdown",
     "format_summary_text",
+    "items_nothing",
     "judged_text",
+    "option_text",
     "reason_group",
     "stopped_before_checks",
     "stopped_text",
@@ -108,6 +111,7 @@ class ClassStats:
     checks: list[CheckStat] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    quiz_items: list[QuestionStat] | None = None  # None: the assignment has no quiz (grader.batch.items)
 
     @property
     def mean(self) -> float | None:
@@ -326,9 +330,52 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
             f"| {markdown_text(stat.exercise, table=True)} | {markdown_text(stat.check, table=True)} "
             f"| {judged_text(stat)} | {reason} |"
         )
+    lines += _items_markdown(stats.quiz_items)
     if stats.notes:
         lines += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in stats.notes]
     return inert_lines("\n".join(lines) + "\n")
+
+
+def items_nothing(items: list[QuestionStat]) -> str | None:
+    """The sentence that replaces the quiz item statistics when there are none to give, else ``None``."""
+    if not items or not any(item.answered for item in items):
+        return "No learner answered a quiz question, so there are no item statistics to report."
+    return None
+
+
+def option_text(item: QuestionStat) -> list[str]:
+    """``top third: 3 learners``, then ``A (correct) 50%, top third 33%; never chosen``: one entry per option of a
+    choice question."""
+    parts = [f"top third: {item.top} learner{'s' if item.top != 1 else ''}"] if item.top and item.options else []
+    for option in item.options:
+        text = f"{option.letter}{' (correct)' if option.correct else ''} {format_share(item.share(option))}"
+        if item.top:
+            text += f", top third {format_share(item.top_share(option))}"
+        if option.flags:
+            text += "; " + ", ".join(option.flags)
+        parts.append(text)
+    return parts
+
+
+def _items_markdown(items: list[QuestionStat] | None) -> list[str]:
+    if items is None:
+        return []
+    lines = ["", "## Quiz questions", "", ITEMS_NOTE, ""]
+    nothing = items_nothing(items)
+    if nothing:
+        return lines + [nothing]
+    lines += [
+        "| exercise | question | answered | facility | discrimination | options |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for item in items:
+        options = "<br>".join(option_text(item)) if item.options else ""
+        lines.append(
+            f"| {markdown_text(item.exercise, table=True)} | {markdown_text(item.question, table=True)} "
+            f"| {item.answered} | {format_share(item.facility)} | {format_discrimination(item.discrimination)} "
+            f"| {options} |"
+        )
+    return lines
 
 
 def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
@@ -358,4 +405,12 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
                 reason = reason if len(reason) <= 110 else reason[:107] + "..."
                 line += f": {reason}"
             lines.append(line)
+    strong = [
+        f"{item.exercise}/{item.question} {option.letter}"
+        for item in stats.quiz_items or []
+        for option in item.options
+        if STRONG_CHOSEN in option.flags
+    ]
+    if strong:
+        lines.append(f"Quiz options chosen by strong learners (quiz-items.csv): {listing(strong, separator=', ')}")
     return inert_lines("\n".join(lines) + "\n")

@@ -100,6 +100,7 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
                 max_score=question.points,
                 visibility=quiz.visibility,
                 reason=reason,
+                picked=_picked(question, given),
             )
         )
     unknown = sorted(str(key) for key in answers if key not in {q.id for q in quiz.questions})
@@ -200,6 +201,17 @@ def _token_letters(token: str, options: str, multiple: bool) -> list[str | None]
     if multiple and len(set(word)) == len(word) and all(letter in options for letter in word):
         return list(word)
     return [None]
+
+
+def _picked(question: ChoiceQuestion | NumericQuestion, given: Any) -> list[str] | None:
+    """What the class's item statistics count for one answer: ``None`` for no answer, else the option letters it
+    picks in letter order, empty when it names no option (a numeric question's, or one that is not an option)."""
+    if given is None:
+        return None
+    if question.type == "numeric":
+        return []
+    reading = read_choice(given, letters(len(question.options)), multiple=question.type == "multiple")
+    return sorted(reading.picks) if reading is not None and not reading.not_options else []
 
 
 def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
