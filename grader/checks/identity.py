@@ -96,6 +96,17 @@ class Identity(Check):
             raise ValueError(f"where gives {combinations} combinations of values; at most {_MAX_COMBINATIONS}")
         return value
 
+    def reads_structure(self) -> bool:
+        """Whether the relation reads a field of a returned dict (``stats(x)["mean"]``); a str is refused by judge."""
+        relation = parse_relation(self.relation)
+        return any(
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+            for side in (relation.left, relation.right)
+            for node in ast.walk(side)
+        )
+
     def default_description(self, entry: str) -> str:
         return f"{self.relation} holds for every input"
 
@@ -144,7 +155,7 @@ class Identity(Check):
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
             for site, outcome in zip(relation.calls, answered, strict=True):
-                if site.indexed and outcome.kind == "tuple":  # newton(x)[0]: the relation takes the tuple apart
+                if site.indexed and outcome.kind in ("tuple", "mapping"):  # newton(x)[0], stats(x)["mean"]
                     problem = _tuple_problem(outcome)
                 else:
                     _, problem = array_result(outcome)
@@ -247,9 +258,12 @@ def _nothing_compared(
 
 
 def _tuple_problem(outcome: CallOutcome) -> Finding | None:
-    """A returned tuple the relation takes apart holds real numbers in every item."""
+    """A returned tuple or dict the relation takes apart holds real numbers in every item."""
+    form = "a dict" if outcome.kind == "mapping" else "a tuple"
+    if "str" in outcome.types:
+        return Finding(got=f"{form} holding a str", expected="real numbers")
     odd = [value.dtype for value in outcome.values if value.dtype.kind not in "biuf"]
-    return Finding(got=f"a tuple holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
+    return Finding(got=f"{form} holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
 
 
 def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:
