@@ -6,6 +6,7 @@ The fixtures (tests/fixtures/structured) are graded in process (``tests.fakes``)
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,7 @@ def test_newton_reference_passes_and_the_root_only_solution_is_caught(tmp_path: 
     assert wrong["same-as-reference"].got == "a float"
     assert wrong["same-as-reference"].expected == "a tuple of 2: (root, iterations), as the reference solution returns"
     assert wrong["root-matches"].status == "failed"  # never judged on part of what the reference returns
+    assert wrong["squares-back"].got == "newton_sqrt returned a float, which holds no items to index"
     assert wrong["returns-root-and-steps"].status == "failed"
 
 
@@ -219,5 +221,21 @@ def test_a_string_returned_to_a_numeric_check_is_refused_as_before(tmp_path: Pat
 @pytest.mark.slow
 def test_the_fixtures_validate(tmp_path: Path) -> None:
     root = _copy(tmp_path)
+    result = CliRunner().invoke(main, ["--exercises", str(root / "exercises"), "validate"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise_id", ["newton-sqrt", "sample-stats"])
+def test_the_worked_examples_of_the_docs_validate(tmp_path: Path, exercise_id: str) -> None:
+    """docs/authoring.md's specs, with the fixtures' solutions, pass ``grader validate`` as written."""
+    doc = (Path(__file__).resolve().parents[1] / "docs/authoring.md").read_text(encoding="utf-8")
+    block = next(
+        b for b in re.findall(r"```yaml\n(.*?)```", doc, flags=re.DOTALL) if b.startswith(f"id: {exercise_id}\n")
+    )
+    root = _copy(tmp_path)
+    for spec in (root / "exercises").iterdir():
+        spec.unlink()
+    (root / "exercises" / f"{exercise_id}.yaml").write_text(block)
     result = CliRunner().invoke(main, ["--exercises", str(root / "exercises"), "validate"])
     assert result.exit_code == 0, result.output

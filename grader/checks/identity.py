@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.base import Call, Check, Finding, array_result, form_of
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_pair, format_value
 from grader.checks.expressions import (
@@ -152,11 +152,18 @@ class Identity(Check):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         relation = parse_relation(self.relation)
         per = len(relation.calls)
+        itemised = _itemised_calls(relation)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
             for site, outcome in zip(relation.calls, answered, strict=True):
                 if site.indexed and outcome.kind in ("tuple", "mapping"):  # newton(x)[0], stats(x)["mean"]
                     problem = _tuple_problem(outcome)
+                elif id(site.node) in itemised and outcome.values and outcome.values[0].ndim == 0:  # no items
+                    who = f"reference.{site.function}" if site.on == "reference" else site.function
+                    problem = Finding(
+                        got=f"{who} returned {form_of(outcome)}, which holds no items to index",
+                        expected=f"{self.relation}{_given(self.where, variables)} on a result that holds them",
+                    )
                 else:
                     _, problem = array_result(outcome)
                 if problem is not None:
@@ -255,6 +262,19 @@ def _nothing_compared(
         if nan is not None:
             return f"both sides {nan}"
     return None
+
+
+def _itemised_calls(relation: Relation) -> set[int]:
+    """The calls (by node id) the relation takes an item of with a written index or field: ``newton(a)[0]``."""
+    nodes = [node for side in (relation.left, relation.right) for node in ast.walk(side)]
+    return {
+        id(node.value)
+        for node in nodes
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.slice, ast.Constant)
+        and type(node.slice.value) in (int, str)
+    }
 
 
 def _tuple_problem(outcome: CallOutcome) -> Finding | None:
