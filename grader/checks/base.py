@@ -48,9 +48,16 @@ __all__ = [
     "Premise",
     "TrustedFunction",
     "Visibility",
+    "Item",
     "array_result",
     "extremes",
+    "form_of",
+    "picked",
+    "structure_finding",
 ]
+
+# Which value of a structured result a check judges: an index into a returned tuple, or a field of a returned dict.
+Item = int | str
 
 Visibility = Literal["public", "hidden", "after_due_date", "after_published"]
 # How a failing case failed (``engine.failure_modes`` tells them apart); a check's hints are chosen by mode.
@@ -240,6 +247,11 @@ class Check(Record):
         """Functions of the reference solution it calls by name, besides its ``reference:`` (checked at load)."""
         return ()
 
+    def reads_structure(self) -> bool:
+        """Whether it judges results that are dicts or hold strings itself; by default not: such a result is
+        refused for it as a value that is not numbers (``sandbox.answers.numbers_only``), before ``judge``."""
+        return False
+
     def calls_reference(self) -> bool:
         """Whether the check plans calls the exercise's reference solution answers (so it needs one, or its answers)."""
         return self.uses_reference or bool(self.reference_functions())
@@ -297,15 +309,24 @@ def _mode_hint(text: str, modes: list[FailureMode]) -> Hint:
 
 
 class ArrayCheck(Check):
-    """A check of one call that must return a single array of real numbers.
+    """A check of one call that must return a single array of real numbers (or, with ``item``, hold one there).
 
     ``judge`` turns anything else (a tuple, a non-numeric dtype, an empty
     array for inputs that are not empty) into a finding; subclasses
     implement ``judge_array`` on the float array.
     """
 
+    item: Item | None = Field(
+        default=None,
+        description="the value judged when the entry returns several: an index into its tuple (0 for the first) or "
+        "a field of its dict; default: the whole result, which must be one array",
+    )
+
+    def reads_structure(self) -> bool:
+        return self.item is not None
+
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        got, problem = array_result(outcomes[0])
+        got, problem = array_result(outcomes[0], self.item)
         if problem:
             return problem
         assert got is not None
@@ -334,15 +355,80 @@ def extremes(cases: list[Case]) -> str:
     return f", including {' and '.join(parts)}" if parts else ""
 
 
-def array_result(outcome: CallOutcome) -> tuple[np.ndarray | None, Finding | None]:
-    """The single array a call returned, or a finding saying why there is none."""
-    if outcome.kind == "tuple":
+def array_result(outcome: CallOutcome, item: Item | None = None) -> tuple[np.ndarray | None, Finding | None]:
+    """The single array a call returned (or its ``item``), or a finding saying why there is none."""
+    label = ""
+    if item is not None:
+        found, problem = picked(outcome, item)
+        if problem is not None:
+            return None, problem
+        value, label = found, f"{_label(item)}: "
+    elif outcome.kind == "tuple":
         return None, Finding(
             got=f"a tuple of {count_of(len(outcome.values), 'value')}",
             expected="one array",
             note="Return the array itself, not a tuple.",
         )
-    value = outcome.values[0]
+    elif outcome.kind == "mapping":
+        return None, Finding(got=form_of(outcome), expected="one array")
+    else:
+        value = outcome.item(0)
+    if isinstance(value, str):
+        return None, Finding(got=f"{label}a str {_text(value)}", expected=f"{label}an array of real numbers")
     if value.dtype.kind not in "biuf":
-        return None, Finding(got=f"an array of dtype {value.dtype}", expected="an array of real numbers")
+        return None, Finding(got=f"{label}an array of dtype {value.dtype}", expected=f"{label}an array of real numbers")
     return value.astype(float, copy=False), None
+
+
+def _label(item: Item) -> str:
+    return f"item {item}" if isinstance(item, int) else f"field {item!r}"
+
+
+def _text(value: str, limit: int = 60) -> str:
+    """A returned string as a reason quotes it: ``repr`` (escaped), cut to ``limit`` characters."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f" (and {len(value) - limit} more characters)"
+
+
+_ONE = {"ndarray": "one array", "float": "a float", "int": "an int", "bool": "a bool", "str": "a str", "list": "a list"}
+
+
+def form_of(outcome: CallOutcome, names: list[str] | tuple[str, ...] = ()) -> str:
+    """What a call returned, as a form: ``one array``, ``a float``, ``a tuple of 2: (root, iterations)``,
+    ``a dict with the fields mean, std``. ``names``: the items of a tuple, as the prompt writes them."""
+    if outcome.kind == "mapping":
+        return f"a dict with the field{'s' if len(outcome.keys) != 1 else ''} {', '.join(outcome.keys) or '(none)'}"
+    if outcome.kind == "tuple":
+        count = len(outcome.values)
+        shown = f": ({', '.join(names)})" if len(names) == count else ""
+        return f"a tuple of {count}{shown}"
+    name = outcome.types[0] if outcome.types else "ndarray"
+    return _ONE.get(name, f"a {name}" if name[:1] not in "aeiou" else f"an {name}")
+
+
+def picked(outcome: CallOutcome, item: Item) -> tuple[Any, Finding | None]:
+    """Item ``item`` of a returned tuple, or field ``item`` of a returned dict (an array, or a str), or a finding
+    saying that the result holds no such item."""
+    if isinstance(item, int):
+        if outcome.kind == "tuple" and -len(outcome.values) <= item < len(outcome.values):
+            return outcome.item(item), None
+        return None, Finding(got=form_of(outcome), expected=f"a tuple holding item {item}")
+    if outcome.kind == "mapping" and item in outcome.keys:
+        return outcome.item(outcome.keys.index(item)), None
+    return None, Finding(got=form_of(outcome), expected=f"a dict with the field {item!r}")
+
+
+def structure_finding(mine: CallOutcome, reference: CallOutcome, names: list[str]) -> Finding | None:
+    """A finding when the reference returns a tuple or dict and the learner's result is not one of the same
+    items (as many items; the same fields, in any order); ``None`` when the forms agree or the reference's is one
+    value. A result the reference would not recognise is never judged on part of it."""
+    if reference.kind == "single":
+        return None
+    same = mine.kind == reference.kind and (
+        len(mine.values) == len(reference.values) if mine.kind == "tuple" else set(mine.keys) == set(reference.keys)
+    )
+    if same:
+        return None
+    return Finding(
+        got=form_of(mine),
+        expected=f"{form_of(reference, names)}, as the reference solution returns",
+    )

@@ -254,7 +254,10 @@ def _check(node: ast.AST, depth: int, inside_call: str | None) -> None:
             _check(item, deeper, inside_call)
     elif isinstance(node, ast.Subscript):
         _check(node.value, deeper, inside_call)
-        _check_index(node.slice, deeper, inside_call)
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            _check_field(node)
+        else:
+            _check_index(node.slice, deeper, inside_call)
     elif isinstance(node, ast.Call):
         _check_call(node, depth, inside_call)
     elif isinstance(node, ast.Attribute):
@@ -275,6 +278,15 @@ def _check_constant(value: Any) -> None:
 def _check_name(name: str) -> None:
     if name.startswith("_") or name == "reference":
         raise ExpressionError(f"the name {name!r} is not allowed in a relation")
+
+
+def _check_field(node: ast.Subscript) -> None:
+    """A field of a dict a call returns, ``stats(x)["mean"]``: a short name, on a call's result itself."""
+    name = node.slice.value  # type: ignore[attr-defined]  # a str constant, by the caller
+    if not isinstance(node.value, ast.Call) or _callee(node.value)[1] == "numpy":
+        raise ExpressionError(f'a field such as ["{name}"] is read only off what an entry or reference call returns')
+    if not name or len(name) > 80:
+        raise ExpressionError("a field name in a relation has 1 to 80 characters")
 
 
 def _check_index(node: ast.AST, depth: int, inside_call: str | None) -> None:
@@ -439,6 +451,18 @@ def evaluate_expression(expression: Expression, variables: Mapping[str, Any], re
         return walker.value(expression.node)
 
 
+def field_of(result: Any, name: str) -> Any:
+    """Field ``name`` of a dict a call returned (``stats(x)["mean"]``), or an ``ExpressionError`` saying what came."""
+    if not isinstance(result, dict):
+        shown = f"a tuple of {len(result)} values" if isinstance(result, tuple) else "one value"
+        raise ExpressionError(f"[{name!r}] reads a field of a dict, and the call returned {shown}")
+    if name not in result:
+        fields = ", ".join(map(str, result)) or "none"
+        raise ExpressionError(f"the returned dict has no field {name!r} (its fields: {fields})")
+    item = result[name]
+    return int(item) if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu" else item
+
+
 def _answered(calls: tuple[CallSite, ...], results: list[Any]) -> dict[int, Any]:
     return {id(site.node): result for site, result in zip(calls, results, strict=True)}
 
@@ -491,6 +515,8 @@ class _Walker:
 
     def _subscript(self, node: ast.Subscript) -> Any:
         raw = self.value(node.value)
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return field_of(raw, node.slice.value)
         if isinstance(raw, tuple) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return tuple_item(raw, self.value(node.slice))  # one item of a returned tuple, such as (root, steps)
         value = np.asarray(raw)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import Call, Check, Finding, array_result
+from grader.checks.base import Call, Check, Finding, array_result, form_of
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_pair, format_value
 from grader.checks.expressions import (
@@ -96,6 +96,17 @@ class Identity(Check):
             raise ValueError(f"where gives {combinations} combinations of values; at most {_MAX_COMBINATIONS}")
         return value
 
+    def reads_structure(self) -> bool:
+        """Whether the relation reads a field of a returned dict (``stats(x)["mean"]``); a str is refused by judge."""
+        relation = parse_relation(self.relation)
+        return any(
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+            for side in (relation.left, relation.right)
+            for node in ast.walk(side)
+        )
+
     def default_description(self, entry: str) -> str:
         return f"{self.relation} holds for every input"
 
@@ -141,11 +152,18 @@ class Identity(Check):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         relation = parse_relation(self.relation)
         per = len(relation.calls)
+        itemised = _itemised_calls(relation)
         for number, variables in enumerate(self._variables(case)):
             answered = outcomes[1 + number * per : 1 + (number + 1) * per]
             for site, outcome in zip(relation.calls, answered, strict=True):
-                if site.indexed and outcome.kind == "tuple":  # newton(x)[0]: the relation takes the tuple apart
+                if site.indexed and outcome.kind in ("tuple", "mapping"):  # newton(x)[0], stats(x)["mean"]
                     problem = _tuple_problem(outcome)
+                elif id(site.node) in itemised and outcome.values and outcome.values[0].ndim == 0:  # no items
+                    who = f"reference.{site.function}" if site.on == "reference" else site.function
+                    problem = Finding(
+                        got=f"{who} returned {form_of(outcome)}, which holds no items to index",
+                        expected=f"{self.relation}{_given(self.where, variables)} on a result that holds them",
+                    )
                 else:
                     _, problem = array_result(outcome)
                 if problem is not None:
@@ -246,10 +264,26 @@ def _nothing_compared(
     return None
 
 
+def _itemised_calls(relation: Relation) -> set[int]:
+    """The calls (by node id) the relation takes an item of with a written index or field: ``newton(a)[0]``."""
+    nodes = [node for side in (relation.left, relation.right) for node in ast.walk(side)]
+    return {
+        id(node.value)
+        for node in nodes
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.slice, ast.Constant)
+        and type(node.slice.value) in (int, str)
+    }
+
+
 def _tuple_problem(outcome: CallOutcome) -> Finding | None:
-    """A returned tuple the relation takes apart holds real numbers in every item."""
+    """A returned tuple or dict the relation takes apart holds real numbers in every item."""
+    form = "a dict" if outcome.kind == "mapping" else "a tuple"
+    if "str" in outcome.types:
+        return Finding(got=f"{form} holding a str", expected="real numbers")
     odd = [value.dtype for value in outcome.values if value.dtype.kind not in "biuf"]
-    return Finding(got=f"a tuple holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
+    return Finding(got=f"{form} holding a value of dtype {odd[0]}", expected="real numbers") if odd else None
 
 
 def _learner_number_in(side: ast.expr, relation: Relation, results: list[Any]) -> bool:

@@ -171,7 +171,7 @@ def _answer_data(answer: CallOutcome) -> dict[str, Any]:
     if answer.status != "ok":
         return {"status": answer.status, "error": answer.error, "detail": answer.detail}
     payload = [encode_array(value) for value in [*answer.values, *answer.inputs_after]]
-    return {
+    data = {
         "status": "ok",
         "kind": answer.kind,
         "types": list(answer.types),
@@ -179,6 +179,7 @@ def _answer_data(answer: CallOutcome) -> dict[str, Any]:
         "payload": [base64.b64encode(blob).decode("ascii") for blob in payload],
         "float_errors": answer.float_errors,
     }
+    return {**data, "keys": list(answer.keys)} if answer.keys else data
 
 
 def _answers(data: Any) -> list[CallOutcome]:
@@ -199,12 +200,14 @@ def _answer(item: Any) -> CallOutcome:
         if error is not None and (type(error) is not dict or not _as_read(error)):
             raise ValueError("an error report that the learner process's reader would not have produced")
         return CallOutcome(status=status, error=error, detail=item["detail"])
-    if status != "ok" or item.keys() != {"status", "kind", "types", "values", "payload", "float_errors"}:
+    fields = {"status", "kind", "types", "values", "payload", "float_errors"}
+    if status != "ok" or item.keys() - {"keys"} != fields:
         raise ValueError("an answer that is neither returned, raised nor refused")
     kind, types, count, encoded, float_errors = (
         item[k] for k in ("kind", "types", "values", "payload", "float_errors")
     )
-    if kind not in ("single", "tuple") or type(types) is not list or any(clean_type(t) != t for t in types):
+    keys = item.get("keys", [])
+    if kind not in ("single", "tuple", "mapping") or type(types) is not list or any(clean_type(t) != t for t in types):
         raise ValueError("an answer's kind or types are not as read")
     if type(count) is not int or type(encoded) is not list or not 1 <= count <= len(encoded):
         raise ValueError("an answer's count of values does not fit its payload")
@@ -216,8 +219,12 @@ def _answer(item: Any) -> CallOutcome:
             check_array(blob)
     except (TypeError, binascii.Error, ProtocolError, IndexError) as problem:
         raise ValueError(f"an answer's arrays are not the wire's encoding ({problem})") from None
-    digest = answer_digest(kind, types, count, payload, float_errors)
-    return WireOutcome(payload, count, kind, types, digest, float_errors)
+    if (kind == "mapping") != bool(keys) or (keys and (type(keys) is not list or len(keys) != count)):
+        raise ValueError("an answer's field names do not fit its values")
+    if keys and not all(type(key) is str for key in keys):
+        raise ValueError("an answer's field names are not strings")
+    digest = answer_digest(kind, types, count, payload, float_errors, keys)
+    return WireOutcome(payload, count, kind, types, digest, float_errors, keys)
 
 
 def _as_read(error: dict[str, Any]) -> bool:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from grader.checks.display import format_number
+from grader.sandbox.answers import numbers_only
 
 if TYPE_CHECKING:
     from grader.checks.base import Call, Check, FailureMode, Finding, Premise
@@ -145,6 +146,8 @@ def classify_failure(
 ) -> Failure:
     """The mode of a failing case, from the learner's outcomes on it and the check's finding, with the facts
     the hints' premises are tested on."""
+    if not check.reads_structure():  # as judge_case refused them
+        outcomes = [numbers_only(outcome) for outcome in outcomes]
     pairs = list(zip(calls, outcomes, strict=False))
     mine = [o for call, o in pairs if call.on == "learner"] or outcomes
     theirs = [o for call, o in pairs if call.on == "reference" and o.status == "ok"]

@@ -19,6 +19,7 @@ from grader.engine.failure_modes import Failure
 from grader.engine.plan import CallTable, Plan, PlannedCheck
 from grader.engine.reasons import describe_error, outcome_detail, ragged, returned_value
 from grader.memo import BoundedMemo
+from grader.sandbox.answers import numbers_only
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = ["STOPPED", "STOPPED_AS", "CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of", "stop_key"]
@@ -208,6 +209,8 @@ def judge_case(
     first (the input the reason shows): ``f(n=8)`` made for a relation on
     ``f(n=4)``.
     """
+    if not check.reads_structure():
+        outcomes = [numbers_only(outcome) for outcome in outcomes]
     if check.expects_exception and all(o.status in ("ok", "raised") for o in outcomes):
         return check.judge(case, outcomes)
     for position, outcome in enumerate(outcomes):

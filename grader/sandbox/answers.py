@@ -16,11 +16,20 @@ from typing import Any
 from grader.memo import BoundedMemo
 from grader.sandbox.frames import LimitExceeded
 from grader.sandbox.outcomes import CallOutcome
-from grader.sandbox.protocol import ProtocolError, check_array, decode_array
+from grader.sandbox.protocol import MAX_FIELD_NAME, ProtocolError, check_array, decode_array
 from grader.sandbox.replies import size_error
 from grader.sandbox.untrusted import clean_error, clean_float_errors, clean_type
 
-__all__ = ["MAX_BATCH", "KnownAnswers", "WireOutcome", "answer_digest", "decode_answer", "refused_reply", "unbatch"]
+__all__ = [
+    "MAX_BATCH",
+    "KnownAnswers",
+    "WireOutcome",
+    "answer_digest",
+    "decode_answer",
+    "numbers_only",
+    "refused_reply",
+    "unbatch",
+]
 
 MAX_BATCH = 1 << 16
 _KEEP_DECODED_BYTES = 64 << 10
@@ -31,6 +40,16 @@ def refused_reply(exc: ProtocolError) -> CallOutcome:
     if isinstance(exc, LimitExceeded):
         return CallOutcome(status="bad_value", error=size_error(exc.scope, exc.limit))
     return CallOutcome(status="protocol", detail=f"{exc}")
+
+
+def numbers_only(outcome: CallOutcome) -> CallOutcome:
+    """The outcome as a reader of numbers alone takes it: a result that is a mapping or holds a string is a value
+    that is not numbers, refused as the learner process refuses any other (the type it had, as a fact)."""
+    if not outcome.holds_text_or_fields():
+        return outcome
+    name = "dict" if outcome.kind == "mapping" else "str"
+    message = f"returned a value that is not an array of numbers ({name})"
+    return CallOutcome(status="bad_value", error=clean_error({"type": "TypeError", "message": message, "frames": []}))
 
 
 def decode_answer(index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
@@ -55,11 +74,36 @@ def decode_answer(index: int, header: dict[Any, Any], payload: list[bytes]) -> C
             check_array(blob)
     except (ProtocolError, TypeError, ValueError) as exc:
         return CallOutcome(status="protocol", detail=f"{exc}")
-    kind = "tuple" if header.get("kind") == "tuple" else "single"
+    kind = str(header.get("kind")) if header.get("kind") in ("tuple", "mapping") else "single"
     types = [clean_type(t) for t in header.get("types", [])][:n_values] if isinstance(header.get("types"), list) else []
+    keys = header.get("keys", []) if kind == "mapping" else []
+    problem = _form_problem(kind, types, keys, n_values, payload)
+    if problem:
+        return CallOutcome(status="protocol", detail=problem)
     float_errors = clean_float_errors(header.get("float_errors"))
-    digest = answer_digest(kind, types, n_values, payload, float_errors)
-    return WireOutcome(payload, n_values, kind, types, digest, float_errors)
+    digest = answer_digest(kind, types, n_values, payload, float_errors, keys)
+    return WireOutcome(payload, n_values, kind, types, digest, float_errors, keys)
+
+
+def _form_problem(kind: str, types: list[str], keys: Any, n_values: int, payload: list[bytes]) -> str:
+    """What is wrong with an answer's form (a mapping's field names, a string's array), or empty.
+
+    Field names are compared with a spec's, so they must be what the learner process sends: distinct short
+    strings, one per value. A string travels as a 1-D array of 32-bit code points, and nothing else may say so.
+    """
+    if kind == "mapping" and (
+        type(keys) is not list
+        or len(keys) != n_values
+        or not all(type(key) is str and 0 < len(key) <= MAX_FIELD_NAME for key in keys)
+        or len(set(keys)) != len(keys)
+    ):
+        return "the field names of a returned mapping are malformed"
+    for type_name, blob in zip(types, payload, strict=False):
+        if type_name == "str":
+            dtype, shape, _, _ = check_array(blob)
+            if dtype.kind != "u" or dtype.itemsize != 4 or len(shape) != 1:
+                return "a returned string is malformed"
+    return ""
 
 
 class WireOutcome(CallOutcome):
@@ -77,10 +121,13 @@ class WireOutcome(CallOutcome):
         types: list[str],
         digest: bytes,
         float_errors: list[dict[str, Any]] | None = None,
+        keys: list[str] | None = None,
     ) -> None:
         self._payload, self._n_values = payload, n_values
         self._arrays: list[Any] | None = None
-        super().__init__(status="ok", kind=kind, types=types, digest=digest, float_errors=float_errors or [])
+        super().__init__(
+            status="ok", kind=kind, types=types, digest=digest, float_errors=float_errors or [], keys=keys or []
+        )
 
     def release(self) -> None:
         """Forget the decoded arrays of a large answer (a check has judged it); they are decoded again if read again.
@@ -182,12 +229,16 @@ def answer_digest(
     n_values: int,
     payload: list[bytes],
     float_errors: Sequence[Mapping[str, Any]] = (),
+    keys: Sequence[str] = (),
 ) -> bytes:
     """What a call returned, exactly, in 16 bytes (each array's frame holds its dtype, shape and bytes).
 
-    NumPy's floating-point errors count too: the same numbers with an overflow are a different answer.
+    NumPy's floating-point errors count too: the same numbers with an overflow are a different answer, and
+    so do a mapping's field names.
     """
     digest = hashlib.blake2b(f"{kind}\0{n_values}\0{chr(31).join(types)}\0".encode(), digest_size=16)
+    if keys:
+        digest.update(json.dumps(list(keys)).encode() + b"\0")
     if float_errors:
         digest.update(json.dumps(float_errors, sort_keys=True).encode() + b"\0")
     for blob in payload:

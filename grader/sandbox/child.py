@@ -25,7 +25,16 @@ if TYPE_CHECKING:
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_given_source
 from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
-from grader.sandbox.protocol import MessageParser, encode_array, encode_message, frame_message, wire_bytes
+from grader.sandbox.protocol import (
+    MAX_FIELD_NAME,
+    MAX_FIELDS,
+    MAX_TEXT,
+    MessageParser,
+    encode_array,
+    encode_message,
+    frame_message,
+    wire_bytes,
+)
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
 from grader.sandbox.signatures import describe_defaults
@@ -367,7 +376,7 @@ def run_call(
             "error": describe_exception(exc, scratch),
         }, []
     try:
-        kind, types, encoded = _encode_result(value)
+        kind, types, encoded, keys = _encode_result(value)
         header: dict[str, Any] = {
             "op": "result",
             "index": index,
@@ -376,6 +385,8 @@ def run_call(
             "types": types,
             "values": len(encoded),
         }
+        if keys:
+            header["keys"] = keys
         if events:
             header["float_errors"] = events
         if call.get("return_inputs"):  # the inputs as the call left them: they count toward the answer too
@@ -417,7 +428,13 @@ def _entry(header: dict[str, Any]) -> bytes:
         return json.dumps(
             {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
         ).encode()
-    key = (header["kind"], tuple(header["types"]), header["values"], header.get("inputs"))
+    key = (
+        header["kind"],
+        tuple(header["types"]),
+        tuple(header.get("keys", ())),
+        header["values"],
+        header.get("inputs"),
+    )
     if "float_errors" in header:  # each its own: learner lines are not a shape of answer worth keeping
         return json.dumps(
             {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
@@ -460,28 +477,46 @@ def _plain(item: Any, budget: list[int] | None = None) -> bool:
     return budget[0] >= 0 and all(_plain(element, budget) for element in item)
 
 
-def _encode_result(value: Any) -> tuple[str, list[str], list[bytes]]:
-    """Turn a returned value into array payloads; refuse anything but numbers, or more than one answer holds."""
+def _encode_result(value: Any) -> tuple[str, list[str], list[bytes], list[str]]:
+    """Turn a returned value into array payloads (and a mapping's field names); refuse anything but numbers and
+    strings, or more than one answer holds.
+
+    A result is one item, a tuple of items, or a ``dict`` from short string keys to items; an item is numbers (an
+    array, a number, nested lists of them) or a ``str``, which travels as an array of its code points.
+    """
     if type(value) is np.ndarray and value.dtype.kind in "biufc" and wire_bytes(value) <= ANSWER_BYTES:
-        return "single", ["ndarray"], [encode_array(value)]  # most answers: one plain array of numbers
-    kind = "tuple" if isinstance(value, tuple) else "single"
-    items = list(value) if kind == "tuple" else [value]
+        return "single", ["ndarray"], [encode_array(value)], []  # most answers: one plain array of numbers
+    keys: list[str] = []
+    if type(value) is dict:
+        if len(value) > MAX_FIELDS:
+            raise ValueError(f"returned a dict of more than {MAX_FIELDS} fields")
+        if not all(type(key) is str and 0 < len(key) <= MAX_FIELD_NAME for key in value):
+            raise TypeError("returned a dict whose keys are not all short strings")
+        kind, keys, items = "mapping", list(value), list(value.values())
+    else:
+        kind = "tuple" if isinstance(value, tuple) else "single"
+        items = list(value) if kind == "tuple" else [value]
     if len(items) > 64:
         raise ValueError("returned a tuple of more than 64 items")
     types = [type(item).__name__[:80] for item in items]
     encoded: list[bytes] = []
     room = ANSWER_BYTES
     for item, name in zip(items, types, strict=True):
-        if not _plain(item):  # an object of the learner's own: never let numpy run its methods
+        if type(item) is str:
+            if len(item) > MAX_TEXT:
+                raise _TooLarge()
+            array = np.frombuffer(item.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        elif not _plain(item):  # an object of the learner's own: never let numpy run its methods
             raise TypeError(f"returned a value that is not an array of numbers ({name})")
-        if isinstance(item, np.ndarray) and wire_bytes(item) > room:  # refuse before copying it
+        elif isinstance(item, np.ndarray) and wire_bytes(item) > room:  # refuse before copying it
             raise _TooLarge()
-        # A plain ndarray is encoded as it is (encoding copies its bytes); anything else becomes one first.
-        array = item if type(item) is np.ndarray else np.array(item, copy=True, subok=False)
+        else:
+            # A plain ndarray is encoded as it is (encoding copies its bytes); anything else becomes one first.
+            array = item if type(item) is np.ndarray else np.array(item, copy=True, subok=False)
         if array.dtype.hasobject or array.dtype.kind not in "biufc":
             raise TypeError(f"returned a value that is not an array of numbers ({name}, dtype {array.dtype})")
         room -= wire_bytes(array)
         if room < 0:
             raise _TooLarge()
         encoded.append(encode_array(array))
-    return kind, types, encoded
+    return kind, types, encoded, keys

@@ -64,6 +64,11 @@ class CallOutcome:
     during an ``ok`` call, the first of each kind (``kind``: ``overflow``,
     ``invalid`` or ``divide``; ``in``: the ufunc; ``file``, ``line``,
     ``text``: the learner's line that raised it, where known).
+
+    The result's form: ``kind`` is ``single`` (one item), ``tuple`` or
+    ``mapping`` (a dict, its field names in ``keys``, in order); ``types``
+    names each item's Python type. An item of type ``str`` travels as the
+    array of its code points: ``item`` and ``value`` give it back as text.
     """
 
     status: CallStatus
@@ -76,11 +81,26 @@ class CallOutcome:
     stop: Stop | None = None
     digest: bytes | None = field(default=None, compare=False, repr=False)
     float_errors: list[dict[str, Any]] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
 
     @property
     def value(self) -> Any:
-        """The single returned array, or the tuple of arrays."""
-        return tuple(self.values) if self.kind == "tuple" else self.values[0]
+        """What the call returned: one item, a tuple of items, or a dict of them (an item is an array or a str)."""
+        items = [self.item(position) for position in range(len(self.values))]
+        if self.kind == "mapping":
+            return dict(zip(self.keys, items, strict=False))
+        return tuple(items) if self.kind == "tuple" else items[0]
+
+    def item(self, position: int) -> Any:
+        """Item ``position`` of the result: its array, or its text when the learner returned a ``str``."""
+        array = self.values[position]
+        if position < len(self.types) and self.types[position] == "str" and array.ndim == 1 and array.dtype.kind == "u":
+            return "".join(chr(code) if code < 0x110000 else "\ufffd" for code in array.tolist())
+        return array
+
+    def holds_text_or_fields(self) -> bool:
+        """Whether the result is a mapping or holds a string: more than numbers, which most checks judge alone."""
+        return self.status == "ok" and (self.kind == "mapping" or "str" in self.types)
 
     def release(self) -> None:
         """Let go of decoded arrays that can be decoded again (only answers read off the wire have any)."""

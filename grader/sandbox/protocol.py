@@ -24,7 +24,10 @@ from grader.sandbox.frames import MAX_BLOBS, MAX_FRAME, MessageParser, ProtocolE
 __all__ = [
     "MAX_BLOBS",
     "MAX_ELEMENTS",
+    "MAX_FIELDS",
+    "MAX_FIELD_NAME",
     "MAX_FRAME",
+    "MAX_TEXT",
     "MessageParser",
     "ProtocolError",
     "decode_array",
@@ -35,6 +38,12 @@ __all__ = [
 ]
 
 MAX_ELEMENTS = 8 * 1024 * 1024
+# A returned dict's fields and a returned string are bounded like any answer: at most MAX_FIELDS fields, each
+# named by a string of at most MAX_FIELD_NAME characters; a string of at most MAX_TEXT characters travels as the
+# 1-D array of its code points (dtype <u4), so text needs no encoding of its own, and never pickle.
+MAX_FIELDS = 64
+MAX_FIELD_NAME = 80
+MAX_TEXT = 1 << 16
 _NUMERIC_KINDS = "biufc"
 
 
