@@ -16,6 +16,7 @@ from grader import __version__
 from grader.engine.call_loop import SourceModule, grade_implementation
 from grader.engine.memory import GradingMemo
 from grader.engine.quiz import grade_quiz
+from grader.engine.reasons import describe_start_failure
 from grader.errors import UsageError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
@@ -229,7 +230,7 @@ class GradingSession:
             names = ", ".join(f"{name}()" for name in exercise.entries)
             reason = f"Not attempted: no file of the submission defines {names}."
             return ExerciseResult.unscored(exercise, "missing", reason)
-        return grade_implementation(
+        result = grade_implementation(
             exercise,
             source,
             self.factory,
@@ -238,6 +239,14 @@ class GradingSession:
             memo=self.memo,
             replies=replies,
         )
+        if source.failed_start is not None and result.status == "error" and not _mentions(source, exercise):
+            # The file could not be imported, and nothing in it names this exercise's entries: its failure
+            # belongs to the exercises it attempts, not to this one.
+            names = ", ".join(f"{name}()" for name in exercise.entries)
+            why = describe_start_failure(source.failed_start).rstrip(".")
+            reason = f"Not attempted: your file does not mention {names} (and {why})."
+            return ExerciseResult.unscored(exercise, "missing", reason)
+        return result
 
     def locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
@@ -319,6 +328,12 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def _mentions(source: SourceModule, exercise: ImplementationExercise) -> bool:
+    """Whether the graded file of ``source`` names any of ``exercise``'s entry functions anywhere in its text."""
+    text = source.files.get(source.module, b"").decode("utf-8", "replace")
+    return bool(scan_names(text, exercise.entries).mentioned)
 
 
 def handout_note(catalog: Catalog, graded: Iterable[Exercise]) -> str | None:
