@@ -186,3 +186,36 @@ def test_an_import_failure_counts_only_on_the_exercises_the_file_attempts(sessio
     assert words == {"temperature": "import-error", "log-softmax": "missing", "cross-entropy": "missing"}
     missing = next(exercise for exercise in report.exercises if exercise.id == "log-softmax")
     assert "does not mention log_softmax()" in missing.reason and "RuntimeError" in missing.reason
+
+
+class _LimitRecordingFactory(_HangingFactory):
+    """Records the time limit each process was opened with, beside the process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limits: list[float] = []
+
+    def open(self, files, module, entries, call_seconds):  # type: ignore[no-untyped-def]
+        self.limits.append(call_seconds)
+        return super().open(files, module, entries, call_seconds)
+
+
+def test_a_check_with_its_own_time_limit_has_its_calls_answered_within_that_limit(catalog) -> None:
+    exercise = catalog.exercise("temperature")
+    checks = [
+        check.model_copy(update={"time_limit": 7.0}) if check.id == "uniform-at-high-temperature" else check
+        for check in exercise.checks
+    ]
+    limited = exercise.model_copy(update={"checks": checks})
+    factory = _LimitRecordingFactory()
+    result = grade_implementation(
+        limited,
+        SourceModule({"mine.py": REFERENCE.encode()}, "mine.py"),
+        factory,
+        memo=GradingMemo(),
+        references=ROOT,
+    )
+    assert result.status == "passed", [c.reason for c in result.checks if c.status != "passed"]
+    assert factory.limits[0] == exercise.time_limit and 7.0 in factory.limits
+    (slow,) = [p for p, limit in zip(factory.opened, factory.limits, strict=True) if limit == 7.0]
+    assert 0 < slow.calls_received < sum(p.calls_received for p in factory.opened)
