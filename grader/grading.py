@@ -8,6 +8,7 @@ once. ``grade_submission`` is the one-shot API.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,7 +16,8 @@ from pathlib import Path
 from grader import __version__
 from grader.engine.call_loop import SourceModule, grade_implementation
 from grader.engine.memory import GradingMemo
-from grader.engine.quiz import grade_quiz
+from grader.engine.quiz import QUIZ_FORMS, QuizForm, check_quiz_form, grade_quiz
+from grader.engine.reasons import describe_start_failure
 from grader.errors import UsageError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
@@ -140,6 +142,7 @@ class GradingSession:
     def grade_loaded(
         self, submission: Submission, selected: list[Exercise] | None, *, public_only: bool = False
     ) -> Report:
+        formed: list[QuizForm] = []  # quizzes a handout knows only by the form of their answers
         """Grade an already-read submission against ``selected`` (or what it attempts).
 
         Raises ``WeakSandboxError`` (before any learner code runs) when hidden
@@ -157,15 +160,20 @@ class GradingSession:
                 if submission.answers_problem and not any(isinstance(e, QuizExercise) for e in selected):
                     # no quiz it names: nothing else would say the file was there and unreadable
                     problems.append(f"Your answers could not be read: {submission.answers_problem}")
-                unknown = [key for key in submission.answers if key not in self.catalog.exercises]
+                forms = _quiz_forms(self.catalog) if submission.answers else {}
+                formed = [
+                    forms[key] for key in submission.answers if key in forms and key not in self.catalog.exercises
+                ]
+                unknown = [key for key in submission.answers if key not in self.catalog.exercises and key not in forms]
                 if unknown:
                     named = listing([repr(excerpt(key)) for key in unknown[:SHOWN]], len(unknown), separator=", ")
                     which = "which is not a quiz here" if len(unknown) == 1 else "which are not quizzes here"
+                    known = [e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise)]
+                    known += [key for key in forms if key not in known]
                     problems.append(
-                        f"The answers file names {named}, {which}; known quizzes: "
-                        + ", ".join(e.id for e in self.catalog.exercises.values() if isinstance(e, QuizExercise))
+                        f"The answers file names {named}, {which}; known quizzes: {', '.join(known) or 'none'}"
                     )
-                if not selected and not problems:
+                if not selected and not problems and not formed:
                     problems.append(
                         "Nothing here attempts an exercise: no entry function is defined "
                         "and no quiz is answered. "
@@ -186,6 +194,7 @@ class GradingSession:
                     graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
                     graded[index].note = _choice_note(exercise, choices)
             results = [graded[index] for index in range(len(selected))]
+            results += [check_quiz_form(form, submission.answers.get(form.id)) for form in formed]
         finally:
             self.factory.release()  # the exercises shared one process; it ends with the submission
         hidden = sum(r.hidden_not_run for r in results)
@@ -229,7 +238,7 @@ class GradingSession:
             names = ", ".join(f"{name}()" for name in exercise.entries)
             reason = f"Not attempted: no file of the submission defines {names}."
             return ExerciseResult.unscored(exercise, "missing", reason)
-        return grade_implementation(
+        result = grade_implementation(
             exercise,
             source,
             self.factory,
@@ -238,6 +247,14 @@ class GradingSession:
             memo=self.memo,
             replies=replies,
         )
+        if source.failed_start is not None and result.status == "error" and not _mentions(source, exercise):
+            # The file could not be imported, and nothing in it names this exercise's entries: its failure
+            # belongs to the exercises it attempts, not to this one.
+            names = ", ".join(f"{name}()" for name in exercise.entries)
+            why = describe_start_failure(source.failed_start).rstrip(".")
+            reason = f"Not attempted: your file does not mention {names} (and {why})."
+            return ExerciseResult.unscored(exercise, "missing", reason)
+        return result
 
     def locate(self, submission: Submission, selected: list[Exercise] | None) -> dict[str, SourceModule]:
         """Map each entry name to the file that defines it (``*``: the only file, when there is one)."""
@@ -319,6 +336,29 @@ class GradingSession:
             elif any(name in modules for name in exercise.entries):
                 attempted.append(exercise)
         return attempted
+
+
+def _quiz_forms(catalog: Catalog) -> dict[str, QuizForm]:
+    """The quizzes a handout's ``public-checks`` describes by the form of their answers (none elsewhere).
+
+    A handout holds no answer key: these let ``grade answers.yaml --public`` say whether each answer is read.
+    A forms file that cannot be read gives none, so the answers file's quizzes are named as unknown.
+    """
+    if not (catalog.root / HANDOUT_MARKER).is_file():
+        return {}
+    path = catalog.root / HANDOUT_SPECS / QUIZ_FORMS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        forms = [QuizForm.from_data(item) for item in data["quizzes"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {form.id: form for form in forms}
+
+
+def _mentions(source: SourceModule, exercise: ImplementationExercise) -> bool:
+    """Whether the graded file of ``source`` names any of ``exercise``'s entry functions anywhere in its text."""
+    text = source.files.get(source.module, b"").decode("utf-8", "replace")
+    return bool(scan_names(text, exercise.entries).mentioned)
 
 
 def handout_note(catalog: Catalog, graded: Iterable[Exercise]) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
@@ -21,7 +22,10 @@ __all__ = [
     "CheckResult",
     "ExerciseResult",
     "Report",
+    "OUTCOMES",
     "SandboxInfo",
+    "exercise_outcome",
+    "reached_checks",
     "report_from_json",
     "report_from_worker",
     "report_to_json",
@@ -30,6 +34,9 @@ __all__ = [
 
 CheckStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 ExerciseStatus = Literal["passed", "failed", "error", "missing"]
+# What happened to an exercise, in the one word every format shows (see ``exercise_outcome``).
+Outcome = Literal["passed", "failed", "missing", "syntax-error", "import-error", "timeout", "error"]
+OUTCOMES: tuple[Outcome, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 _CHECK_STATUSES = frozenset(CheckStatus.__args__)  # type: ignore[attr-defined]
 _EXERCISE_STATUSES = frozenset(ExerciseStatus.__args__)  # type: ignore[attr-defined]
@@ -110,7 +117,9 @@ class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
     ``note`` says which file was graded when several files of the submission define an entry;
-    ``adjustments`` the changes an instructor made to its score, in the order they were made."""
+    ``adjustments`` the changes an instructor made to its score, in the order they were made.
+    ``outcome`` is ``status`` told apart further (``exercise_outcome``): the word the gradebook, the
+    summary and the feedback show; the report fills it in when it is built."""
 
     __pydantic_config__ = _FORBID_EXTRA
 
@@ -118,6 +127,7 @@ class ExerciseResult:
     title: str = ""
     kind: str = ""
     status: ExerciseStatus
+    outcome: Outcome | None = None
     score: float
     max_score: float
     reason: str
@@ -129,6 +139,8 @@ class ExerciseResult:
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")
+        if self.outcome is not None and self.outcome not in OUTCOMES:
+            raise ValueError(f"exercise outcome {self.outcome!r} is not one of {list(OUTCOMES)}")
 
     @classmethod
     def unscored(cls, exercise: Any, status: ExerciseStatus, reason: str) -> ExerciseResult:
@@ -195,6 +207,9 @@ class Report:
 
     def __post_init__(self) -> None:
         _points_as_floats(self)
+        for exercise in self.exercises:
+            if exercise.outcome is None:
+                exercise.outcome = exercise_outcome(exercise)
 
     @property
     def all_passed(self) -> bool:
@@ -203,6 +218,40 @@ class Report:
             and all(check.status == "passed" for exercise in self.exercises for check in exercise.checks)
             and all(exercise.status == "passed" for exercise in self.exercises)
         )
+
+
+_SYNTAX = re.compile(r"\b(?:SyntaxError|IndentationError|TabError)\b")
+
+
+def reached_checks(exercise: ExerciseResult) -> bool:
+    """Whether the learner's code got as far as the checks: one passed or failed, or one shows an input or a value."""
+    return any(c.status in ("passed", "failed") or c.input is not None or c.got is not None for c in exercise.checks)
+
+
+def exercise_outcome(exercise: ExerciseResult) -> Outcome:
+    """What happened to ``exercise``, in one word: ``status``, with ``error`` told apart by what stopped the code.
+
+    - ``passed``, ``failed``, ``missing``: the status itself.
+    - ``error`` when no check got as far as running (``reached_checks`` is false): ``timeout`` when the
+      import ran out of time, ``syntax-error`` when the reason names ``SyntaxError``, ``IndentationError``
+      or ``TabError``, else ``import-error`` (an exception, ``SystemExit``, a refused module, a crash).
+    - ``error`` when checks ran: ``timeout`` when every check that did not pass (held back ones aside)
+      ran out of time, else ``error`` (it raised, crashed or returned something unreadable).
+    - A quiz's ``error`` (answers that could not be read) stays ``error``.
+    """
+    if exercise.status != "error":
+        return exercise.status
+    if exercise.kind == "quiz":
+        return "error"
+    checks = exercise.checks
+    if checks and not reached_checks(exercise):
+        if any(c.status == "timeout" for c in checks):
+            return "timeout"
+        return "syntax-error" if _SYNTAX.search(exercise.reason) else "import-error"
+    judged = [c for c in checks if c.status not in ("passed", "skipped")]
+    if judged and all(c.status == "timeout" for c in judged):
+        return "timeout"
+    return "error"
 
 
 def to_data(record: Any, *, exclude_none: bool = False) -> dict[str, Any]:

@@ -163,6 +163,7 @@ def test_release_writes_pages_stubs_answers_and_public_checks(project: Catalog, 
             "stable-softmax.py",
             "why-softmax-quiz.md",
             "public-checks/stable-softmax.answers.json",
+            "public-checks/quizzes.json",
             "public-checks/stable-softmax.yaml",
             "public-checks/why-softmax.yaml",
         ]
@@ -271,7 +272,7 @@ def test_release_cli_writes_the_handout_and_exits_0(tmp_path: Path) -> None:
     exercises = build_project(tmp_path)
     result = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("wrote 9 files to ")
+    assert result.output.startswith("wrote 10 files to ")
     again = CliRunner().invoke(main, ["--exercises", str(exercises), "release", "--out", str(tmp_path / "out")])
     assert again.exit_code == 2 and "pass --replace" in again.output
 

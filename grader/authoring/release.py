@@ -6,6 +6,8 @@ Layout of ``DIR``::
     EXERCISE.md           one page per exercise: prompt, signatures, examples, public checks
     EXERCISE.py           one stub per implementation exercise, to fill in
     answers.yaml          the answers template for every quiz (empty answers)
+    public-checks/quizzes.json  each quiz's form (question ids, types, option counts; no answer key), so
+                          ``grader grade answers.yaml --public`` says whether each answer is read
     public-checks/        the specs reduced to their public checks and those checks' case sets,
                           so ``grader grade EXERCISE.py --public``, run in ``DIR``, works
                           (the marker file below makes ``public-checks`` the exercises folder there)
@@ -14,8 +16,9 @@ Only learner-facing parts of a spec are copied, by allow-list: prompts,
 signatures, public examples, public checks and their case sets. Hidden
 checks, known-wrong solutions, reference solutions and answer keys (correct
 options, option reasons, numeric answers) never are. Quizzes have no public
-checks (grading one needs its key), so ``public-checks`` holds no quiz; their
-questions and options are in their pages and in ``answers.yaml``. As a last
+checks (grading one needs its key), so ``public-checks`` holds no quiz spec; their
+questions and options are in their pages and in ``answers.yaml``, and the form
+of their answers in ``public-checks/quizzes.json``. As a last
 guard, every file is scanned for secret text before the handout is moved into
 place (``grader.authoring.leaks``). Files are written in sorted order with
 fixed content: the same catalog gives the same bytes.
@@ -35,6 +38,7 @@ Jacobian checks) find its answers to their calls, computed at release, in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -45,7 +49,7 @@ import yaml
 
 from grader.authoring.handout import CHECK_COMMAND, KINDS, stub
 from grader.authoring.leaks import find_leaks
-from grader.engine.quiz import letters
+from grader.engine.quiz import QUIZ_FORMS, letters, quiz_form
 from grader.errors import GraderError, SpecError, UsageError
 from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
 from grader.spec.loader import ALL, Catalog, load_catalog
@@ -204,6 +208,8 @@ def handout_files(catalog: Catalog, answers: dict[str, str] | None = None) -> di
     quizzes = [e for e in catalog.exercises.values() if isinstance(e, QuizExercise)]
     if quizzes:
         files["answers.yaml"] = answers_template(quizzes)
+        forms = {"quizzes": [quiz_form(quiz) for quiz in quizzes]}
+        files[f"{CHECKS_DIR}/{QUIZ_FORMS}"] = json.dumps(forms, indent=2, sort_keys=True) + "\n"
     released: set[str] = set()
     for exercise in catalog.exercises.values():
         files[f"{exercise.id}.md"] = _page(exercise)
@@ -281,7 +287,9 @@ def answers_template(quizzes: list[QuizExercise]) -> str:
         "#   single choice:   one option letter, like  A",
         "#   multiple choice: a list of option letters, like  [A, C]",
         "#   numeric:         a number",
-        "# Quizzes are graded when you hand in your work; the public checks cannot grade them.",
+        "# Quizzes are graded when you hand in your work. To check that each answer is read, run",
+        "#   grader grade answers.yaml --public",
+        "# (it says nothing about whether an answer is right).",
         "",
     ]
     for quiz in quizzes:
@@ -324,7 +332,8 @@ def _index(catalog: Catalog) -> str:
         "```",
         "",
         "Hidden checks run only when your work is graded; each page says how many there are.",
-        "Quiz answers go in `answers.yaml`; they are graded when you hand in.",
+        "Quiz answers go in `answers.yaml`; they are graded when you hand in. "
+        "`grader grade answers.yaml --public` says whether each answer is read, not whether it is right.",
         "",
     ]
     return "\n".join(lines)

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
 from grader.batch.items import ITEMS_NOTE, STRONG_CHOSEN, QuestionStat, format_discrimination, format_share
-from grader.batch.status import DID_NOT_RUN, STATUSES, exercise_status
+from grader.batch.status import STATUSES, exercise_status
+from grader.batch.status import stopped_before_checks as _stopped_before_checks
 from grader.report._common import printable
 from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.report.runner_safe import inert_lines
@@ -136,8 +137,9 @@ def reason_group(check: CheckResult) -> str:
 
 def stopped_before_checks(exercise: ExerciseResult, status: str) -> bool:
     """Whether the learner's work for ``exercise`` stopped before any check reached a verdict: a file that did not
-    parse, import or finish in time, or a quiz whose answers could not be read (every question in error)."""
-    return status in DID_NOT_RUN or (status == "error" and exercise.kind == "quiz")
+    parse, import or finish its import in time, or a quiz whose answers could not be read (every question in
+    error). A timeout after some checks ran is counted in its status column alone (``batch.status``)."""
+    return _stopped_before_checks(exercise, status)
 
 
 def _why_stopped(exercise: ExerciseResult) -> str:

@@ -203,6 +203,9 @@ class Check(Record):
     noun: str | None = Field(
         default=None, description="what the reason calls the entry's output; by default the entry's `output`"
     )
+    time_limit: float | None = Field(
+        default=None, gt=0, le=60, description="seconds of wall clock per call of this check; default: the exercise's"
+    )
 
     wants_inputs_back: ClassVar[bool] = False
     expects_exception: ClassVar[bool] = False

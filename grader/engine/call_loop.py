@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation"]
 
-MAX_TIMEOUTS = 2
 BUDGET_SECONDS = 30.0
 
 
@@ -97,8 +96,10 @@ def grade_implementation(
     process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
     plan = memo.plan(exercise, checks)
-    # Every call of the plan goes with the import: the process answers them without waiting to be asked.
-    ahead = (plan.whole_keys, plan.whole()[1].with_given(given)) if plan.checks else None
+    limits = _call_limits(plan, exercise.time_limit)
+    # Every call of the plan goes with the import: the process answers them without waiting to be asked
+    # (unless some check has a time limit of its own: its calls then go to a process with that limit).
+    ahead = (plan.whole_keys, plan.whole()[1].with_given(given)) if plan.checks and not limits else None
     try:
         start = process.start(ahead[1]) if ahead else process.start()
         if start.status != "ok":
@@ -135,17 +136,23 @@ def grade_implementation(
         timeouts = 0
         batch = True
         deadline = time.monotonic() + BUDGET_SECONDS
+        limit = exercise.time_limit  # the wall clock per call of the current process
         while True:
             needed = table.needed([run.keys for run in runs if not run.decided(table)])
             needed = [key for key in needed if table.calls[key].on == "learner"]
+            if needed and limits:  # a process answers only the calls of its own time limit
+                now = [key for key in needed if limits.get(key, exercise.time_limit) == limit]
+                if not now:  # a process of the next limit needed answers the rest
+                    limit = limits.get(needed[0], exercise.time_limit)
+                    process.close()
+                    continue
+                needed = now
             if not needed:
                 break
-            if timeouts >= MAX_TIMEOUTS or time.monotonic() >= deadline:
-                why = (
-                    f"{run_entry_name(runs)} already ran out of time or memory {timeouts} times"
-                    if timeouts >= MAX_TIMEOUTS
-                    else f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out"
-                )
+            if time.monotonic() >= deadline:
+                why = f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out"
+                if timeouts:
+                    why += f" after {run_entry_name(runs)} ran out of time or memory {timeouts} times"
                 for run in runs:
                     if not run.decided(table):
                         settled[run.check.id] = _result(
@@ -158,7 +165,7 @@ def grade_implementation(
             if not process.alive:
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process = _opened(factory, source, entries, exercise.time_limit, replies)
+                process = _opened(factory, source, entries, limit, replies)
                 restart = process.start()
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
@@ -204,6 +211,17 @@ def grade_implementation(
         if run.finding is not None
     }
     return _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
+
+
+def _call_limits(plan: Plan, default: float) -> dict[int, float]:
+    """The learner calls whose time limit is not the exercise's: the largest ``time_limit`` of the checks asking
+    for each (a check without one asks for the exercise's own)."""
+    wanted: dict[int, float] = {}
+    for planned in plan.checks:
+        for keys in planned.keys:
+            for key in keys:
+                wanted[key] = max(wanted.get(key, 0.0), planned.check.time_limit or default)
+    return {key: limit for key, limit in wanted.items() if limit != default}
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:

@@ -53,7 +53,21 @@ from grader.safeyaml import LongInteger
 if TYPE_CHECKING:
     from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
 
-__all__ = ["ChoiceReading", "grade_quiz", "letters", "read_choice"]
+__all__ = [
+    "QUIZ_FORMS",
+    "ChoiceReading",
+    "QuestionForm",
+    "QuizForm",
+    "check_quiz_form",
+    "grade_quiz",
+    "letters",
+    "quiz_form",
+    "read_choice",
+]
+
+
+# The file of a handout's ``public-checks`` folder holding its quizzes' forms (``QuizForm``).
+QUIZ_FORMS = "quizzes.json"
 
 
 def letters(count: int) -> str:
@@ -214,30 +228,41 @@ def _picked(question: ChoiceQuestion | NumericQuestion, given: Any) -> list[str]
     return sorted(reading.picks) if reading is not None and not reading.not_options else []
 
 
-def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
-    options = letters(len(question.options))
-    multiple = question.type == "multiple"
+def _read_choice_form(given: Any, options: str, multiple: bool) -> list[str] | str:
+    """The letters a choice answer picks, sorted, or why it is not of the form the question asks for.
+
+    The reason depends on the options alone, never on the answer key.
+    """
     if given is None:
         pick = "every option that applies" if multiple else "one option"
-        return "failed", f"Not answered: pick {pick} of {', '.join(options)}."
+        return f"Not answered: pick {pick} of {', '.join(options)}."
     reading = read_choice(given, options, multiple=multiple)
     if reading is None:
         form = "a list of option letters" if multiple else "one option letter"
-        return "failed", f"{_shown(given)} is not an answer here: give {form} from {', '.join(options)}."
+        return f"{_shown(given)} is not an answer here: give {form} from {', '.join(options)}."
     if reading.not_options:
         outside = reading.not_options
         verb = "is not an option" if len(outside) == 1 else "are not options"
-        return "failed", f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
-    correct = {letter for letter, option in zip(options, question.options, strict=True) if option.correct}
+        return f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
     chosen = sorted(reading.picks)
+    if not multiple and len(chosen) > 1:
+        return f"One option only: you gave {', '.join(chosen)}."
+    return chosen
+
+
+def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
+    options = letters(len(question.options))
+    multiple = question.type == "multiple"
+    chosen = _read_choice_form(given, options, multiple)
+    if isinstance(chosen, str):
+        return "failed", chosen
+    correct = {letter for letter, option in zip(options, question.options, strict=True) if option.correct}
 
     def described(pick: str, *, why: bool = True) -> str:
         option = question.options[options.index(pick)]
         return f"{pick} ({option.text})" + (f": {option.reason}" if why else "")
 
     if not multiple:
-        if len(chosen) > 1:
-            return "failed", f"One option only: you gave {', '.join(chosen)}."
         pick = chosen[0]
         option = question.options[options.index(pick)]
         if pick in correct:
@@ -286,6 +311,128 @@ def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[Check
     return "failed", (
         f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"
     )
+
+
+@dataclass(frozen=True)
+class QuestionForm:
+    """What an answer to one question must look like: ``type`` (single, multiple, numeric) and, for a choice,
+    how many options it has. Nothing of its answer key."""
+
+    id: str
+    type: str
+    options: int = 0
+
+
+@dataclass(frozen=True)
+class QuizForm:
+    """A quiz as a handout holds it: its id, title and the form of each question's answer, with no answer key.
+
+    ``grader release`` writes it (``quiz_form``); ``check_quiz_form`` reads a learner's answers against it.
+    """
+
+    id: str
+    title: str
+    questions: tuple[QuestionForm, ...]
+
+    @classmethod
+    def from_data(cls, data: Any) -> QuizForm:
+        """A form read back from its plain data; ``ValueError`` when the data is not one."""
+        try:
+            questions = tuple(
+                QuestionForm(id=str(q["id"]), type=str(q["type"]), options=int(q.get("options", 0)))
+                for q in data["questions"]
+            )
+            form = cls(id=str(data["id"]), title=str(data.get("title", "")), questions=questions)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not a quiz form: {exc!r}") from None
+        for question in questions:
+            if question.type not in ("single", "multiple", "numeric") or not (
+                question.type == "numeric" or 2 <= question.options <= 26
+            ):
+                raise ValueError(f"not a quiz form: question {question.id!r}")
+        return form
+
+
+def quiz_form(quiz: QuizExercise) -> dict[str, Any]:
+    """The plain data of ``quiz``'s form, for a handout: ids, question types and option counts, no answer key."""
+    questions: list[dict[str, Any]] = []
+    for question in quiz.questions:
+        if question.type == "numeric":
+            questions.append({"id": question.id, "type": "numeric"})
+        else:
+            questions.append({"id": question.id, "type": question.type, "options": len(question.options)})
+    return {"id": quiz.id, "title": quiz.title, "questions": questions}
+
+
+def check_quiz_form(form: QuizForm, answers: Any, problem: str | None = None) -> ExerciseResult:
+    """Whether each of the learner's answers to ``form``'s quiz is read and of the right form, without grading it.
+
+    A handout has no answer key, so nothing here can say whether an answer is right: a question passes when
+    its answer is read (the options it picks, or its number), and fails when it is missing or of another form.
+    The quiz scores nothing here (0 of 0 points); it is graded when the work is handed in.
+    """
+    later = "whether the answers are right is known when your work is graded, not here"
+    if problem is not None or not isinstance(answers, dict):
+        why = (
+            f"Your answers could not be read: {problem}"
+            if problem is not None
+            else f"The answers under '{form.id}' must map question ids to answers, one per line as "
+            "'question-id: answer'."
+        )
+        status: ExerciseStatus = "error"
+        checks = [_form_result(q.id, "error", "Not read: see the quiz's reason.") for q in form.questions]
+        return ExerciseResult(
+            id=form.id,
+            title=form.title,
+            kind="quiz",
+            status=status,
+            score=0.0,
+            max_score=0.0,
+            reason=why,
+            checks=checks,
+        )
+    checks = []
+    for question in form.questions:
+        given = answers.get(question.id)
+        if question.type == "numeric":
+            value = _number(given) if given is not None else f"Not answered: give {_NUMBER}."
+            if isinstance(value, str):
+                reason = value if given is None else f"{_shown(given)} {value}; give {_NUMBER}."
+                checks.append(_form_result(question.id, "failed", reason))
+            else:
+                checks.append(_form_result(question.id, "passed", f"Read: the number {value:g}."))
+            continue
+        options = letters(question.options)
+        chosen = _read_choice_form(given, options, question.type == "multiple")
+        if isinstance(chosen, str):
+            checks.append(_form_result(question.id, "failed", chosen))
+        else:
+            picked = "option" if len(chosen) == 1 else "options"
+            checks.append(
+                _form_result(question.id, "passed", f"Read: {picked} {', '.join(chosen)}, among {', '.join(options)}.")
+            )
+    read = sum(check.status == "passed" for check in checks)
+    reason = f"{read} of {len(checks)} answers read in the form their question asks for; {later}."
+    unknown = sorted(str(key) for key in answers if key not in {q.id for q in form.questions})
+    if unknown:
+        reason += (
+            f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are "
+            f"{', '.join(q.id for q in form.questions)})."
+        )
+    return ExerciseResult(
+        id=form.id,
+        title=form.title,
+        kind="quiz",
+        status="passed" if read == len(checks) else "failed",
+        score=0.0,
+        max_score=0.0,
+        reason=reason,
+        checks=checks,
+    )
+
+
+def _form_result(question_id: str, status: CheckStatus, reason: str) -> CheckResult:
+    return CheckResult(id=question_id, status=status, score=0.0, max_score=0.0, visibility="public", reason=reason)
 
 
 # What a numeric answer looks like, with no example value: any example could be some question's answer.

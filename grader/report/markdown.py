@@ -17,7 +17,7 @@ from __future__ import annotations
 from grader.report._common import check_rows, points
 from grader.report.markdown_safe import markdown_code, markdown_fence, markdown_text
 from grader.report.runner_safe import inert_lines
-from grader.results import Adjustment, CheckResult, ExerciseResult, Report
+from grader.results import Adjustment, CheckResult, ExerciseResult, Report, exercise_outcome
 
 __all__ = ["format_markdown", "markdown_code", "markdown_fence", "markdown_text"]
 
@@ -42,7 +42,7 @@ def format_markdown(report: Report) -> str:
             rows = check_rows(exercise)
             passed = sum(check.status == "passed" for check in rows)
             lines.append(
-                f"| {markdown_text(exercise.id, table=True)} | {exercise.status} | "
+                f"| {markdown_text(exercise.id, table=True)} | {exercise.outcome or exercise_outcome(exercise)} | "
                 f"{points(exercise.score)} / {points(exercise.max_score)} | {passed} of {len(rows)} |"
             )
         lines.append("")
@@ -57,7 +57,8 @@ def format_markdown(report: Report) -> str:
 
 def _exercise(exercise: ExerciseResult) -> list[str]:
     title = f": {markdown_text(exercise.title)}" if exercise.title else ""
-    verdict = f"**{exercise.status}**, {points(exercise.score)} / {points(exercise.max_score)} points."
+    word = exercise.outcome or exercise_outcome(exercise)  # the word the JSON, gradebook and summary use
+    verdict = f"**{word}**, {points(exercise.score)} / {points(exercise.max_score)} points."
     lines = [f"## {markdown_text(exercise.id)}{title}", "", f"{verdict} {markdown_text(exercise.reason)}", ""]
     if exercise.note:
         lines += [f"Note: {markdown_text(exercise.note)}", ""]

@@ -6,7 +6,7 @@ import textwrap
 
 from grader.report._common import printable
 from grader.report.runner_safe import inert_lines
-from grader.results import CheckResult, ExerciseResult, Report
+from grader.results import CheckResult, ExerciseResult, Report, exercise_outcome
 
 __all__ = ["format_text"]
 
@@ -36,7 +36,8 @@ def format_text(report: Report) -> str:
 
 
 def _exercise(exercise: ExerciseResult) -> list[str]:
-    head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {exercise.status}"
+    word = exercise.outcome or exercise_outcome(exercise)  # the word the JSON, gradebook and summary use
+    head = f"{exercise.id}  {_points(exercise.score)}/{_points(exercise.max_score)}  {word}"
     lines = [head]
     lines += _wrap(exercise.reason, "  ", "    ")  # deeper than check lines: wrapped text never passes for one
     if exercise.note:
