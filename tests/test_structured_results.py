@@ -54,7 +54,7 @@ def _solution(name: str) -> str:
 
 def _sent(value: Any) -> CallOutcome:
     """What the parent reads of ``value`` returned in the learner process."""
-    kind, types, encoded, keys = child._encode_result(value)
+    kind, types, encoded, keys = child.encode_result(value)
     header: dict[str, Any] = {"op": "result", "index": 0, "ok": True, "kind": kind, "types": types}
     header["values"] = len(encoded)
     if keys:
@@ -81,16 +81,16 @@ def test_result_travels_back_as_returned(value: Any) -> None:
 
 
 def test_malformed_mapping_or_string_frames_are_refused() -> None:
-    kind, types, encoded, keys = child._encode_result({"mean": 1.0, "std": 2.0})
+    kind, types, encoded, keys = child.encode_result({"mean": 1.0, "std": 2.0})
     header = {"op": "result", "index": 0, "ok": True, "kind": kind, "types": types, "values": 2, "keys": ["a", "a"]}
     assert decode_answer(0, header, encoded).status == "protocol"
     header = {"op": "result", "index": 0, "ok": True, "kind": "single", "types": ["str"], "values": 1}
-    assert decode_answer(0, header, [child._encode_result(np.zeros((2, 2)))[2][0]]).status == "protocol"
+    assert decode_answer(0, header, [child.encode_result(np.zeros((2, 2)))[2][0]]).status == "protocol"
 
 
 def test_a_dict_with_other_keys_is_refused_in_the_learner_process() -> None:
     with pytest.raises(TypeError, match="keys are not all short strings"):
-        child._encode_result({1: 2.0})
+        child.encode_result({1: 2.0})
 
 
 def test_checks_of_numbers_alone_refuse_strings_and_dicts_as_before() -> None:

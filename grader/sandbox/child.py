@@ -376,7 +376,7 @@ def run_call(
             "error": describe_exception(exc, scratch),
         }, []
     try:
-        kind, types, encoded, keys = _encode_result(value)
+        kind, types, encoded, keys = encode_result(value)
         header: dict[str, Any] = {
             "op": "result",
             "index": index,
@@ -477,7 +477,7 @@ def _plain(item: Any, budget: list[int] | None = None) -> bool:
     return budget[0] >= 0 and all(_plain(element, budget) for element in item)
 
 
-def _encode_result(value: Any) -> tuple[str, list[str], list[bytes], list[str]]:
+def encode_result(value: Any) -> tuple[str, list[str], list[bytes], list[str]]:
     """Turn a returned value into array payloads (and a mapping's field names); refuse anything but numbers and
     strings, or more than one answer holds.
 
