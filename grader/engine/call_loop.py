@@ -41,6 +41,12 @@ if TYPE_CHECKING:
 __all__ = ["LearnerProcessLike", "ProcessFactory", "SourceModule", "grade_implementation"]
 
 BUDGET_SECONDS = 30.0
+# Code that hangs on every input must not hold a learner or a CI job for the whole budget: once this many
+# calls ran out of time, each later process answers with a short wall clock (a check whose calls finish at
+# once, such as one that expects an exception, still keeps its verdict), and past MAX_HANGS the rest is not run.
+HANGS_BEFORE_SHORT = 2
+SHORT_CALL_SECONDS = 0.25
+MAX_HANGS = 8
 
 
 @dataclass
@@ -149,9 +155,13 @@ def grade_implementation(
                 needed = now
             if not needed:
                 break
-            if time.monotonic() >= deadline:
-                why = f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out"
-                if timeouts:
+            if time.monotonic() >= deadline or timeouts >= MAX_HANGS:
+                why = (
+                    f"{run_entry_name(runs)} already ran out of time or memory {timeouts} times"
+                    if timeouts >= MAX_HANGS
+                    else f"the exercise's time budget of {BUDGET_SECONDS:g} s ran out"
+                )
+                if timeouts and timeouts < MAX_HANGS:
                     why += f" after {run_entry_name(runs)} ran out of time or memory {timeouts} times"
                 for run in runs:
                     if not run.decided(table):
@@ -165,7 +175,8 @@ def grade_implementation(
             if not process.alive:
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
-                process = _opened(factory, source, entries, limit, replies)
+                short = timeouts >= HANGS_BEFORE_SHORT
+                process = _opened(factory, source, entries, min(limit, SHORT_CALL_SECONDS) if short else limit, replies)
                 restart = process.start()
                 if restart.status != "ok":
                     table.resolve_all(needed, CallOutcome(status="crashed", detail=describe_start_failure(restart)))
