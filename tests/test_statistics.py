@@ -44,7 +44,7 @@ def test_variance_interval_is_never_left_by_the_reference_on_a_few_seeds() -> No
 
 
 def test_variance_near_fails_a_variance_of_one_over_dk_and_names_the_cause() -> None:
-    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    check = VarianceNear(id="v", property="variance-near", which="scaled", readings=_READINGS)
     case = Case(args={"d_k": 16, "n_samples": 2000, "seed": 0})
     assert check.judge(case, [_pair(16.2, 1.01)]) is None
     finding = check.judge(case, [_pair(16.2, 1 / 16)])
@@ -92,6 +92,12 @@ def test_variance_tracks_dimension_wants_growth() -> None:
     assert check.judge(case, [_pair(1.0, 1.0), _pair(4.0, 1.0)]) is not None
 
 
+# What the spec says for each reading (exercises/scaling-experiment.yaml words them so).
+_READINGS = {
+    "swapped": "the two come back in the other order",
+    "not-scaled": "the dot products were not divided by sqrt(d_k)",
+    "divided-by-d": "the dot products were divided by d_k, not by sqrt(d_k)",
+}
 # Each (unscaled, scaled) pair below is one call at d_k=16 that drew the same dot products for both values.
 _NOT_SCALED = (16.2, 16.2)
 _SWAPPED = (16.2 / 16, 16.2)
@@ -110,14 +116,14 @@ _DIVIDED_BY_DK = (16.2, 16.2 / 256)
 def test_variance_near_states_a_scaling_only_when_the_first_value_rules_out_the_others(
     pair: tuple[float, float], said: str, unsaid: str
 ) -> None:
-    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    check = VarianceNear(id="v", property="variance-near", which="scaled", readings=_READINGS)
     finding = check.judge(Case(args={"d_k": 16, "n_samples": 2000, "seed": 0}), [_pair(*pair)])
     assert finding is not None and said in finding.note and unsaid not in finding.note
 
 
 def test_variance_near_says_nothing_of_the_scaling_when_sampling_error_blurs_the_readings() -> None:
     # From different draws at d_k=2 and 300 samples, "about 2" and "about 1" overlap: nothing is ruled out.
-    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    check = VarianceNear(id="v", property="variance-near", which="scaled", readings=_READINGS)
     low, high = variance_interval(2, 300)
     assert high >= 2 * low
     finding = check.judge(Case(args={"d_k": 2, "n_samples": 300, "seed": 0}), [_pair(2.1, 2.0 * high * 0.99)])
@@ -125,7 +131,7 @@ def test_variance_near_says_nothing_of_the_scaling_when_sampling_error_blurs_the
 
 
 def test_variance_near_tells_a_swapped_pair_on_the_first_value_too() -> None:
-    check = VarianceNear(id="v", property="variance-near", which="unscaled")
+    check = VarianceNear(id="v", property="variance-near", which="unscaled", readings=_READINGS)
     finding = check.judge(Case(args={"d_k": 16, "n_samples": 2000, "seed": 0}), [_pair(*_SWAPPED)])
     assert finding is not None and "other order" in finding.note
 
@@ -149,3 +155,14 @@ def test_changes_with_argument_without_a_control_never_says_the_argument_is_igno
     check = ChangesWithArgument(id="c", property="changes-with-argument", arg="seed", values=[0, 1])
     finding = check.judge(Case(args={"d_k": 4}), [_pair(1.0, 2.0), _pair(1.0, 2.0)])
     assert finding is not None and finding.note == ""
+
+
+def test_variance_near_says_no_reading_the_spec_does_not_word() -> None:
+    check = VarianceNear(id="v", property="variance-near", which="scaled")
+    finding = check.judge(Case(args={"d_k": 16, "n_samples": 2000, "seed": 0}), [_pair(*_NOT_SCALED)])
+    assert finding is not None and finding.note == ""
+
+
+def test_variance_near_refuses_a_reading_it_does_not_know() -> None:
+    with pytest.raises(ValueError, match="unknown readings"):
+        VarianceNear(id="v", property="variance-near", which="scaled", readings={"halved": "x"})

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 SETTLE_TRIES = 3  # a copy still running after three gradings is left for the next run
-# File times advance by the kernel's clock tick (at most 10 ms): a write in the tick of the one before
+# File times advance by the kernel's clock tick, not by the nanosecond: a write in the tick of the one before
 # could leave st_ctime_ns as it was. Files changed that recently are hashed again once a tick has passed.
 _TICK_NS = 20_000_000
 

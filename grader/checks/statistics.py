@@ -56,7 +56,7 @@ from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import count_of, format_number, format_value
 from grader.checks.numbers import nothing_judged
-from grader.record import Field
+from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
@@ -196,7 +196,29 @@ class FloatTuple(Check):
         return None
 
 
-class VarianceNear(Check):
+READINGS = ("swapped", "not-scaled", "divided-by-d")
+
+
+class _ReadsScaling(Check):
+    """A check of the experiment's two variances that may say which scaling they show, in the spec's words."""
+
+    readings: dict[str, str] = Field(
+        default_factory=dict,
+        description="what to tell the learner when both values of a call show one scaling: for 'swapped' (the "
+        "two values in the other order), 'not-scaled' (the second as large as the first) and 'divided-by-d' (the "
+        "second about 1/d); a reading without a sentence is not said",
+    )
+
+    @field_validator("readings")
+    @classmethod
+    def _known_readings(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(READINGS))
+        if unknown:
+            raise ValueError(f"unknown readings {unknown}; the readings are {list(READINGS)}")
+        return value
+
+
+class VarianceNear(_ReadsScaling):
     """One estimate of ``(var_unscaled, var_scaled)`` lies within the sampling error of its true value.
 
     The true value is ``d_k`` (unscaled) or 1 (scaled); the accepted interval is
@@ -222,13 +244,15 @@ class VarianceNear(Check):
         assert pair is not None
         d = int(case.args[self.d_arg])
         n = int(case.args.get(self.n_arg) or self.default_n)
-        return _variance_finding(pair, d, n, self.which, self.delta)
+        return _variance_finding(pair, d, n, self.which, self.delta, self.readings)
 
     def verified(self, cases: list[Case]) -> str:
         return f"on {len(cases)} input{'s' if len(cases) != 1 else ''}, within the sampling error of each sample size"
 
 
-def _variance_finding(pair: tuple[float, float], d: int, n: int, which: str, delta: float) -> Finding | None:
+def _variance_finding(
+    pair: tuple[float, float], d: int, n: int, which: str, delta: float, readings: dict[str, str]
+) -> Finding | None:
     low, high = variance_interval(d, n, delta)
     target = float(d) if which == "unscaled" else 1.0
     scale = float(d) if which == "unscaled" else 1.0
@@ -241,12 +265,12 @@ def _variance_finding(pair: tuple[float, float], d: int, n: int, which: str, del
         expected=f"{format_number(target)}, give or take sampling error: between {format_number(low * scale)} and "
         f"{format_number(high * scale)} for {n} samples (a correct estimate falls outside with probability "
         f"below {format_number(delta)})",
-        note=_scaling_note(pair, d, (low, high), which),
+        note=readings.get(scaling_reading(pair, d, (low, high), which) or "", ""),
     )
 
 
-def _scaling_note(pair: tuple[float, float], d: int, interval: tuple[float, float], which: str) -> str:
-    """What the two values show about the scaling, said only when both values rule out every other reading.
+def scaling_reading(pair: tuple[float, float], d: int, interval: tuple[float, float], which: str) -> str | None:
+    """Which scaling the two values show (one of ``READINGS``), only when both values rule out every other one.
 
     Each value is read against the interval a correct estimate of each
     candidate (about ``d``, about 1, about ``1/d``) falls in; the readings are
@@ -257,28 +281,25 @@ def _scaling_note(pair: tuple[float, float], d: int, interval: tuple[float, floa
     low, high = interval
     unscaled, scaled = pair
     if d <= 1 or not (math.isfinite(unscaled) and math.isfinite(scaled)):
-        return ""
+        return None
     exact = _exact_reading(unscaled, scaled, d, which)
     if exact is not None:
         return exact
     if high >= low * d:
-        return ""  # sampling error this large: no reading is ruled out
+        return None  # sampling error this large: no reading is ruled out
 
     def about(value: float, target: float) -> bool:
         return low * target <= value <= high * target
 
     if about(unscaled, 1.0) and about(scaled, d):
-        return (
-            "The first value is about 1 and the second about d_k: the two come back in the other order; "
-            "return (var_unscaled, var_scaled)."
-        )
+        return "swapped"
     if which != "scaled" or not about(unscaled, d):
-        return ""
+        return None
     if about(scaled, d):
-        return "That is about d_k, as is the first value: the dot products were not divided by sqrt(d_k)."
+        return "not-scaled"
     if about(scaled, 1 / d):
-        return "That is about 1/d_k: the dot products were divided by d_k, not by sqrt(d_k)."
-    return ""
+        return "divided-by-d"
+    return None
 
 
 def _exact_reading(unscaled: float, scaled: float, d: int, which: str) -> str | None:
@@ -293,20 +314,17 @@ def _exact_reading(unscaled: float, scaled: float, d: int, which: str) -> str | 
         return None
     ratio = scaled / unscaled
     if math.isclose(ratio, d, rel_tol=1e-6):
-        return (
-            "The second value is d_k times the first: the two come back in the other order; "
-            "return (var_unscaled, var_scaled)."
-        )
+        return "swapped"
     if which != "scaled":
         return None
     if scaled == unscaled:
-        return "It equals the first value: the dot products were not divided by sqrt(d_k)."
+        return "not-scaled"
     if math.isclose(ratio, 1 / d**2, rel_tol=1e-6):
-        return "It is the first value divided by d_k squared: the dot products were divided by d_k, not by sqrt(d_k)."
+        return "divided-by-d"
     return None
 
 
-class VarianceTracksDimension(Check):
+class VarianceTracksDimension(_ReadsScaling):
     """Across several ``d_k``, the unscaled variance grows (about ``d_k``) while the scaled one stays near 1."""
 
     property: Literal["variance-tracks-dimension"]
@@ -339,7 +357,7 @@ class VarianceTracksDimension(Check):
             return Finding(got=shown, expected="the first value to grow with d_k")
         for d, (a, b) in zip(self.dims, pairs, strict=True):
             for which in ("unscaled", "scaled"):
-                finding = _variance_finding((a, b), d, n, which, self.delta)
+                finding = _variance_finding((a, b), d, n, which, self.delta, self.readings)
                 if finding:
                     return Finding(got=shown, expected=f"at d_k={d}, {finding.expected}", note=finding.note)
         return None
