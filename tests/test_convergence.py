@@ -18,11 +18,9 @@ from click.testing import CliRunner
 from grader.checks.cases import Case
 from grader.checks.convergence import ConvergesAtOrder, estimated_order
 from grader.cli import main
-from grader.engine.call_loop import SourceModule, grade_implementation
-from grader.engine.memory import GradingMemo
 from grader.errors import SpecError
 from grader.spec.loader import load_catalog
-from tests.fakes import InProcessFactory
+from tests.grading_helpers import grade_in_process
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "linalg"
 
@@ -33,15 +31,7 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _grade(root: Path, exercise_id: str, source: str) -> dict[str, Any]:
-    exercise = load_catalog(root / "exercises").exercise(exercise_id)
-    result = grade_implementation(
-        exercise,  # type: ignore[arg-type]
-        SourceModule({"mine.py": source.encode()}, "mine.py"),
-        InProcessFactory(),
-        root=root,
-        memo=GradingMemo(),
-    )
-    return {check.id: check for check in result.checks}
+    return grade_in_process(root, exercise_id, source)
 
 
 def _solution(name: str) -> str:

@@ -19,13 +19,10 @@ from grader.checks.cases import Case
 from grader.checks.form import ReturnsForm
 from grader.checks.properties import MatchesReference, ShapeAndDtype
 from grader.cli import main
-from grader.engine.call_loop import SourceModule, grade_implementation
-from grader.engine.memory import GradingMemo
 from grader.sandbox import child
 from grader.sandbox.answers import decode_answer, numbers_only
 from grader.sandbox.outcomes import CallOutcome
-from grader.spec.loader import load_catalog
-from tests.fakes import InProcessFactory
+from tests.grading_helpers import grade_in_process
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "structured"
 CASE = Case(args={"a": 2.0}, label="a=2")
@@ -37,15 +34,7 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _grade(root: Path, exercise_id: str, source: str) -> dict[str, Any]:
-    exercise = load_catalog(root / "exercises").exercise(exercise_id)
-    result = grade_implementation(
-        exercise,  # type: ignore[arg-type]
-        SourceModule({"mine.py": source.encode()}, "mine.py"),
-        InProcessFactory(),
-        root=root,
-        memo=GradingMemo(),
-    )
-    return {check.id: check for check in result.checks}
+    return grade_in_process(root, exercise_id, source)
 
 
 def _solution(name: str) -> str:
