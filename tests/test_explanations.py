@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.checks.properties import MatchesReference
+from grader.checks.reference import MatchesReference
 from grader.engine.explanations import explain, named_values
 from grader.engine.failure_modes import Failure, fitting_hint
 from tests.grading_helpers import failures, grade_one

@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from grader.checks.bridge import EntropyGrows
-from grader.checks.properties import MatchesReference
+from grader.checks.reference import MatchesReference
 from grader.record import Field, Record
 from grader.record.validation import model_for
 from grader.spec.loader import load_spec_file

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 
 from grader.checks.cases import Case
 from grader.checks.form import ReturnsForm
-from grader.checks.properties import MatchesReference, ShapeAndDtype
+from grader.checks.properties import ShapeAndDtype
+from grader.checks.reference import MatchesReference
 from grader.cli import main
 from grader.sandbox import child
 from grader.sandbox.answers import decode_answer, numbers_only

@@ -8,23 +8,23 @@ float32 solution is not failed for rounding.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 import numpy as np
 
-from grader.checks.base import ArrayCheck, Call, Check, Compared, Finding, Item, array_result, picked, structure_finding
+from grader.checks.base import ArrayCheck, Call, Check, Finding, Item, array_result, picked, structure_finding
 from grader.checks.cases import Case
 from grader.checks.display import count_of, format_number, format_pair, format_value, positions
 from grader.checks.form import not_an_ndarray
 from grader.checks.numbers import close, nothing_judged
-from grader.record import Field, field_validator
+from grader.record import Field
 from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
+    "NAMES_FIELD",
+    "REFERENCE_FIELD",
     "Finite",
     "LeavesInputUnchanged",
-    "MatchesReference",
     "NegInfGetsZero",
     "NonNegative",
     "OrderPreserving",
@@ -32,12 +32,16 @@ __all__ = [
     "ShapeAndDtype",
     "SumsToOne",
     "TranslationInvariant",
+    "beyond_float32",
+    "reference_value",
+    "shape_finding",
     "sums_finding",
+    "tolerances",
     "zero_where",
 ]
 
 
-def _tolerances(value: np.ndarray, case: Case, rtol: float, atol: float) -> tuple[float, float]:
+def tolerances(value: np.ndarray, case: Case, rtol: float, atol: float) -> tuple[float, float]:
     """The spec's tolerances, widened to float32's where the inputs or the result ``value`` are float32."""
     low_precision = value.dtype == np.float32 or any(
         isinstance(v, np.ndarray) and v.dtype == np.float32 for v in case.args.values()
@@ -68,177 +72,21 @@ def _axis(case: Case, axis_arg: str | None, default: int) -> int:
     return default
 
 
-def _shape_finding(got: np.ndarray, expected_shape: tuple[int, ...]) -> Finding | None:
+def shape_finding(got: np.ndarray, expected_shape: tuple[int, ...]) -> Finding | None:
     if got.shape != expected_shape:
         return Finding(got=f"an array of shape {got.shape}", expected=f"shape {expected_shape}")
     return None
 
 
-_REFERENCE_FIELD = "a function of the exercise's reference solution, called on the same arguments; default: the entry"
+REFERENCE_FIELD = "a function of the exercise's reference solution, called on the same arguments; default: the entry"
 
 
-def _expected(outcome: CallOutcome) -> np.ndarray:
+def reference_value(outcome: CallOutcome) -> np.ndarray:
     """The reference solution's answer to a twin call, as floats (``engine`` has checked it is numeric)."""
     return np.asarray(outcome.values[0], dtype=float)
 
 
-_NAMES_FIELD = "names of a returned tuple's items, as the prompt writes them (root, iterations), for reasons"
-TextComparison = Literal["exact", "casefold", "whitespace", "pattern"]
-
-
-class MatchesReference(ArrayCheck):
-    """The result equals what the exercise's reference solution returns on the same arguments, within tolerance.
-
-    Where the reference returns a tuple or a dict, the learner's result must
-    be one of the same items (``structure_finding``), and then every item is
-    compared, or only ``item``. Numbers compare within ``rtol``/``atol``; a
-    string compares by ``compare``: ``exact``, ``casefold`` (case ignored),
-    ``whitespace`` (runs of whitespace as one space, the ends stripped), or
-    ``pattern`` (the learner's string matches the regular expression
-    ``pattern`` whole, whatever the reference's).
-    """
-
-    property: Literal["matches-reference"]
-    uses_reference = True
-    reference: str | None = Field(default=None, description=_REFERENCE_FIELD)
-    rtol: float = Field(default=1e-6, ge=0)
-    atol: float = Field(default=1e-9, ge=0)
-    names: list[str] = Field(default_factory=list, description=_NAMES_FIELD)
-    compare: TextComparison = Field(
-        default="exact", description="how a returned string compares: exact, casefold, whitespace or pattern"
-    )
-    pattern: str | None = Field(
-        default=None, max_length=500, description="with compare: pattern, the regular expression a string matches"
-    )
-
-    @field_validator("pattern")
-    @classmethod
-    def _pattern_compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"{value!r} is not a regular expression: {exc}") from None
-        return value
-
-    def reads_structure(self) -> bool:
-        return True
-
-    def default_description(self, entry: str) -> str:
-        if self.compare == "pattern":
-            which = f"{self._label(self.item)[:-2]} of what {entry} returns" if self.item is not None else entry
-            return f"{which} is a str matching {self.pattern!r}"
-        if self.item is not None:
-            return f"{self._label(self.item)[:-2]} of what {entry} returns is the reference solution's"
-        return f"{entry} returns the same values as the reference solution"
-
-    def plan(self, case: Case, entry: str) -> list[Call]:
-        return [Call(entry, case.args), Call(self.reference or entry, case.args, on="reference")]
-
-    def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
-        mine, theirs = outcomes
-        if theirs.kind == "single" and self.item is None and not theirs.holds_text_or_fields():
-            return super().judge(case, outcomes)  # one array against one array, as it always was
-        problem = structure_finding(mine, theirs, self.names)
-        if problem is not None:
-            return problem
-        for item in self._items(theirs):
-            got, problem = picked(mine, item) if item is not None else (mine.item(0), None)
-            expected = picked(theirs, item)[0] if item is not None else theirs.item(0)
-            if problem is None:
-                problem = self._judge_item(case, got, expected, self._label(item))
-            if problem is not None:
-                return problem
-        return None
-
-    def _items(self, reference: CallOutcome) -> list[Item | None]:
-        if self.item is not None:
-            return [self.item]
-        if reference.kind == "tuple":
-            return list(range(len(reference.values)))
-        return list(reference.keys) if reference.kind == "mapping" else [None]
-
-    def _label(self, item: Item | None) -> str:
-        if item is None:
-            return ""
-        if isinstance(item, int) and 0 <= item < len(self.names):
-            return f"item {item} ({self.names[item]}): " if item == self.item else f"{self.names[item]}: "
-        return f"item {item}: " if isinstance(item, int) else f"{item}: "
-
-    def _judge_item(self, case: Case, got: Any, expected: Any, label: str) -> Finding | None:
-        if isinstance(expected, str) or (self.compare == "pattern" and isinstance(got, str)):
-            return self._judge_text(got, expected, label)
-        if isinstance(got, str):
-            return Finding(got=f"{label}a str {got!r:.80}", expected=f"{label}numbers, {format_value(expected)}")
-        if got.dtype.kind not in "biuf":
-            return Finding(got=f"{label}an array of dtype {got.dtype}", expected=f"{label}an array of real numbers")
-        finding = self._judge_numbers(case, got, np.asarray(expected, dtype=float))
-        if finding is not None and label:
-            finding.got, finding.expected = f"{label}{finding.got}", f"{label}{finding.expected}"
-        return finding
-
-    def _judge_text(self, got: Any, expected: Any, label: str) -> Finding | None:
-        wanted = f"{label}{_TEXT_WANTED[self.compare]}"
-        if not isinstance(got, str):
-            shown = format_value(got) if isinstance(got, np.ndarray) else repr(got)
-            return Finding(got=f"{label}{shown}, not a str", expected=wanted.format(expected=_quoted(expected)))
-        if self.compare == "pattern":
-            if re.fullmatch(self.pattern or "", got):
-                return None
-            return Finding(got=f"{label}{_quoted(got)}", expected=f"{label}a str matching {self.pattern!r}")
-        if isinstance(expected, str) and _normalised(got, self.compare) == _normalised(expected, self.compare):
-            return None
-        return Finding(got=f"{label}{_quoted(got)}", expected=wanted.format(expected=_quoted(expected)))
-
-    def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
-        return self._judge_numbers(case, got, _expected(outcomes[1]), outcomes[0].values[0])
-
-    def _judge_numbers(self, case: Case, got: np.ndarray, expected: np.ndarray, raw: Any = None) -> Finding | None:
-        raw = got if raw is None else raw
-        shape = _shape_finding(got, expected.shape)
-        if shape:
-            return shape
-        got = got.astype(float, copy=False)
-        rtol, atol = _tolerances(raw, case, self.rtol, self.atol)
-        if close(got, expected, rtol, beyond_float32(raw, case, expected, atol, self.atol)):
-            return None
-        pair = format_pair(got, expected, rtol=rtol, atol=atol)
-        return Finding(
-            got=pair.got_with_where(),
-            expected=f"{pair.expected} (rtol {format_number(rtol)}, atol {format_number(atol)})",
-        )
-
-    def compared(self, case: Case, outcomes: list[CallOutcome]) -> Compared | None:
-        mine, reference = outcomes[0], outcomes[1]
-        if mine.status != "ok" or reference.status != "ok" or not mine.values:
-            return None
-        if reference.kind != "single" or self.item is not None or mine.holds_text_or_fields():
-            return None  # a relation read off the values explains one array against one array
-        rtol, atol = _tolerances(mine.values[0], case, self.rtol, self.atol)
-        return Compared(mine.value, _expected(reference), rtol, atol)
-
-
-_TEXT_WANTED = {
-    "exact": "{expected}",
-    "casefold": "{expected}, in any case",
-    "whitespace": "{expected}, spaces aside",
-    "pattern": "{expected}",
-}
-
-
-def _normalised(text: str, how: str) -> str:
-    if how == "casefold":
-        return text.casefold()
-    if how == "whitespace":
-        return " ".join(text.split())
-    return text
-
-
-def _quoted(value: Any) -> str:
-    """A string as a reason quotes it: escaped, at most 80 characters."""
-    if not isinstance(value, str):
-        return format_value(value)
-    return repr(value) if len(value) <= 80 else f"{value[:80]!r} (and {len(value) - 80} more characters)"
+NAMES_FIELD = "names of a returned tuple's items, as the prompt writes them (root, iterations), for reasons"
 
 
 class SumsToOne(ArrayCheck):
@@ -257,7 +105,7 @@ class SumsToOne(ArrayCheck):
         if got.ndim == 0 or not -got.ndim <= axis < got.ndim:
             return Finding(got=f"an array of shape {got.shape}", expected=f"an array with an axis {axis}")
         sums = got.sum(axis=axis)
-        _, atol = _tolerances(outcomes[0].values[0], case, 0, self.atol)
+        _, atol = tolerances(outcomes[0].values[0], case, 0, self.atol)
         if np.all(np.abs(sums - 1) <= atol):
             return None
         return sums_finding(sums, 1.0, axis, atol)
@@ -319,7 +167,7 @@ class OrderPreserving(ArrayCheck):
     def judge_array(self, case: Case, got: np.ndarray, outcomes: list[CallOutcome]) -> Finding | None:
         scores = np.asarray(case.args[self.arg], dtype=float)
         if got.shape != scores.shape:
-            return _shape_finding(got, scores.shape)
+            return shape_finding(got, scores.shape)
         axis = _axis(case, self.axis_arg, self.axis)
         z = np.moveaxis(scores, axis, -1).reshape(-1, scores.shape[axis])
         w = np.moveaxis(got, axis, -1).reshape(-1, scores.shape[axis])
@@ -382,7 +230,7 @@ class TranslationInvariant(Check):
             if problem:
                 return problem
             assert moved is not None
-            rtol, atol = _tolerances(outcome.values[0], case, self.rtol, self.atol)
+            rtol, atol = tolerances(outcome.values[0], case, self.rtol, self.atol)
             if rtol > self.rtol:  # low precision: rounding z + shift costs about eps * |z + shift| in the exponent
                 scores = np.asarray(case.args[self.arg], dtype=float)
                 reach = abs(shift) + float(np.max(np.abs(scores[np.isfinite(scores)]), initial=0.0))
@@ -437,13 +285,13 @@ class ShapeAndDtype(Check):
 
     property: Literal["shape-and-dtype"]
     uses_reference = True
-    reference: str | None = Field(default=None, description=_REFERENCE_FIELD)
+    reference: str | None = Field(default=None, description=REFERENCE_FIELD)
     item: Item | None = Field(
         default=None,
         description="where the reference returns a tuple or dict, the item (an index) or field judged; "
         "the learner's result must be of the same items",
     )
-    names: list[str] = Field(default_factory=list, description=_NAMES_FIELD)
+    names: list[str] = Field(default_factory=list, description=NAMES_FIELD)
 
     def reads_structure(self) -> bool:
         return True
@@ -473,11 +321,11 @@ class ShapeAndDtype(Check):
                 got=f"a tuple of {count_of(len(outcome.values), 'value')}"
                 if outcome.kind == "tuple"
                 else f"a dict with the fields {', '.join(outcome.keys)}",
-                expected=f"one float array of shape {_expected(theirs).shape}",
+                expected=f"one float array of shape {reference_value(theirs).shape}",
             )
         if outcome.holds_text_or_fields():
             return array_result(outcome)[1]
-        return self._judge_one(case, outcome, _expected(theirs))
+        return self._judge_one(case, outcome, reference_value(theirs))
 
     def _judge_one(self, case: Case, outcome: CallOutcome, expected: np.ndarray) -> Finding | None:
         """The shape and dtype of one returned value (the only item of ``outcome``) against the reference's."""

@@ -29,7 +29,6 @@ from grader.checks.identity import Identity
 from grader.checks.properties import (
     Finite,
     LeavesInputUnchanged,
-    MatchesReference,
     NegInfGetsZero,
     NonNegative,
     OrderPreserving,
@@ -38,6 +37,7 @@ from grader.checks.properties import (
     SumsToOne,
     TranslationInvariant,
 )
+from grader.checks.reference import MatchesReference
 from grader.checks.statistics import (
     ChangesWithArgument,
     FloatTuple,
