@@ -7,12 +7,13 @@ that were never drawn fail, each with a reason naming the property broken.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from grader.checks.base import Check, Finding
+from grader.checks.base import FOLLOWS_INPUT, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.experiment import ScattersLikeSamplingError, SpreadShrinks, relative_error
 from grader.sandbox.outcomes import CallOutcome
@@ -145,6 +146,38 @@ def test_experiment_checks_let_an_ignored_seed_through_when_n_samples_changes() 
 def test_scatter_refuses_a_non_positive_variance() -> None:
     finding = _judge(SCATTER, lambda d, n, s: (0.0, 0.0))
     assert finding is not None and "positive variance" in finding.expected
+
+
+def _ddof_dk(d_k: int, n: int, seed: int) -> tuple[float, float]:
+    """A real experiment with one bug: ``ddof=d_k``, infinite where n_samples <= d_k."""
+    dots = _dots(d_k, n, seed)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "Degrees of freedom <= 0", as the learner would see it
+        return float(np.var(dots, ddof=d_k)), float(np.var(dots / np.sqrt(d_k), ddof=d_k))
+
+
+@pytest.mark.parametrize("check", [SCATTER, SHRINK], ids=["scatter", "shrink"])
+def test_a_real_experiment_with_some_infinite_estimates_fails_on_its_values_only(check: Check) -> None:
+    """The guard says what is wrong (inf on some calls) and that the rest scatter as draws do: no credit lost."""
+    finding = _judge(check, _ddof_dk)
+    assert finding is not None and finding.extra.get(FOLLOWS_INPUT) is True
+    assert finding.got == f"var_unscaled = inf on 6 of the {len(check.plan(CASE, 'f'))} calls"
+    assert "scatter as a sampling experiment's do" in finding.note
+
+
+@pytest.mark.parametrize("check", [SCATTER, SHRINK], ids=["scatter", "shrink"])
+def test_made_up_numbers_with_some_infinite_estimates_still_refuse(check: Check) -> None:
+    """Infinite estimates cannot hide fabricated ones: the rest must scatter as draws do, and enough of them."""
+
+    def exact_or_inf(d_k: int, n: int, seed: int) -> tuple[float, float]:
+        return (float("inf"), float("inf")) if n == 4 else _exact(d_k, n, seed)
+
+    def mostly_inf(d_k: int, n: int, seed: int) -> tuple[float, float]:
+        return (float("inf"), float("inf")) if n < 9 else _ddof0(d_k, n, seed)
+
+    for estimator in (exact_or_inf, mostly_inf):
+        finding = _judge(check, estimator)
+        assert finding is not None and FOLLOWS_INPUT not in finding.extra, estimator.__name__
 
 
 def test_relative_error_matches_the_scatter_of_simulated_estimates() -> None:

@@ -355,3 +355,38 @@ def test_arrays_of_more_shapes_than_the_head_caches_hold_still_encode_and_check_
         blob = encode_array(array)
         assert check_array(blob)[1] == array.shape
         assert np.array_equal(decode_array(blob), array) and decode_array(blob).dtype == array.dtype
+
+
+def _decoded(answers: list, known: KnownAnswers) -> list:  # type: ignore[type-arg]
+    ((header, blobs),) = MessageParser().feed(_batched(answers))
+    return known.decode(header, blobs)
+
+
+def test_an_answer_seen_before_is_reused_whatever_batch_it_comes_in() -> None:
+    """Children cut batches by time: the same answer in another batch, at another index, is not decoded again."""
+    known = KnownAnswers()
+    whole = _decoded(OK_ANSWERS, known)
+    second_alone = _decoded([({**OK_ANSWERS[1][0], "index": 0}, OK_ANSWERS[1][1])], known)
+    assert second_alone[0] is whole[1] and second_alone[0].value == (64.2, 1.003)
+    plain = [decode_answer(h["index"], h, p) for h, p in OK_ANSWERS]
+    assert [(o.status, o.digest) for o in whole] == [(o.status, o.digest) for o in plain]
+
+    changed = [encode_array(np.float64(64.2)), encode_array(np.float64(1.0031))]
+    one_bit_off = [({**OK_ANSWERS[1][0], "index": 0}, changed)]
+    other = _decoded(one_bit_off, known)[0]
+    assert other is not whole[1] and other.value == (64.2, 1.0031)
+    other_header = [({**OK_ANSWERS[1][0], "index": 0, "types": ["float", "int"]}, OK_ANSWERS[1][1])]
+    assert _decoded(other_header, known)[0] is not whole[1]  # same bytes, another header: decoded afresh
+
+
+def test_failed_answers_are_decoded_afresh_in_every_batch() -> None:
+    known = KnownAnswers()
+    first, again = _decoded(ANSWERS, known), _decoded(ANSWERS, known)
+    assert [o.status for o in first] == [o.status for o in again]
+    assert all((a is b) == (a.status == "ok") for a, b in zip(first, again, strict=True))
+
+
+def test_answers_kept_are_bounded_in_bytes() -> None:
+    small = KnownAnswers(max_answer_bytes=100)
+    big = [({**OK_ANSWERS[0][0], "index": 0}, [encode_array(np.zeros(64))])]
+    assert _decoded(big, small)[0] is not _decoded(big, small)[0]  # heavier than the bound: never kept

@@ -70,3 +70,15 @@ def test_every_reference_solution_still_gets_full_marks(session: GradingSession)
         if isinstance(exercise, ImplementationExercise) and exercise.reference_solution
     ]
     assert [(e, s, m) for e, _, s, m in scores(session, references) if s != m] == []
+
+
+@pytest.mark.slow
+def test_a_guard_that_finds_only_wrong_values_withholds_nothing(graded, session: GradingSession) -> None:
+    """ddof=d_k gives inf where n_samples <= d_k: the guard fails on that, yet the rest of the experiment is real."""
+    score, most, held = graded["scaling-experiment", "ddof_dk"]
+    report = session.grade(ROOT / "tests/single_bug/scaling-experiment/ddof_dk.py", exercise_ids=["scaling-experiment"])
+    result = report.exercises[0]
+    guard = next(c for c in result.checks if c.id == "varies-like-sampling-error")
+    assert guard.status == "failed" and "the checks that held keep their points" in guard.reason
+    assert not [c.id for c in result.checks if c.reason.startswith("Not credited:")]
+    assert 0 < score < most and "unscaled-variance-near-dk" in held

@@ -38,6 +38,7 @@ from grader.sandbox.outcomes import CallOutcome
 
 __all__ = [
     "FAILURE_MODES",
+    "FOLLOWS_INPUT",
     "ArrayCheck",
     "Call",
     "Check",
@@ -154,13 +155,20 @@ class Call:
 
 @dataclass
 class Finding:
-    """Why one case breaks the property: what came back and what was expected."""
+    """Why one case breaks the property: what came back and what was expected.
+
+    ``extra[FOLLOWS_INPUT]``: the check is a guard and what it found is a wrong value, not an output that ignores
+    its input (it saw the output follow the input on the rest of the case), so its failure withholds no credit.
+    """
 
     got: str
     expected: str
     note: str = ""
     status: Literal["failed", "error", "timeout"] = "failed"
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+FOLLOWS_INPUT = "follows_input"
 
 
 @dataclass(frozen=True)

@@ -62,11 +62,12 @@ near 1 where about 6.5 is expected.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 
-from grader.checks.base import Call, Check, Finding
+from grader.checks.base import FOLLOWS_INPUT, Call, Check, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_value
 from grader.record import Field
@@ -92,7 +93,11 @@ def _estimate(outcome: CallOutcome) -> tuple[float | None, Finding | None]:
 
 
 def _logs(outcomes: list[CallOutcome]) -> tuple[np.ndarray | None, Finding | None]:
-    """``log`` of each call's estimate, or why there is none (a variance of random draws is positive)."""
+    """``log`` of each call's estimate, or why there is none (a variance of random draws is positive).
+
+    An estimate that is not a positive number (``inf`` from ``ddof`` at least ``n_samples``, say) has no
+    ``log``: it is ``nan`` here, for ``_judged`` to leave out, and the finding says which call gave it.
+    """
     estimates = []
     for outcome in outcomes:
         number, problem = _estimate(outcome)
@@ -101,13 +106,38 @@ def _logs(outcomes: list[CallOutcome]) -> tuple[np.ndarray | None, Finding | Non
         assert number is not None
         estimates.append(number)
     values = np.array(estimates)
-    if not np.all(np.isfinite(values) & (values > 0)):
-        bad = values[~(np.isfinite(values) & (values > 0))]
-        return None, Finding(
-            got=f"var_unscaled = {format_number(float(bad[0]))} on one of the calls",
+    good = np.isfinite(values) & (values > 0)
+    logs = np.full(len(values), np.nan)
+    logs[good] = np.log(values[good])
+    if not np.all(good):
+        bad = values[~good]
+        count = f"{len(bad)} of the {len(values)} calls" if len(bad) > 1 else "one of the calls"
+        return logs, Finding(
+            got=f"var_unscaled = {format_number(float(bad[0]))} on {count}",
             expected="a positive variance from every call",
         )
-    return np.log(values), None
+    return logs, None
+
+
+# A guard that found some estimates not positive still shows an experiment when the others, at least this share
+# of its calls, scatter as one does: a real bug of the values (``ddof`` too large), not numbers made up.
+_JUDGED_SHARE = 0.75
+
+
+def _judged(logs: np.ndarray) -> np.ndarray | None:
+    """Which calls gave a positive estimate, when they are enough to judge the scatter on (else ``None``)."""
+    good = np.isfinite(logs)
+    return good if good.sum() >= max(_JUDGED_SHARE * len(logs), 3) else None
+
+
+def _values_wrong(problem: Finding, judged: int) -> Finding:
+    """``problem`` (estimates that are not positive), for a guard whose other ``judged`` calls scatter like
+    sampling error."""
+    return replace(
+        problem,
+        note=f"On the other {judged} calls the estimates scatter as a sampling experiment's do.",
+        extra={**problem.extra, FOLLOWS_INPUT: True},
+    )
 
 
 def _small_calls(sizes: list[int], rounds: int, first_seed: int) -> list[tuple[int, int]]:
@@ -152,8 +182,10 @@ class _SmallSamples(Check):
             for n, seed in _small_calls(self.sizes, self.rounds, self.first_seed)
         ]
 
-    def _small_scatter(self, logs: np.ndarray, d: int) -> tuple[float, np.ndarray]:
+    def _small_scatter(self, logs: np.ndarray, d: int, judged: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         errors = np.array([relative_error(n, d) for n, _ in _small_calls(self.sizes, self.rounds, self.first_seed)])
+        if judged is not None:
+            logs, errors = logs[judged], errors[judged]
         return _scatter(logs, errors), errors
 
     def _where(self) -> str:
@@ -185,7 +217,11 @@ class ScattersLikeSamplingError(_SmallSamples):
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         logs, problem = _logs(outcomes)
         if problem:
-            return problem
+            judged = _judged(logs) if logs is not None else None
+            if logs is None or judged is None:
+                return problem
+            scatter, _ = self._small_scatter(logs, int(case.args[self.d_arg]), judged)
+            return _values_wrong(problem, int(judged.sum())) if self.low <= scatter <= self.high else problem
         assert logs is not None
         d = int(case.args[self.d_arg])
         scatter, _ = self._small_scatter(logs, d)
@@ -244,11 +280,19 @@ class SpreadShrinks(_SmallSamples):
 
     def judge(self, case: Case, outcomes: list[CallOutcome]) -> Finding | None:
         logs, problem = _logs(outcomes)
+        count = len(self.sizes) * self.rounds
         if problem:
-            return problem
+            small_judged = _judged(logs[:count]) if logs is not None else None
+            large_judged = _judged(logs[count:]) if logs is not None else None
+            if logs is None or small_judged is None or large_judged is None:
+                return problem
+            d = int(case.args[self.d_arg])
+            small, _ = self._small_scatter(logs[:count], d, small_judged)
+            large = float(np.std(logs[count:][large_judged], ddof=1)) / relative_error(self.large, d)
+            shrinks = small > 0 and small >= self.fraction * large
+            return _values_wrong(problem, int(small_judged.sum() + large_judged.sum())) if shrinks else problem
         assert logs is not None
         d = int(case.args[self.d_arg])
-        count = len(self.sizes) * self.rounds
         small, errors = self._small_scatter(logs[:count], d)
         large_error = relative_error(self.large, d)
         large = float(np.std(logs[count:], ddof=1)) / large_error

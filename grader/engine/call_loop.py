@@ -102,7 +102,7 @@ def grade_implementation(
     process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
     plan = memo.plan(exercise, checks)
-    limits = _call_limits(plan, exercise.time_limit)
+    limits = plan.call_limits(exercise.time_limit)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked
     # (unless some check has a time limit of its own: its calls then go to a process with that limit).
     ahead = (plan.whole_keys, plan.whole()[1].with_given(given)) if plan.checks and not limits else None
@@ -222,17 +222,6 @@ def grade_implementation(
         if run.finding is not None
     }
     return _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
-
-
-def _call_limits(plan: Plan, default: float) -> dict[int, float]:
-    """The learner calls whose time limit is not the exercise's: the largest ``time_limit`` of the checks asking
-    for each (a check without one asks for the exercise's own)."""
-    wanted: dict[int, float] = {}
-    for planned in plan.checks:
-        for keys in planned.keys:
-            for key in keys:
-                wanted[key] = max(wanted.get(key, 0.0), planned.check.time_limit or default)
-    return {key: limit for key, limit in wanted.items() if limit != default}
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:

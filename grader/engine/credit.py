@@ -11,6 +11,9 @@ guard fails closed:
 - the guard found an output that does not follow its input: the other
   checks of the same entry earn nothing, each marked ``skipped`` with a
   reason starting "Not credited:" that says why;
+- the guard found only wrong values, and saw the output follow the input
+  on the rest of what it judged (its finding says so: ``FOLLOWS_INPUT``):
+  the checks that held keep their points, as after any other real bug;
 - the guard could not judge (the entry raised, ran out of time or memory
   on its inputs): what it could not judge unlocks nothing. Where it judged
   some of its drawn inputs and the output followed the input on every one
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from grader.checks.base import FOLLOWS_INPUT
 from grader.results import CheckResult, CheckStatus
 
 if TYPE_CHECKING:
@@ -49,12 +53,15 @@ class GuardCases:
     """What the guard saw case by case: drawn inputs it judged and found following, and those it could not judge.
 
     ``refused``: some case showed an output that does not follow its input
-    (the guard's own finding, not a crash or a timeout).
+    (the guard's own finding, not a crash or a timeout). ``values_only``:
+    every case it failed found a wrong value while the output followed the
+    input (``FOLLOWS_INPUT``), so nothing refused.
     """
 
     held: tuple[str, ...]
     unjudged: tuple[str, ...]
     refused: bool
+    values_only: bool = False
 
 
 def guard_cases(runs: Sequence[CheckRun], gate: str | None) -> GuardCases | None:
@@ -64,7 +71,7 @@ def guard_cases(runs: Sequence[CheckRun], gate: str | None) -> GuardCases | None
         return None
     held: list[str] = []
     unjudged: list[str] = []
-    refused = False
+    refused = values = False
     for index, case in enumerate(run.cases):
         if index not in run.findings:
             unjudged.append(_inputs(case))
@@ -75,9 +82,11 @@ def guard_cases(runs: Sequence[CheckRun], gate: str | None) -> GuardCases | None
                 held.append(_inputs(case))
         elif finding.status in ("error", "timeout"):
             unjudged.append(_inputs(case))
+        elif finding.extra.get(FOLLOWS_INPUT):
+            values = True
         else:
             refused = True
-    return GuardCases(tuple(held), tuple(unjudged), refused)
+    return GuardCases(tuple(held), tuple(unjudged), refused, values and not refused and not unjudged)
 
 
 def apply_credit(exercise: ImplementationExercise, results: list[CheckResult], seen: GuardCases | None = None) -> None:
@@ -88,6 +97,12 @@ def apply_credit(exercise: ImplementationExercise, results: list[CheckResult], s
     """
     guard = next((r for r in results if r.id == exercise.gate), None)
     if guard is None or guard.status not in WITHHOLDING:
+        return
+    if guard.status == "failed" and seen is not None and seen.values_only:
+        guard.reason = (
+            f"{guard.reason.rstrip()} What it found is a wrong value, and on the rest of its calls the output "
+            "follows the input, so the checks that held keep their points."
+        )
         return
     if guard.status != "failed" and seen is not None and seen.held and not seen.refused:
         guard.reason = (

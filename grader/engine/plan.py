@@ -62,6 +62,7 @@ class Plan:
     # asked once per session (``instructor_runs.reference_outcomes``), used for every submission.
     expected: dict[int, CallOutcome] | None = None
     expected_failures: dict[str, tuple[int, str]] = field(default_factory=dict)
+    limits: dict[float, dict[int, float]] = field(default_factory=dict)
 
     def whole(self) -> tuple[list[int], CallBatch]:
         """Every call of the plan, in the order a submission's first request asks for them, and that request."""
@@ -74,6 +75,22 @@ class Plan:
     def encode(self, keys: list[int]) -> CallBatch:
         """The calls numbered ``keys`` as one batch, reusing each call's encoding (and the batch, when asked before)."""
         return self.batches.setdefault_with(tuple(keys), lambda: self._encode(keys))
+
+    def call_limits(self, default: float) -> dict[int, float]:
+        """The calls whose time limit is not ``default`` (the exercise's): the largest ``time_limit`` of the
+        checks asking for each (a check without one asks for ``default``). Worked out once: every submission
+        asks, and the plan names thousands of calls."""
+        limits = self.limits.get(default)
+        if limits is None:
+            wanted: dict[int, float] = {}
+            for planned in self.checks:
+                limit = planned.check.time_limit or default
+                for keys in planned.keys:
+                    for key in keys:
+                        if limit > wanted.get(key, 0.0):
+                            wanted[key] = limit
+            limits = self.limits[default] = {key: limit for key, limit in wanted.items() if limit != default}
+        return limits
 
     def call_text(self, planned: PlannedCheck, index: int) -> str:
         """``format_call`` of the first call of case ``index`` of a planned check.

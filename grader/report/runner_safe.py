@@ -56,8 +56,11 @@ _SPACE = r"[^\S\n]|[\u200b-\u200d\u2060\ufeff]"
 _LINE_COMMAND = re.compile(rf"^((?:{_SPACE})*):(?=:)", re.MULTILINE)
 # ``##[command]`` (GitHub's older form) and ``##vso[command]`` (Azure) anywhere: the second # is escaped.
 _ANYWHERE_COMMAND = re.compile(r"(?<=#)#(?=\[|vso\[)", re.IGNORECASE)
-# GitLab's section markers: the colon is escaped.
-_SECTION = re.compile(r"(section_(?:start|end)):", re.IGNORECASE)
+# GitLab's section markers (``section_start:``, ``section_end:``): the colon is escaped. Found by their tail,
+# which starts with a character that has no case and so is searched for quickly, then their head is looked at:
+# the whole marker as one case-blind pattern is tried at every position, and is the slowest pass of all.
+_SECTION_TAIL = re.compile(r"_(?:start|end):", re.IGNORECASE)
+_SECTION_HEAD = re.compile(r"section", re.IGNORECASE)
 _CONTROL = re.compile(f"[{_CONTROLS}]")
 
 
@@ -79,9 +82,24 @@ def inert_lines(text: str, syntax: Syntax = "text") -> str:
     """
     colon, hash_ = _escape(":", syntax), _escape("#", syntax)
     text = _CONTROL.sub(lambda m: _escape(m.group(), syntax), text)
-    text = _ANYWHERE_COMMAND.sub(lambda _: hash_, text)
-    text = _SECTION.sub(lambda m: m.group(1) + colon, text)
-    return _LINE_COMMAND.sub(lambda m: m.group(1) + colon, text)
+    if "##" in text:  # (both forms need two: most outputs hold none, and the test is cheaper than the pattern)
+        text = _ANYWHERE_COMMAND.sub(lambda _: hash_, text)
+    text = _escape_sections(text, colon)
+    if "::" in text:
+        text = _LINE_COMMAND.sub(lambda m: m.group(1) + colon, text)
+    return text
+
+
+def _escape_sections(text: str, colon: str) -> str:
+    """``text`` with the colon of every GitLab section marker (any case) escaped as ``colon``."""
+
+    def escaped(tail: re.Match[str]) -> str:
+        start = tail.start()
+        if start >= 7 and _SECTION_HEAD.fullmatch(text, start - 7, start):  # each letter matches one character
+            return tail.group()[:-1] + colon
+        return tail.group()
+
+    return _SECTION_TAIL.sub(escaped, text)
 
 
 def inert_line(text: str) -> str:

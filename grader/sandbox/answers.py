@@ -139,6 +139,11 @@ class WireOutcome(CallOutcome):
             self._arrays = None
 
     @property
+    def payload_bytes(self) -> int:
+        """The bytes of its arrays as they arrived."""
+        return sum(map(len, self._payload))
+
+    @property
     def decoded(self) -> bool:
         """Whether its arrays are held decoded now (``release`` lets a large answer's go)."""
         return self._arrays is not None
@@ -269,13 +274,47 @@ class KnownAnswers:
     decoded. Bounded in bytes too: a learner returning large arrays must not
     fill the grader (a batch kept holds up to three times its bytes: itself,
     each answer's part, the decoded arrays).
+
+    Where a batch is new, its answers may not be: the child cuts its batches
+    by time as well as by size, so two learners returning the same numbers
+    seldom send the same batches. Each ``ok`` answer is therefore kept as
+    well, by its header and bytes, and a batch is taken apart (``decode``)
+    reusing the outcome of every answer seen before.
     """
 
-    def __init__(self, limit: int = 64, max_batch_bytes: int = 1 << 18, max_bytes: int = 4 << 20) -> None:
+    def __init__(
+        self,
+        limit: int = 64,
+        max_batch_bytes: int = 1 << 18,
+        max_bytes: int = 4 << 20,
+        answer_limit: int = 8192,
+        max_answer_bytes: int = 8 << 20,
+    ) -> None:
         self._max_batch_bytes = max_batch_bytes
         self._batches: BoundedMemo[bytes, _KnownBatch] = BoundedMemo(
             limit, max_weight=max_bytes, weigh=lambda batch: len(batch.data)
         )
+        # An answer kept weighs its bytes twice (as it came and decoded) and its share of the key.
+        self._answers: BoundedMemo[tuple[Any, ...], WireOutcome] = BoundedMemo(
+            answer_limit, max_weight=max_answer_bytes, weigh=lambda outcome: 2 * outcome.payload_bytes + 256
+        )
+
+    def decode(self, header: dict[str, Any], blobs: list[bytes]) -> list[CallOutcome]:
+        """Every answer of a ``results`` message, checked and decoded (``unbatch``, ``decode_answer``), an answer
+        with exactly the header and bytes of one decoded before getting that one's outcome (what decoding it would
+        give: the index, the only part of a header that differs, is checked by ``unbatch``)."""
+        answers = unbatch(header, blobs)
+        kinds = [json.dumps(kind, sort_keys=True) for kind in header["kinds"]]  # checked by unbatch
+        outcomes: list[CallOutcome] = []
+        for (answer, payload), number in zip(answers, header["answers"], strict=True):
+            key = (kinds[number], *payload)
+            outcome: CallOutcome | None = self._answers.get(key)
+            if outcome is None:
+                outcome = decode_answer(answer["index"], answer, payload)
+                if type(outcome) is WireOutcome:
+                    self._answers[key] = outcome
+            outcomes.append(outcome)
+        return outcomes
 
     @property
     def held_bytes(self) -> int:

@@ -18,7 +18,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from grader.errors import SandboxError
-from grader.sandbox.answers import decode_answer, refused_reply, unbatch
+from grader.sandbox.answers import decode_answer, refused_reply
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import WarmParentLike
 from grader.sandbox.limits import Layers, Limits
@@ -393,7 +393,7 @@ class LearnerProcess:
         key = known.key(blobs)  # hashed once, whether found or remembered
         outcomes = known.find(header, blobs, key)
         if outcomes is None:
-            outcomes = [decode_answer(answer["index"], answer, payload) for answer, payload in unbatch(header, blobs)]
+            outcomes = known.decode(header, blobs)
             known.remember(header, blobs, outcomes, key)
         first = header["first"]
         return [
