@@ -11,10 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "grade_submission", "load_catalog"]
+__all__ = ["__version__", "check", "grade_submission", "load_catalog"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "check":  # a learner's self-check from a notebook cell: grader.check("stable-softmax")
+        from grader.jupyter.check import check
+
+        return check
     if name == "grade_submission":
         from grader.grading import grade_submission
 
