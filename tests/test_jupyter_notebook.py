@@ -1,7 +1,7 @@
 """``grader.check`` in a real notebook, run by nbclient in an ipykernel: the output cell shows the result.
 
-The learner defines ``softmax`` in one cell and calls ``grader.check`` in
-another; the test reads the outputs as Jupyter would show them, and checks
+The learner defines ``softmax`` in one cell and runs the handout README's
+``grader.check`` cell in another; the test reads the outputs as Jupyter would show them, and checks
 the score shown against the same code graded as a file.
 """
 
@@ -28,6 +28,13 @@ def handout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "handout"
 
 
+def _readme_check(handout: Path) -> str:
+    """The notebook cell the handout's README tells learners to run."""
+    block = re.search(r"```python\n(.*?)```", (handout / "README.md").read_text(encoding="utf-8"), flags=re.DOTALL)
+    assert block is not None
+    return block.group(1)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("solution", ["reference.py", "wrong_no_max_shift.py"], ids=["correct", "buggy"])
 def test_check_in_a_notebook_shows_html_and_text(handout: Path, tmp_path: Path, monkeypatch, solution: str) -> None:
@@ -40,7 +47,7 @@ def test_check_in_a_notebook_shows_html_and_text(handout: Path, tmp_path: Path, 
     notebook.cells = [
         nbformat.v4.new_code_cell("import grader"),
         nbformat.v4.new_code_cell(code),
-        nbformat.v4.new_code_cell('grader.check("stable-softmax")'),
+        nbformat.v4.new_code_cell(_readme_check(handout)),
     ]
     client = nbclient.NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(handout)}}
