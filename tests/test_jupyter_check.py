@@ -91,6 +91,16 @@ def test_check_grades_a_saved_file_when_named_and_says_so(handout: Path, tmp_pat
     assert str(view) == format_text(view.report)
 
 
+def test_check_of_a_quiz_or_an_unknown_id_says_so_in_a_line(handout: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work.py"
+    work.write_text(CORRECT)
+    with pytest.raises(UsageError, match=r"'why-softmax-quiz' is a quiz: .* answers.yaml") as raised:
+        grader.check("why-softmax-quiz", file=work, exercises_dir=handout)
+    assert "\n" not in str(raised.value)
+    with pytest.raises(UsageError, match=r"unknown exercise 'stable-softmx'; did you mean 'stable-softmax'\?"):
+        grader.check("stable-softmx", file=work, exercises_dir=handout)
+
+
 def test_check_outside_a_notebook_needs_a_file() -> None:
     with pytest.raises(UsageError, match=r"none runs here; pass file='your_file.py'") as raised:
         grader.check("stable-softmax")

@@ -12,9 +12,11 @@ process, as for ``grader grade FILE --public``; the kernel only reads its text.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+from grader.engine.quiz import QUIZ_FORMS
 from grader.errors import UsageError
 from grader.grading import GradingSession
 from grader.jupyter.display import ReportView
@@ -111,10 +113,28 @@ def find_public_checks(exercises_dir: str | os.PathLike[str] | None = None, *, b
 
 
 def grade_public(submission: Submission, exercise_id: str, checks: Path) -> Report:
-    """``submission`` graded on the public checks of ``exercise_id`` in ``checks``, in learner processes."""
+    """``submission`` graded on the public checks of ``exercise_id`` in ``checks``, in learner processes.
+
+    Raises ``UsageError`` for an id the checks do not hold; for a quiz of
+    the handout, it says that quizzes are graded from the answers file.
+    """
+    if exercise_id in _handout_quizzes(checks):
+        raise UsageError(
+            f"{exercise_id!r} is a quiz: it has no public checks (grading it needs its key); "
+            "write your answers in answers.yaml, which is graded when you hand it in"
+        )
     parent = start_parent(public_only=True)
     try:
         with GradingSession(exercises_dir=checks, warm_parent=parent, only=[exercise_id]) as session:
             return session.grade_loaded(submission, [session.catalog.exercise(exercise_id)], public_only=True)
     finally:
         parent.close()
+
+
+def _handout_quizzes(checks: Path) -> set[str]:
+    """The ids of the quizzes a handout's ``quizzes.json`` describes (none when it has none or it is unreadable)."""
+    try:
+        data = json.loads((checks / QUIZ_FORMS).read_text(encoding="utf-8"))
+        return {quiz["id"] for quiz in data["quizzes"] if isinstance(quiz["id"], str)}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
