@@ -10,7 +10,7 @@ from batch_helpers import notebook
 
 from grader.results import to_data
 from grader.submission.grader_cells import PLACEHOLDER, GraderCells
-from grader.submission.notebook import convert_notebook
+from grader.submission.notebook import convert_cells, convert_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions" / "stable-softmax"
@@ -128,3 +128,23 @@ def test_a_notebook_grades_the_same_with_its_grader_cells(session, tmp_path: Pat
     assert exercises[0] == exercises[1]
     assert reports[0].score == reports[1].score and reports[1].max_score > 0
     assert any("were left out: cell 1, cell 3, cell 5." in note for note in reports[1].problems)
+
+
+def test_kernel_cells_that_raised_run_as_the_kernel_ran_them() -> None:
+    cells = [
+        ("In [1]", "def f():\n    return 1\nraise ValueError('after f')"),
+        ("In [2]", "y = f() + 1"),
+        ("In [3]", "this is not Python"),
+        ("In [4]", "z = y * 10"),
+    ]
+    converted = convert_cells(cells, "this kernel", raised={"In [1]", "In [3]"})
+    namespace: dict[str, object] = {}
+    exec(compile(converted.source, "kernel.py", "exec"), namespace)  # noqa: S102 - the test's own cells
+    assert (namespace["y"], namespace["z"]) == (2, 20)  # f, defined before the exception, counts
+    assert converted.cells == 4
+    assert converted.notes == [
+        "this kernel: In [1], In [3] raised an exception when they ran, so they run here the same way, each "
+        "exception ignored: what each did before raising still counts."
+    ]
+    with pytest.raises(ValueError, match="after f"):  # without the record, a cell that raised stops the file
+        exec(compile(convert_cells(cells[:2], "this kernel").source, "kernel.py", "exec"), {})  # noqa: S102

@@ -18,7 +18,7 @@ import grader
 from grader.authoring.release import release_handout
 from grader.errors import UsageError
 from grader.jupyter.check import KERNEL_MODULE, find_public_checks, kernel_submission
-from grader.jupyter.kernel import kernel_cells, notebook_path
+from grader.jupyter.kernel import CellOutcomes, kernel_cells, notebook_path, watch_cells
 from grader.report.text import format_text
 from grader.spec.loader import load_catalog
 
@@ -61,9 +61,11 @@ def _run(shell, source: str) -> None:
 @pytest.mark.slow
 def test_check_grades_the_function_as_the_kernel_holds_it(shell, handout: Path, monkeypatch) -> None:
     monkeypatch.chdir(handout)
+    watch_cells(shell)  # what a first ``import grader`` in the kernel does
     _run(shell, BUGGY)
     _run(shell, "import grader\nfirst = grader.check('stable-softmax')")
-    _run(shell, CORRECT)  # redefined in the kernel; the saved file is not involved
+    # redefined in the kernel (the saved file is not involved), in a cell that then raised
+    assert not shell.run_cell(f"{CORRECT}\nsoftmax(no_such_name)", store_history=True).success
     _run(shell, "second = grader.check('stable-softmax')")
     first, second = shell.user_ns["first"].report, shell.user_ns["second"].report
     assert 0 < first.max_score == second.max_score
@@ -73,12 +75,13 @@ def test_check_grades_the_function_as_the_kernel_holds_it(shell, handout: Path, 
         second.problems[0]
         == "Graded the code this kernel ran: 4 cells (In [1] to In [4]), as and in the order it ran them."
     )
-    assert (
-        second.problems[-1] == "this kernel: cells that only import or call the grader were left out: In [2], In [4]."
-    )
+    left_out = "this kernel: cells that only import or call the grader were left out: In [2], In [4]."
+    assert second.problems[-2] == left_out
+    assert second.problems[-1].startswith("this kernel: In [3] raised an exception when it ran, so it runs here")
     data, _ = shell.display_formatter.format(shell.user_ns["second"])
     assert data["text/plain"] == format_text(second).rstrip("\n")
-    assert "Total: 5/5" in data["text/html"] and data["text/html"].startswith("<pre")
+    assert f"Total: {second.score:g}/{second.max_score:g}" in data["text/html"]
+    assert data["text/html"].startswith("<pre")
 
 
 @pytest.mark.slow
@@ -159,3 +162,15 @@ def test_notebook_path_is_the_front_ends_when_it_exists(tmp_path: Path, monkeypa
     assert notebook_path(_fake_shell(__vsc_ipynb_file__=str(work))) == work
     monkeypatch.setenv("JPY_SESSION_NAME", str(work))
     assert notebook_path(_fake_shell()) == work
+
+
+def test_watch_cells_registers_once_and_records_the_cells_that_raised(shell) -> None:
+    outcomes = watch_cells(shell)
+    assert isinstance(outcomes, CellOutcomes) and watch_cells(shell) is outcomes
+    _run(shell, "x = 1")
+    shell.run_cell("x +", store_history=True)  # a syntax error
+    shell.run_cell("1 / 0", store_history=True)
+    _run(shell, "y = 2")
+    assert outcomes.raised == {2, 3}
+    assert kernel_cells(shell).raised == {"In [2]", "In [3]"}
+    assert watch_cells(object()) is None

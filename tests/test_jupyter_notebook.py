@@ -1,7 +1,8 @@
 """``grader.check`` in a real notebook, run by nbclient in an ipykernel: the output cell shows the result.
 
-The learner defines ``softmax`` in one cell and runs the handout README's
-``grader.check`` cell in another; the test reads the outputs as Jupyter would show them, and checks
+The learner imports the grader, defines ``softmax`` in a cell that then
+raises (the kernel keeps the function), and runs the handout README's
+``grader.check`` cell; the test reads the outputs as Jupyter would show them, and checks
 the score shown against the same code graded as a file.
 """
 
@@ -46,11 +47,15 @@ def test_check_in_a_notebook_shows_html_and_text(handout: Path, tmp_path: Path, 
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell("import grader"),
-        nbformat.v4.new_code_cell(code),
+        nbformat.v4.new_code_cell(f"{code}\nsoftmax(not_defined_yet)"),  # defines softmax, then raises
         nbformat.v4.new_code_cell(_readme_check(handout)),
     ]
     client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(handout)}}
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(handout)}},
     )
     client.execute()
     (shown,) = [output for output in notebook.cells[2].outputs if output.output_type == "execute_result"]
@@ -63,3 +68,4 @@ def test_check_in_a_notebook_shows_html_and_text(handout: Path, tmp_path: Path, 
     assert page.startswith('<pre class="grader-report"') and f"Total: {total[0]}/{total[1]}</pre>" in page
     assert "Graded the code this kernel ran: 3 cells (In [1] to In [3])" in text
     assert "cells that only import or call the grader were left out: In [1], In [3]." in text
+    assert "In [2] raised an exception when it ran, so it runs here the same way" in " ".join(text.split())

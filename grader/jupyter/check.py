@@ -20,7 +20,7 @@ from grader.engine.quiz import QUIZ_FORMS
 from grader.errors import UsageError
 from grader.grading import GradingSession
 from grader.jupyter.display import ReportView
-from grader.jupyter.kernel import kernel_cells, notebook_path, running_shell
+from grader.jupyter.kernel import kernel_cells, notebook_path, running_shell, watch_cells
 from grader.results import Report
 from grader.sandbox.parents import start_parent
 from grader.spec.folder import HANDOUT_SPECS
@@ -63,6 +63,7 @@ def check(
         submission.notes.insert(0, f"Graded the file {excerpt(given.name)} as it is saved{kernel}.")
         beside = given if given.is_file() else given / HANDOUT_SPECS
     elif shell is not None:
+        watch_cells(shell)  # from now on, if ``grader`` was imported before this kernel ran
         submission = kernel_submission(shell)
         beside = notebook_path(shell)
     else:
@@ -78,7 +79,7 @@ def kernel_submission(shell: object) -> Submission:
     cells = kernel_cells(shell)
     submission = Submission(label=_KERNEL_LABEL, notes=[cells.describe()])
     try:
-        converted = convert_cells(cells.cells, "this kernel")
+        converted = convert_cells(cells.cells, "this kernel", raised=cells.raised)
     except NotebookProblem as problem:  # too much code: graded as nothing, with the reason
         submission.notes.append(str(problem))
         return submission

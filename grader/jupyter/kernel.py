@@ -1,10 +1,13 @@
-"""What a running IPython kernel holds: the code cells it ran, and which notebook it runs, where that is known.
+"""What a running IPython kernel holds: the code cells it ran, which raised, and which notebook it runs.
 
 Read, never run: the inputs are IPython's raw history (``In``, as typed,
 before IPython turns magics into calls), which ``submission.notebook``
-converts the way it converts a saved notebook's cells. IPython is never
-imported here: a kernel has already imported it, and a plain interpreter
-has no kernel to read.
+converts the way it converts a saved notebook's cells. Which cells raised
+is not in that history: a ``CellOutcomes`` callback, registered on the
+shell when ``grader`` is first imported in a kernel (and by ``check``),
+records it from then on, so such a cell can be replayed as the kernel ran
+it. IPython is never imported here: a kernel has already imported it, and
+a plain interpreter has no kernel to read.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KernelCells", "kernel_cells", "notebook_path", "running_shell"]
+__all__ = ["CellOutcomes", "KernelCells", "kernel_cells", "notebook_path", "running_shell", "watch_cells"]
 
 # The variables front ends set in a kernel for the notebook it runs: VS Code puts the path in the user's
 # namespace, Jupyter Server (2.x and later) in the environment.
@@ -22,11 +25,43 @@ _VSCODE_NOTEBOOK = "__vsc_ipynb_file__"
 _JUPYTER_SESSION = "JPY_SESSION_NAME"
 
 
-class KernelCells:
-    """The code cells a kernel ran, in order: ``(label, source)`` pairs labelled as Jupyter numbers them."""
+class CellOutcomes:
+    """The execution counts of the cells that raised, as a ``post_run_cell`` callback of IPython's records them."""
 
-    def __init__(self, inputs: list[tuple[int, str]]) -> None:
+    def __init__(self) -> None:
+        self.raised: set[int] = set()
+
+    def __call__(self, result: Any) -> None:
+        count = getattr(result, "execution_count", None)
+        if isinstance(count, int) and not getattr(result, "success", True):
+            self.raised.add(count)
+
+
+def watch_cells(shell: Any) -> CellOutcomes | None:
+    """The ``CellOutcomes`` registered on ``shell``, registered now if it has none; ``None`` without events.
+
+    Registered once per shell, and found again among the shell's own
+    callbacks, so that it is the shell that holds what it records.
+    """
+    events = getattr(shell, "events", None)
+    callbacks = getattr(events, "callbacks", None)
+    if not isinstance(callbacks, dict):
+        return None
+    for callback in callbacks.get("post_run_cell", []):
+        if isinstance(callback, CellOutcomes):
+            return callback
+    outcomes = CellOutcomes()
+    events.register("post_run_cell", outcomes)  # type: ignore[union-attr]
+    return outcomes
+
+
+class KernelCells:
+    """The code cells a kernel ran, in order: ``(label, source)`` pairs labelled as Jupyter numbers them, and the
+    labels of those known to have raised (``raised``)."""
+
+    def __init__(self, inputs: list[tuple[int, str]], raised: set[int] | None = None) -> None:
         self.cells: list[tuple[str, str | None]] = [(f"In [{number}]", source) for number, source in inputs]
+        self.raised = {f"In [{number}]" for number, _ in inputs if number in (raised or set())}
         self.first = inputs[0][0] if inputs else None
         self.last = inputs[-1][0] if inputs else None
 
@@ -48,7 +83,7 @@ def running_shell() -> Any | None:
 
 
 def kernel_cells(shell: Any) -> KernelCells:
-    """The code cells ``shell`` ran, from its raw input history; empty ones are left out.
+    """The code cells ``shell`` ran, from its raw input history, and which raised; empty ones are left out.
 
     ``In[n]`` is the cell of execution count ``n`` (``In[0]`` is always
     empty). The cell running ``grader.check`` is there too: it is the
@@ -56,7 +91,9 @@ def kernel_cells(shell: Any) -> KernelCells:
     """
     history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None) or []
     inputs = [(number, text) for number, text in enumerate(history) if number and isinstance(text, str)]
-    return KernelCells([(number, text) for number, text in inputs if text.strip()])
+    outcomes = watch_cells(shell)
+    raised = outcomes.raised if outcomes is not None else set()
+    return KernelCells([(number, text) for number, text in inputs if text.strip()], raised)
 
 
 def notebook_path(shell: Any) -> Path | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,16 +106,20 @@ def convert_notebook(raw: bytes, filename: str) -> tuple[bytes, list[str]]:
     return converted.source, [head, *converted.notes]
 
 
-def convert_cells(cells: list[tuple[str, str | None]], name: str) -> ConvertedCells:
+def convert_cells(cells: list[tuple[str, str | None]], name: str, *, raised: Collection[str] = ()) -> ConvertedCells:
     """Code cells, each ``(label, source)`` in the order they ran, as one Python source with notes.
 
     What a notebook's conversion does to its cells (IPython-only lines and
     the grader's own code left out, the size capped), for cells that come
     from elsewhere than a saved file: the inputs a running kernel holds.
-    ``label`` names the cell in notes (``"In [3]"``), ``name`` their source;
-    raises ``NotebookProblem`` when they come to more Python than a file may hold.
+    ``label`` names the cell in notes (``"In [3]"``), ``name`` their source.
+    The cells labelled in ``raised`` raised when the kernel ran them: each
+    is run as the kernel ran it, its own code compiled and run on its own
+    and its exception ignored, so what it did before raising still counts
+    and the cells after it still run. Raises ``NotebookProblem`` when they
+    come to more Python than a file may hold.
     """
-    return _Conversion(excerpt(name)).run(cells)
+    return _Conversion(excerpt(name), raised=raised).run(cells)
 
 
 def is_ipython_line(line: str) -> bool:
@@ -139,8 +144,10 @@ def is_ipython_line(line: str) -> bool:
 class _Conversion:
     """Joins code cells into one source, keeping the first few cells and lines left out to show and a count of all."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, raised: Collection[str] = ()) -> None:
         self.name = name
+        self.raised = set(raised)
+        self.replayed: list[str] = []  # the cells of ``raised`` run with their exception ignored
         self.parts: list[bytes] = []
         self.size = 0
         self.removed: list[str] = []
@@ -166,6 +173,14 @@ class _Conversion:
                 f"{listing(self.removed, self.removed_count)}."
             )
         notes += self._grader_notes()
+        if self.replayed:
+            one = len(self.replayed) == 1
+            notes.append(
+                f"{self.name}: {listing(self.replayed, separator=', ')} raised an exception when "
+                f"{'it' if one else 'they'} ran, so {'it runs' if one else 'they run'} here the same way, "
+                f"{'its' if one else 'each'} exception ignored: what {'it' if one else 'each'} did before raising "
+                "still counts."
+            )
         if self.not_text_count:
             notes.append(
                 f"{self.name}: code cells whose source is not text were left out: "
@@ -220,8 +235,12 @@ class _Conversion:
                 self.left_out[verdict.kind].append(label)
             if verdict.kind == "grader":
                 return
+        kept = verdict.source
+        if label in self.raised:
+            kept = _as_the_kernel_ran(label, kept)
+            self.replayed.append(label)
         try:
-            part = (f"# {label}\n" + verdict.source + "\n").encode("utf-8")
+            part = (f"# {label}\n" + kept + "\n").encode("utf-8")
         except UnicodeEncodeError:
             raise NotebookProblem(
                 f"{self.name}: {label} holds text that is not valid Unicode (an unpaired "
@@ -243,6 +262,20 @@ class _Conversion:
             f"{self.name}: its code cells come to more than {MAX_CODE_BYTES >> 20} MiB of Python, "
             "the most the grader reads from a .py file; it was not graded."
         )
+
+
+def _as_the_kernel_ran(label: str, source: str) -> str:
+    """Code that runs ``source`` as a kernel runs a cell that raises: up to the exception, which ends only it.
+
+    Compiled when it runs, so a cell the kernel could not even parse ends
+    the same way rather than failing the whole file.
+    """
+    return (
+        "try:\n"
+        f"    exec(compile({source!r}, {label!r}, 'exec'), globals())  # it raised in the kernel too\n"
+        "except Exception:\n"
+        "    pass\n"
+    )
 
 
 def _code_cells(data: Any) -> list[tuple[int, str | None]] | None:
