@@ -9,7 +9,7 @@ import pytest
 from batch_helpers import notebook
 
 from grader.results import to_data
-from grader.submission.grader_cells import PLACEHOLDER, GraderCells
+from grader.submission.grader_cells import MAX_PARSED_CELL, MAX_PARSED_TOTAL, PLACEHOLDER, GraderCells
 from grader.submission.notebook import convert_cells, convert_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,6 +82,15 @@ def test_grader_cells_left_out_of_a_cell_keep_its_code_and_line_numbers() -> Non
 )
 def test_grader_cells_keep_a_cell_python_cannot_parse_as_code(cell: str) -> None:
     assert _verdicts(cell) == [("code", cell)]
+
+
+def test_grader_cells_parse_a_bounded_amount_of_source() -> None:
+    long_cell = "import grader\nx = [" + "1," * (MAX_PARSED_CELL // 2) + "]"
+    assert _verdicts(long_cell) == [("code", long_cell)]  # too long to parse: the learner's code
+    reader = GraderCells()
+    cell = "import grader  # " + "x" * (MAX_PARSED_CELL - 100)
+    kinds = [reader.judge(cell).kind for _ in range(MAX_PARSED_TOTAL // len(cell) + 2)]
+    assert kinds[0] == "grader" and kinds[-1] == "code"  # once the notebook's budget is spent, cells are kept
 
 
 def test_notebook_notes_say_which_cells_lost_grader_code() -> None:

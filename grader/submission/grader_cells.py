@@ -13,8 +13,11 @@ its modules, or an expression statement, or an assignment to plain names,
 rooted in a name bound to the grader (``grader.check(...)``, ``check(...)``
 after ``from grader import check``, ``print(grader.check(...))``,
 ``result = grader.check(...)``, after which ``result`` is such a name too).
-Only a cell whose text mentions ``grader`` or one of those names is parsed;
-a cell Python cannot parse is the learner's code.
+Only a cell whose text mentions ``grader`` or one of those names is parsed,
+and parsing is bounded (``MAX_PARSED_CELL`` characters a cell,
+``MAX_PARSED_TOTAL`` a notebook: a syntax tree costs hundreds of bytes a
+character of source); a cell past those bounds, or that Python cannot parse,
+is the learner's code.
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ from typing import Literal
 
 from grader import __all__ as GRADER_API
 
-__all__ = ["GRADER_PACKAGE", "PLACEHOLDER", "CellVerdict", "GraderCells"]
+__all__ = ["GRADER_PACKAGE", "MAX_PARSED_CELL", "MAX_PARSED_TOTAL", "PLACEHOLDER", "CellVerdict", "GraderCells"]
 
 GRADER_PACKAGE = "grader"
+# Cells that check work are a line or two; a cell of learner code that also calls the grader is rarely long.
+MAX_PARSED_CELL = 64 << 10
+MAX_PARSED_TOTAL = 256 << 10
 PLACEHOLDER = "pass  # grader code, left out by the grader"  # in place of each statement left out
 # Calls that only show what their arguments give: ``print(grader.check(...))`` is a grader statement too.
 _SHOWING = ("print", "display")
@@ -58,6 +64,7 @@ class GraderCells:
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.parsed = 0  # characters parsed so far, against MAX_PARSED_TOTAL
 
     def judge(self, source: str) -> CellVerdict:
         """The verdict on the next cell, ``source`` (lines joined with ``\\n``, as the notebook's conversion does).
@@ -67,6 +74,9 @@ class GraderCells:
         """
         if GRADER_PACKAGE not in source and not any(name in source for name in self.names):
             return CellVerdict(source, "code")  # nothing in it can name the grader: the common case, one search
+        if len(source) > MAX_PARSED_CELL or self.parsed + len(source) > MAX_PARSED_TOTAL:
+            return CellVerdict(source, "code")
+        self.parsed += len(source)
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):  # its own import error says what is wrong
