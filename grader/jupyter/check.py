@@ -61,9 +61,9 @@ def check(
         submission = read_submission(given)
         kernel = ", not the cells this kernel ran" if shell is not None else ""
         submission.notes.insert(0, f"Graded the file {excerpt(given.name)} as it is saved{kernel}.")
-        beside = given if given.is_file() else given / HANDOUT_SPECS
+        beside = given if given.is_file() else given / HANDOUT_SPECS  # a folder: the checks inside it, if any
     elif shell is not None:
-        watch_cells(shell)  # from now on, if ``grader`` was imported before this kernel ran
+        watch_cells(shell)  # where importing grader did not (it came before this shell), record from now on
         submission = kernel_submission(shell)
         beside = notebook_path(shell)
     else:
