@@ -9,7 +9,7 @@ import pytest
 from batch_helpers import notebook
 
 from grader.results import to_data
-from grader.submission.grader_cells import MAX_PARSED_CELL, MAX_PARSED_TOTAL, PLACEHOLDER, GraderCells
+from grader.submission.grader_cells import MAX_NAMES, MAX_PARSED_CELL, MAX_PARSED_TOTAL, PLACEHOLDER, GraderCells
 from grader.submission.notebook import convert_cells, convert_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +91,9 @@ def test_grader_cells_parse_a_bounded_amount_of_source() -> None:
     cell = "import grader  # " + "x" * (MAX_PARSED_CELL - 100)
     kinds = [reader.judge(cell).kind for _ in range(MAX_PARSED_TOTAL // len(cell) + 2)]
     assert kinds[0] == "grader" and kinds[-1] == "code"  # once the notebook's budget is spent, cells are kept
+    many = GraderCells()
+    many.judge("from grader import " + ", ".join(f"name{index}" for index in range(2_000)))
+    assert len(many.names) == MAX_NAMES  # each later cell is searched for each name: their number is bounded
 
 
 def test_notebook_notes_say_which_cells_lost_grader_code() -> None:

@@ -29,12 +29,23 @@ from typing import Literal
 
 from grader import __all__ as GRADER_API
 
-__all__ = ["GRADER_PACKAGE", "MAX_PARSED_CELL", "MAX_PARSED_TOTAL", "PLACEHOLDER", "CellVerdict", "GraderCells"]
+__all__ = [
+    "GRADER_PACKAGE",
+    "MAX_NAMES",
+    "MAX_PARSED_CELL",
+    "MAX_PARSED_TOTAL",
+    "PLACEHOLDER",
+    "CellVerdict",
+    "GraderCells",
+]
 
 GRADER_PACKAGE = "grader"
 # Cells that check work are a line or two; a cell of learner code that also calls the grader is rarely long.
 MAX_PARSED_CELL = 64 << 10
 MAX_PARSED_TOTAL = 256 << 10
+# Every cell is searched for each name bound to the grader, so their number is bounded too; names past it are
+# not followed, and calls of them are kept as the learner's code.
+MAX_NAMES = 64
 PLACEHOLDER = "pass  # grader code, left out by the grader"  # in place of each statement left out
 # Calls that only show what their arguments give: ``print(grader.check(...))`` is a grader statement too.
 _SHOWING = ("print", "display")
@@ -88,7 +99,9 @@ class GraderCells:
             if graded[-1] or not isinstance(statement, ast.Assign):
                 self._follow_bindings(statement)
             else:  # ``result = grader.check(...)``: the names hold what the grader gave
-                self.names.update(target.id for target in statement.targets if isinstance(target, ast.Name))
+                for target in statement.targets:
+                    if isinstance(target, ast.Name) and len(self.names) < MAX_NAMES:
+                        self.names.add(target.id)
         kept = [statement for statement, keep in zip(statements, graded, strict=True) if keep]
         dropped = [statement for statement, keep in zip(statements, graded, strict=True) if not keep]
         if not dropped:
@@ -134,7 +147,7 @@ class GraderCells:
     def _follow_bindings(self, statement: ast.stmt) -> None:
         """Add the names ``statement`` binds to the grader; drop those it binds to anything else."""
         for name, to_grader in _top_level_bindings(statement):
-            if to_grader:
+            if to_grader and len(self.names) < MAX_NAMES:
                 self.names.add(name)
             else:
                 self.names.discard(name)
