@@ -112,8 +112,9 @@ def test_notebook_notes_say_which_cells_lost_grader_code() -> None:
         "work.ipynb: cells that only import or call the grader were left out: cell 4.",
         "work.ipynb: lines that import or call the grader were left out of cell 1, cell 2; "
         "the rest of those cells was graded.",
-        "work.ipynb: cell 5 uses the grader in code that cannot run without it, so it was graded as written, "
-        "where the grader cannot be called; put the grader's lines in a cell of their own.",
+        "work.ipynb: cell 5 mixes the grader's lines with your code in a way that cannot be taken apart safely, "
+        "so it was graded as written, where the grader cannot be called; put the grader's lines in a cell of "
+        "their own.",
     ]
 
 

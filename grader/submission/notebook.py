@@ -204,9 +204,9 @@ class _Conversion:
         if self.left_out_count["mixed"]:
             one = self.left_out_count["mixed"] == 1
             notes.append(
-                f"{self.name}: {shown['mixed']} {'uses' if one else 'use'} the grader in code that "
-                f"cannot run without it, so {'it was' if one else 'they were'} graded as written, where the grader "
-                "cannot be called; put the grader's lines in a cell of their own."
+                f"{self.name}: {shown['mixed']} {'mixes' if one else 'mix'} the grader's lines with your code in a "
+                f"way that cannot be taken apart safely, so {'it was' if one else 'they were'} graded as written, "
+                "where the grader cannot be called; put the grader's lines in a cell of their own."
             )
         return notes
 
