@@ -2,7 +2,8 @@
 
 The rule, in one line (docs/architecture.md draws it)::
 
-    cli -> batch | authoring | export -> grading -> engine | report | submission -> spec -> checks -> cache -> sandbox
+    cli -> batch | authoring | export | jupyter -> grading -> engine | report | submission -> spec -> checks
+        -> cache -> sandbox
 
 over a foundation (``errors``, ``results``, ``memo``, ``safeyaml``, ``record``)
 that every layer may use and that uses nothing above it. A module may import
@@ -29,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "grader"
 # From the top down; the packages of one row may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("grader.cli",),
-    ("grader.batch", "grader.authoring", "grader.export"),
+    ("grader.batch", "grader.authoring", "grader.export", "grader.jupyter"),
     ("grader.grading",),
     ("grader.engine", "grader.report", "grader.submission"),
     ("grader.spec",),

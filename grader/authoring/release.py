@@ -318,6 +318,8 @@ def _index(catalog: Catalog) -> str:
             f"| {exercise.id} | {exercise.kind} | {exercise.max_score:g} | "
             f"[{exercise.id}.md]({exercise.id}.md) | {mine} |"
         )
+    # the notebook check's example names an exercise of this handout, so that it runs as written
+    example = next((e.id for e in catalog.exercises.values() if isinstance(e, ImplementationExercise)), "EXERCISE")
     if catalog.assignments:
         lines += ["", "Assignments:", ""]
         lines += [f"- {a.id} ({a.title}): {', '.join(a.exercises)}" for a in catalog.assignments.values()]
@@ -329,6 +331,13 @@ def _index(catalog: Catalog) -> str:
         "",
         "```sh",
         CHECK_COMMAND.format(file="EXERCISE.py"),
+        "```",
+        "",
+        "In a Jupyter notebook opened in this folder, check the cells you have run instead:",
+        "",
+        "```python",
+        "import grader",
+        f'grader.check("{example}")',
         "```",
         "",
         "Hidden checks run only when your work is graded; each page says how many there are.",

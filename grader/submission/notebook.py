@@ -7,7 +7,10 @@ the memory parsing takes), its nesting (Python's recursion limit), and the
 Python its code cells come to (``MAX_CODE_BYTES``, as for a ``.py`` file).
 Code cells are joined in order; IPython-only lines (``%magic``, ``!shell``,
 ``name?``) and cells (``%%magic``) are dropped with a note, because plain
-Python cannot run them and the grader does not offer a shell. Every way a
+Python cannot run them and the grader does not offer a shell. Code that only
+imports or calls the grader (a learner checking their work with
+``grader.check``) is left out with a note too (``grader_cells``): the grader
+is not there to call where the learner's code runs. Every way a
 notebook can be unusable is a ``NotebookProblem`` whose message names the
 file, so the learner is graded with a reason.
 """
@@ -16,17 +19,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from grader.submission.excerpts import SHOWN, excerpt, listing
+from grader.submission.grader_cells import GraderCells
 
 __all__ = [
     "MAX_CODE_BYTES",
     "MAX_NOTEBOOK_BYTES",
     "MAX_NOTEBOOK_VALUES",
     "NOTEBOOK_SUFFIX",
+    "ConvertedCells",
     "NotebookProblem",
+    "convert_cells",
     "convert_notebook",
     "is_ipython_line",
     "notebook_to_python",
@@ -47,6 +55,16 @@ _CLEAR = "clear its outputs (Kernel > Restart & Clear Output) and save it again"
 
 class NotebookProblem(ValueError):
     """The notebook cannot be used; the message says why, for the learner."""
+
+
+@dataclass(frozen=True)
+class ConvertedCells:
+    """Code cells joined into one Python source: ``source`` (UTF-8), how many cells it holds (``cells``), and
+    ``notes`` for the learner on what was left out."""
+
+    source: bytes
+    cells: int
+    notes: list[str]
 
 
 def notebook_to_python(path: Path) -> tuple[bytes, list[str]]:
@@ -82,7 +100,26 @@ def convert_notebook(raw: bytes, filename: str) -> tuple[bytes, list[str]]:
         raise NotebookProblem(
             f"{name} does not have the shape of a Jupyter notebook (no list of cells); it was not graded."
         )
-    return _Conversion(name).run(cells)
+    converted = _Conversion(name).run([(f"cell {number}", source) for number, source in cells])
+    counted = f"{converted.cells} code cell{'s' if converted.cells != 1 else ''}"
+    head = f"{name}: graded as one Python file made of its {counted}, in order."
+    return converted.source, [head, *converted.notes]
+
+
+def convert_cells(cells: list[tuple[str, str | None]], name: str, *, raised: Collection[str] = ()) -> ConvertedCells:
+    """Code cells, each ``(label, source)`` in the order they ran, as one Python source with notes.
+
+    What a notebook's conversion does to its cells (IPython-only lines and
+    the grader's own code left out, the size capped), for cells that come
+    from elsewhere than a saved file: the inputs a running kernel holds.
+    ``label`` names the cell in notes (``"In [3]"``), ``name`` their source.
+    The cells labelled in ``raised`` raised when the kernel ran them: each
+    is run as the kernel ran it, its own code compiled and run on its own
+    and its exception ignored, so what it did before raising still counts
+    and the cells after it still run. Raises ``NotebookProblem`` when they
+    come to more Python than a file may hold.
+    """
+    return _Conversion(excerpt(name), raised=raised).run(cells)
 
 
 def is_ipython_line(line: str) -> bool:
@@ -105,42 +142,77 @@ def is_ipython_line(line: str) -> bool:
 
 
 class _Conversion:
-    """Joins code cells into one source, keeping the first few removed lines to show and a count of all."""
+    """Joins code cells into one source, keeping the first few cells and lines left out to show and a count of all."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, raised: Collection[str] = ()) -> None:
         self.name = name
+        self.raised = set(raised)
+        self.replayed: list[str] = []  # the cells of ``raised`` run with their exception ignored
         self.parts: list[bytes] = []
         self.size = 0
         self.removed: list[str] = []
         self.removed_count = 0
+        self.grader = GraderCells()
+        self.left_out: dict[str, list[str]] = {"grader": [], "stripped": [], "mixed": []}  # first labels, by verdict
+        self.left_out_count: dict[str, int] = dict.fromkeys(self.left_out, 0)
         self.not_text: list[str] = []
         self.not_text_count = 0
 
-    def run(self, cells: list[tuple[int, str | None]]) -> tuple[bytes, list[str]]:
-        for number, source in cells:
+    def run(self, cells: list[tuple[str, str | None]]) -> ConvertedCells:
+        for label, source in cells:
             if source is None:
                 self.not_text_count += 1
                 if len(self.not_text) < SHOWN:
-                    self.not_text.append(f"cell {number}")
+                    self.not_text.append(label)
                 continue
-            self._add(number, source)
-        counted = f"{len(self.parts)} code cell{'s' if len(self.parts) != 1 else ''}"
-        notes = [f"{self.name}: graded as one Python file made of its {counted}, in order."]
+            self._add(label, source)
+        notes = []
         if self.removed_count:
             notes.append(
                 f"{self.name}: IPython magics and shell commands do not run in the grader and were removed: "
                 f"{listing(self.removed, self.removed_count)}."
+            )
+        notes += self._grader_notes()
+        if self.replayed:
+            one = len(self.replayed) == 1
+            notes.append(
+                f"{self.name}: {listing(self.replayed, separator=', ')} raised an exception when "
+                f"{'it' if one else 'they'} ran, so {'it runs' if one else 'they run'} here the same way, "
+                f"{'its' if one else 'each'} exception ignored: what {'it' if one else 'each'} did before raising "
+                "still counts."
             )
         if self.not_text_count:
             notes.append(
                 f"{self.name}: code cells whose source is not text were left out: "
                 f"{listing(self.not_text, self.not_text_count, separator=', ')}."
             )
-        return b"\n".join(self.parts), notes
+        return ConvertedCells(b"\n".join(self.parts), len(self.parts), notes)
 
-    def _add(self, number: int, source: str) -> None:
+    def _grader_notes(self) -> list[str]:
+        """What was done with the grader's own code, one note per kind of cell."""
+        notes = []
+        counts = self.left_out_count
+        shown = {kind: listing(labels, counts[kind], separator=", ") for kind, labels in self.left_out.items()}
+        if self.left_out_count["grader"]:
+            notes.append(f"{self.name}: cells that only import or call the grader were left out: {shown['grader']}.")
+        if self.left_out_count["stripped"]:
+            one = self.left_out_count["stripped"] == 1
+            notes.append(
+                f"{self.name}: lines that import or call the grader were left out of {shown['stripped']}; "
+                f"the rest of {'that cell' if one else 'those cells'} was graded."
+            )
+        if self.left_out_count["mixed"]:
+            one = self.left_out_count["mixed"] == 1
+            notes.append(
+                f"{self.name}: {shown['mixed']} {'mixes' if one else 'mix'} the grader's lines with your code in a "
+                f"way that cannot be taken apart safely, so {'it was' if one else 'they were'} graded as written, "
+                "where the grader cannot be called; put the grader's lines in a cell of their own."
+            )
+        return notes
+
+    def _add(self, label: str, source: str) -> None:
         if source.lstrip().startswith("%%"):
-            self._remove(number, _first_line(source), " (the whole cell)")
+            self._remove(label, _first_line(source), " (the whole cell)")
             return
         breaks = sum(map(source.count, _LINE_BREAKS)) - source.count("\r\n")
         if breaks > MAX_CODE_BYTES:  # each line is at least a byte of the result
@@ -150,17 +222,28 @@ class _Conversion:
         if any(mark in source for mark in "%!?"):  # only then can a line be IPython's
             for index, line in enumerate(lines):
                 if is_ipython_line(line):
-                    self._remove(number, line.strip())
+                    self._remove(label, line.strip())
                     indent = line[: len(line) - len(line.lstrip())]
                     lines[index] = f"{indent}pass  # IPython-only line removed by the grader"
                     room -= len(lines[index])
                     if room < 0:  # short magics grow into longer lines: stop as soon as the result is too large
                         self._too_large()
+        verdict = self.grader.judge("\n".join(lines))
+        if verdict.kind != "code":
+            self.left_out_count[verdict.kind] += 1
+            if len(self.left_out[verdict.kind]) < SHOWN:
+                self.left_out[verdict.kind].append(label)
+            if verdict.kind == "grader":
+                return
+        kept = verdict.source
+        if label in self.raised:
+            kept = _as_the_kernel_ran(label, kept)
+            self.replayed.append(label)
         try:
-            part = (f"# cell {number}\n" + "\n".join(lines) + "\n").encode("utf-8")
+            part = (f"# {label}\n" + kept + "\n").encode("utf-8")
         except UnicodeEncodeError:
             raise NotebookProblem(
-                f"{self.name}: cell {number} holds text that is not valid Unicode (an unpaired "
+                f"{self.name}: {label} holds text that is not valid Unicode (an unpaired "
                 "surrogate such as \\ud800), so it is not a notebook Jupyter saved; "
                 "it was not graded."
             ) from None
@@ -169,16 +252,30 @@ class _Conversion:
             self._too_large()
         self.parts.append(part)
 
-    def _remove(self, number: int, line: str, what: str = "") -> None:
+    def _remove(self, label: str, line: str, what: str = "") -> None:
         self.removed_count += 1
         if len(self.removed) < SHOWN:
-            self.removed.append(f"cell {number}: {excerpt(line)}{what}")
+            self.removed.append(f"{label}: {excerpt(line)}{what}")
 
     def _too_large(self) -> None:
         raise NotebookProblem(
             f"{self.name}: its code cells come to more than {MAX_CODE_BYTES >> 20} MiB of Python, "
             "the most the grader reads from a .py file; it was not graded."
         )
+
+
+def _as_the_kernel_ran(label: str, source: str) -> str:
+    """Code that runs ``source`` as a kernel runs a cell that raises: up to the exception, which ends only it.
+
+    Compiled when it runs, so a cell the kernel could not even parse ends
+    the same way rather than failing the whole file.
+    """
+    return (
+        "try:\n"
+        f"    exec(compile({source!r}, {label!r}, 'exec'), globals())  # it raised in the kernel too\n"
+        "except Exception:\n"
+        "    pass\n"
+    )
 
 
 def _code_cells(data: Any) -> list[tuple[int, str | None]] | None:
