@@ -24,6 +24,7 @@ from grader.export.gitlab_ci import gitlab_ci_config
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = Path(".github/workflows/grade.yml")
+STARTED_ALWAYS = "always() && steps.started.outputs.started == 'true'"
 
 
 def export(kind: str, out: Path, *args: str) -> Any:
@@ -52,13 +53,13 @@ def test_github_workflow_parses_grades_publishes_and_fails_below_the_minimum(tmp
     grade = next(step for step in steps if "--format junit" in step.get("run", ""))
     assert "python -I -m grader.cli --exercises" in grade["run"] and " grade " in grade["run"]
     assert "--min-score" in grade["run"]
-    summary = next(step for step in steps if "GITHUB_STEP_SUMMARY" in step.get("run", ""))
-    assert "--format markdown" in summary["run"] and summary["if"] == "always()"
+    summary = next(step for step in steps if "--format markdown" in step.get("run", ""))
+    assert "GITHUB_STEP_SUMMARY" in summary["run"] and summary["if"].startswith("always() && ")
     upload = next(step for step in steps if step.get("uses") == "actions/upload-artifact@v7")
-    assert upload["if"] == "always()" and upload["with"]["path"].endswith("junit.xml")
+    assert upload["if"].startswith("always() && ") and upload["with"]["path"].endswith("junit.xml")
     assert grade["run"].count("grader-results/junit.xml") == 1 and upload["with"]["path"] == "grader-results/junit.xml"
     last = steps[-1]
-    assert "steps.grade.outputs.status" in str(last) and "exit 1" in last["run"] and "if" not in last
+    assert "steps.grade.outputs.status" in str(last) and "exit 1" in last["run"] and "always()" not in last["if"]
 
 
 def _workflow(tmp_path: Path, *args: str) -> dict[str, Any]:
@@ -95,7 +96,7 @@ def test_github_workflow_caches_pip_under_the_hash_of_a_file_the_export_writes(t
 def test_github_workflow_annotates_the_files_whatever_the_score(tmp_path: Path) -> None:
     steps = _steps(_workflow(tmp_path))
     annotate = next(step for step in steps if "--format github" in step.get("run", ""))
-    assert annotate["if"] == "always()" and '[ "$?" -eq 1 ]' in annotate["run"]
+    assert annotate["if"] == STARTED_ALWAYS and '[ "$?" -eq 1 ]' in annotate["run"]
     names = [step.get("name") for step in steps]
     assert names.index(annotate["name"]) < names.index("Require the minimum score")
 
@@ -124,7 +125,7 @@ def test_classroom_option_hands_the_points_to_classrooms_reporter(tmp_path: Path
     assert "repository_dispatch" in workflow[True] and workflow["permissions"]["actions"] == "read"
     steps = _steps(workflow)
     points = next(step for step in steps if "--format github-classroom" in step.get("run", ""))
-    assert points["if"] == "always()" and "base64 -w 0" in points["run"] and "result=" in points["run"]
+    assert points["if"] == STARTED_ALWAYS and "base64 -w 0" in points["run"] and "result=" in points["run"]
     reporter = next(step for step in steps if "autograding-grading-reporter" in step.get("uses", ""))
     # The reporter reads the step output from the variable named after each runner id, upper case, + _RESULTS.
     runner = reporter["with"]["runners"]
@@ -134,6 +135,58 @@ def test_classroom_option_hands_the_points_to_classrooms_reporter(tmp_path: Path
     assert steps[-1]["name"] == "Require the minimum score"
     plain = yaml.safe_load(github_actions_workflow(CiRecipe(assignment="why-softmax", install="grader")))
     assert not any("reporter" in step.get("uses", "") for step in _steps(plain))
+
+
+def _run_started_step(repo: Path, tmp_path: Path) -> tuple[str, str, str]:
+    """Run the workflow's first step in ``repo``: its stdout, the summary it wrote and its ``started`` output."""
+    job = yaml.safe_load((repo / WORKFLOW).read_text())["jobs"]["grade"]
+    step = next(step for step in job["steps"] if step.get("id") == "started")
+    outputs, summary = tmp_path / "started-outputs", tmp_path / "started-summary.md"
+    outputs.unlink(missing_ok=True)
+    summary.unlink(missing_ok=True)
+    env = {**os.environ, **job["env"], "GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(summary)}
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, summary.read_text() if summary.exists() else "", _outputs(outputs)["started"]
+
+
+def test_the_untouched_handout_is_not_started_and_any_edit_to_a_work_file_starts_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "release", "--out", str(repo)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert export("github-actions", repo, "--assignment", "why-softmax", "--install", "grader").exit_code == 0
+    hashed = [line.split("  ", 1)[1] for line in (repo / ".grader/handout.sha256").read_text().splitlines()]
+    assert "stable-softmax.py" in hashed and "answers.yaml" in hashed
+    assert not any(name.startswith(("public-checks/", ".")) for name in hashed)
+    stdout, summary, started = _run_started_step(repo, tmp_path)
+    assert started == "false" and stdout.startswith("::notice title=grader::Not started: ")
+    assert summary.startswith("Not started: ")
+    (repo / "README.md").write_text("notes\n")  # not a file the learner's work is in
+    assert _run_started_step(repo, tmp_path)[2] == "false"
+    (repo / "work").mkdir()
+    (repo / "work" / "draft.py").write_text("x = 1\n")  # a new file of work
+    assert _run_started_step(repo, tmp_path)[2] == "true"
+    (repo / "work" / "draft.py").unlink()
+    assert _run_started_step(repo, tmp_path)[2] == "false"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # .git/ and the specs are not work
+    (repo / "public-checks" / "extra.yaml").write_text("x: 1\n")
+    assert _run_started_step(repo, tmp_path)[2] == "false"
+    (repo / "logsumexp.py").rename(tmp_path / "logsumexp.py")  # a handout file removed
+    assert _run_started_step(repo, tmp_path)[2] == "true"
+    (tmp_path / "logsumexp.py").rename(repo / "logsumexp.py")
+    with (repo / "stable-softmax.py").open("a") as file:
+        file.write("# begun\n")
+    stdout, summary, started = _run_started_step(repo, tmp_path)
+    assert started == "true" and stdout == "" and summary == ""
+
+
+def test_without_a_handout_every_push_is_graded(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    assert export("github-actions", repo, "--assignment", "why-softmax", "--install", "grader").exit_code == 0
+    assert not (repo / ".grader/handout.sha256").exists()
+    assert _run_started_step(repo, tmp_path)[2] == "true"
 
 
 def test_gitlab_ci_parses_grades_and_reports_junit_always(tmp_path: Path) -> None:

@@ -1,16 +1,18 @@
 """``grader export github-actions``: a workflow that grades a learner's repository (GitHub Classroom).
 
-Steps: check out (no credentials kept); set up Python, caching pip's
-downloads under a key that is this file's hash (it names the grader
-installed); install the grader (``ci.install_commands``: isolated, outside
-the checkout, a repository's wheel only by its sha256); grade to JUnit with
+Steps: check out (no credentials kept); stop, green, with a "not started"
+notice while the learner's files are still the handout's (``ci.handout_hashes``,
+in ``.grader/handout.sha256``); set up Python, caching pip's downloads under
+a key that is this file's hash (it names the grader installed); install
+the grader (``ci.install_commands``: isolated, outside the checkout, a
+repository's wheel only by its sha256); grade to JUnit with
 ``--min-score`` (status kept); annotate the learner's file with each check
 that did not pass (``--format github``); write the Markdown report and the
 note that this is feedback, not a grade, to ``$GITHUB_STEP_SUMMARY``; upload
 the JUnit file as an artifact; with ``classroom``, hand the points to GitHub
 Classroom's grading reporter; fail the job when the score is below the
-minimum. The publishing steps carry ``if: always()``, so a low score still
-shows its feedback.
+minimum. The publishing steps carry ``if: always() && ...started``, so a low
+score still shows its feedback.
 
 The run: one per push (any branch) or manual start, never a second one for
 the same commit from ``pull_request``; a newer push to the same ref cancels
@@ -27,13 +29,27 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.export.ci import FEEDBACK_NOTE, RESULTS_DIR, CiRecipe, install_commands, write_text, yaml_string
+from grader.export.ci import (
+    FEEDBACK_NOTE,
+    HANDOUT_HASHES,
+    NOT_STARTED,
+    RESULTS_DIR,
+    CiRecipe,
+    handout_check,
+    handout_hashes,
+    install_commands,
+    write_text,
+    yaml_string,
+)
 
 __all__ = ["ACTIONS", "Action", "WORKFLOW", "github_actions_workflow", "write_github_actions"]
 
 WORKFLOW = Path(".github") / "workflows" / "grade.yml"
 # The account GitHub Classroom makes a learner's repository with: its commits are the handout, not work.
 CLASSROOM_BOT = "github-classroom[bot]"
+# Every step after the first runs only on work begun; the publishing ones whatever the score.
+_STARTED = "steps.started.outputs.started == 'true'"
+_ALWAYS_STARTED = f"always() && {_STARTED}"
 # The step id the Classroom reporter reads: it takes the output from the variable ID_RESULTS (upper case).
 _POINTS_STEP = "points"
 
@@ -74,6 +90,7 @@ def github_actions_workflow(recipe: CiRecipe, *, pin_actions: bool = False, clas
     env = "\n".join(f"      {name}: {yaml_string(value)}" for name, value in recipe.variables().items())
     junit = f"{RESULTS_DIR}/junit.xml"
     install = "\n".join(f"          {line}" for line in install_commands(recipe))
+    check = "\n".join(f"          {line}" for line in handout_check())
 
     def uses(name: str) -> str:
         return ACTIONS[name].uses(pinned=pin_actions)
@@ -111,7 +128,22 @@ jobs:
         with:
           persist-credentials: false
 
+      - name: Tell whether the work has started
+        id: started
+        # While the files the learner writes in are the handout's, none edited, added or removed, there is
+        # nothing to grade: say so, green.
+        run: |
+{check}
+          if [ -s {HANDOUT_HASHES} ] && [ "$current" = "$(cat {HANDOUT_HASHES})" ]; then
+            echo "::notice title=grader::"{shlex.quote(NOT_STARTED)}
+            printf '%s\\n' {shlex.quote(NOT_STARTED)} >> "$GITHUB_STEP_SUMMARY"
+            echo "started=false" >> "$GITHUB_OUTPUT"
+          else
+            echo "started=true" >> "$GITHUB_OUTPUT"
+          fi
+
       - uses: {uses("setup-python")}
+        if: {_STARTED}
         with:
           python-version: {yaml_string(recipe.python)}
           # pip's downloads, kept under this file's hash: it names the grader installed.
@@ -119,6 +151,7 @@ jobs:
           cache-dependency-path: {WORKFLOW.as_posix()}
 
       - name: Install the grader
+        if: {_STARTED}
         # Isolated, from a folder outside the checkout: nothing in the repository can stand in for pip or
         # the grader; a wheel from the repository is installed only if its sha256 is GRADER_WHEEL_SHA256.
         run: |
@@ -126,6 +159,7 @@ jobs:
 
       - name: Grade
         id: grade
+        if: {_STARTED}
         # Exit 1 (below the minimum) is acted on by the last step, after the feedback is published;
         # 2 or 3 (a broken setup) fails here.
         run: |
@@ -136,18 +170,18 @@ jobs:
           if [ "$status" -gt 1 ]; then exit "$status"; fi
 
       - name: Annotate the files with the checks that did not pass
-        if: always()
+        if: {_ALWAYS_STARTED}
         run: |
           {recipe.grade("github")} || [ "$?" -eq 1 ]
 
       - name: Write the feedback to the job summary
-        if: always()
+        if: {_ALWAYS_STARTED}
         run: |
           {recipe.grade("markdown")} >> "$GITHUB_STEP_SUMMARY" || [ "$?" -eq 1 ]
           printf '\\n> %s\\n' {shlex.quote(FEEDBACK_NOTE)} >> "$GITHUB_STEP_SUMMARY"
 
       - name: Upload the JUnit report
-        if: always()
+        if: {_ALWAYS_STARTED}
         uses: {uses("upload-artifact")}
         with:
           name: grader-junit
@@ -155,6 +189,7 @@ jobs:
           if-no-files-found: warn
 {_classroom_steps(recipe, uses("classroom-reporter")) if classroom else ""}
       - name: Require the minimum score
+        if: {_STARTED}
         env:
           STATUS: ${{{{ steps.grade.outputs.status }}}}
         run: |
@@ -174,13 +209,13 @@ def _classroom_steps(recipe: CiRecipe, reporter: str) -> str:
     return f"""
       - name: Points for GitHub Classroom
         id: {_POINTS_STEP}
-        if: always()
+        if: {_ALWAYS_STARTED}
         run: |
           result="$({recipe.grade("github-classroom")} || [ "$?" -eq 1 ])"
           echo "result=$(printf '%s' "$result" | base64 -w 0)" >> "$GITHUB_OUTPUT"
 
       - name: Report the points to GitHub Classroom
-        if: always()
+        if: {_ALWAYS_STARTED}
         continue-on-error: true
         uses: {reporter}
         env:
@@ -191,5 +226,12 @@ def _classroom_steps(recipe: CiRecipe, reporter: str) -> str:
 
 
 def write_github_actions(out: Path, recipe: CiRecipe, *, pin_actions: bool = False, classroom: bool = False) -> Path:
-    """Write ``out/.github/workflows/grade.yml``; return its path."""
+    """Write ``out/.github/workflows/grade.yml``, and the hashes of the handout's files it tells "not started" by.
+
+    Returns the workflow's path. Without a file to hash (exported before ``grader release``), no hashes are
+    written and every push is graded.
+    """
+    hashes = handout_hashes(out, recipe)
+    if hashes:
+        write_text(out / HANDOUT_HASHES, hashes)
     return write_text(out / WORKFLOW, github_actions_workflow(recipe, pin_actions=pin_actions, classroom=classroom))
