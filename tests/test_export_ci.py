@@ -24,7 +24,7 @@ from grader.export.gitlab_ci import gitlab_ci_config
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = Path(".github/workflows/grade.yml")
-STARTED_ALWAYS = "always() && steps.started.outputs.started == 'true'"
+STARTED_ALWAYS = "${{ !cancelled() && steps.started.outputs.started == 'true' }}"
 
 
 def export(kind: str, out: Path, *args: str) -> Any:
@@ -54,12 +54,12 @@ def test_github_workflow_parses_grades_publishes_and_fails_below_the_minimum(tmp
     assert "python -I -m grader.cli --exercises" in grade["run"] and " grade " in grade["run"]
     assert "--min-score" in grade["run"]
     summary = next(step for step in steps if "--format markdown" in step.get("run", ""))
-    assert "GITHUB_STEP_SUMMARY" in summary["run"] and summary["if"].startswith("always() && ")
+    assert "GITHUB_STEP_SUMMARY" in summary["run"] and summary["if"] == STARTED_ALWAYS
     upload = next(step for step in steps if step.get("uses") == "actions/upload-artifact@v7")
-    assert upload["if"].startswith("always() && ") and upload["with"]["path"].endswith("junit.xml")
+    assert upload["if"] == STARTED_ALWAYS and upload["with"]["path"].endswith("junit.xml")
     assert grade["run"].count("grader-results/junit.xml") == 1 and upload["with"]["path"] == "grader-results/junit.xml"
     last = steps[-1]
-    assert "steps.grade.outputs.status" in str(last) and "exit 1" in last["run"] and "always()" not in last["if"]
+    assert "steps.grade.outputs.status" in str(last) and "exit 1" in last["run"] and "cancelled()" not in last["if"]
 
 
 def _workflow(tmp_path: Path, *args: str) -> dict[str, Any]:

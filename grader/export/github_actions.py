@@ -11,8 +11,8 @@ that did not pass (``--format github``); write the Markdown report and the
 note that this is feedback, not a grade, to ``$GITHUB_STEP_SUMMARY``; upload
 the JUnit file as an artifact; with ``classroom``, hand the points to GitHub
 Classroom's grading reporter; fail the job when the score is below the
-minimum. The publishing steps carry ``if: always() && ...started``, so a low
-score still shows its feedback.
+minimum. The publishing steps run unless the run was cancelled (``if:
+!cancelled()``), so a low score still shows its feedback.
 
 The run: one per push (any branch) or manual start, never a second one for
 the same commit from ``pull_request``; a newer push to the same ref cancels
@@ -49,7 +49,8 @@ WORKFLOW = Path(".github") / "workflows" / "grade.yml"
 CLASSROOM_BOT = "github-classroom[bot]"
 # Every step after the first runs only on work begun; the publishing ones whatever the score.
 _STARTED = "steps.started.outputs.started == 'true'"
-_ALWAYS_STARTED = f"always() && {_STARTED}"
+# Not always(): a run cancelled by a newer push stops publishing too. In ${{ }}, since YAML reads a leading ! as a tag.
+_ALWAYS_STARTED = f"${{{{ !cancelled() && {_STARTED} }}}}"
 # The step id the Classroom reporter reads: it takes the output from the variable ID_RESULTS (upper case).
 _POINTS_STEP = "points"
 
