@@ -164,3 +164,12 @@ def test_classroom_result_adds_up_to_the_reports_points(case: str) -> None:
     # What the workflow hands the reporter: base64 of these bytes, decoded back by it.
     encoded = base64.b64encode(format_classroom(report).encode("utf-8"))
     assert json.loads(base64.b64decode(encoded)) == result
+
+
+@pytest.mark.parametrize("graded", [True, False], ids=["note-beside-results", "nothing-graded"])
+def test_a_note_on_the_submission_is_a_warning_unless_nothing_was_graded(graded: bool) -> None:
+    report = _report([_check("c", "passed", "ok")], problems=["two files answer 'x'"])
+    if not graded:
+        report = Report(grader_version="0", submission="work", score=0, max_score=0, problems=["nothing here"])
+    first = _commands(format_github(report))[0]
+    assert first["title"] == "submission" and first["kind"] == ("warning" if graded else "error")

@@ -6,6 +6,7 @@ command names a file, on that file in the commit and pull-request views::
 
     ::error file=FILE,title=EXERCISE: CHECK::REASON (more lines as %0A)
     ::warning file=FILE,title=EXERCISE: not attempted::REASON
+    ::warning title=submission::NOTE (an error when nothing could be graded)
     ::notice title=EXERCISE: passed::SCORE of MAX points
     ::notice title=grader::SCORE of MAX points
 
@@ -66,8 +67,11 @@ def format_github(report: Report) -> str:
     errors: list[str] = []
     warnings: list[str] = []
     notices: list[str] = []
-    for problem in report.problems:
-        errors.append(_command("error", problem, title="submission"))
+    # A note on the submission is a warning; it is an error only when nothing could be graded.
+    kind: Kind = "warning" if report.exercises else "error"
+    (warnings if report.exercises else errors).extend(
+        _command(kind, problem, title="submission") for problem in report.problems
+    )
     for exercise in report.exercises:
         if exercise.status == "missing":
             warnings.append(_command("warning", exercise.reason, title=f"{exercise.id}: not attempted", file=file))
@@ -92,10 +96,11 @@ def format_github(report: Report) -> str:
 def format_classroom(report: Report) -> str:
     """The result GitHub Classroom's grading reporter reads, as JSON (the workflow base64-encodes it).
 
-    One test per exercise: ``pass`` when it passed, ``error`` when the
-    learner's code could not be graded (it did not import, raised before any
-    check ran), ``fail`` otherwise; ``score`` is the exercise's points, so
-    the tests add up to the report's score.
+    One test per exercise, its status as the reporter words it: ``pass``
+    (passed), ``error`` (the exercise's status is ``error``: its code raised,
+    crashed or ran out of time), ``fail`` (failed, or not attempted);
+    ``score`` is the exercise's points, so the tests add up to the report's
+    score.
     """
     tests = [
         {
