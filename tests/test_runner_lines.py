@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.batch.progress import PlainProgress
@@ -212,6 +212,8 @@ def test_text_shows_an_escaped_line_start_visibly() -> None:
     assert "\\x3a:add-mask::secret" in render(report, "markdown")
 
 
+# Each example renders every format of two reports: a time limit would fail on a loaded machine, not on output.
+@settings(deadline=None)
 @given(
     st.lists(
         st.sampled_from(

@@ -32,8 +32,10 @@ in the output are the grader's own commands.
 ``format_classroom`` is the result GitHub Classroom's grading reporter reads
 (``classroom-resources/autograding-grading-reporter``, from a step output,
 base64): ``{"version": 1, "status", "max_score", "tests": [...]}``, one test
-per exercise with its points as ``score``. The reporter adds up the tests'
-``score`` for Classroom and ``max_score`` for the maximum.
+per exercise with its points as ``score``, and ``notes`` (the handout's or
+the missing sandbox's sentence), which the reporter does not read. The
+reporter adds up the tests' ``score`` for Classroom and ``max_score`` for the
+maximum.
 """
 
 from __future__ import annotations
@@ -115,7 +117,10 @@ def format_classroom(report: Report) -> str:
         for exercise in report.exercises
     ]
     status = "pass" if report.all_passed else "error" if not report.exercises else "fail"
-    result = {"version": 1, "status": status, "max_score": report.max_score, "tests": tests}
+    result: dict[str, object] = {"version": 1, "status": status, "max_score": report.max_score, "tests": tests}
+    notes = [note for note in (report.handout, report.unsandboxed) if note]
+    if notes:  # a key the reporter does not read, for whoever reads the result: what the text report notes first
+        result["notes"] = [printable(note) for note in notes]
     return inert_lines(json.dumps(result, indent=2, ensure_ascii=False) + "\n", "json")
 
 
