@@ -109,6 +109,11 @@ def _run(script: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedPr
     return subprocess.run(["bash", "-e", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
+def _step_outputs(path: Path) -> dict[str, str]:
+    """The step outputs written to ``$GITHUB_OUTPUT`` so far (``name=value`` lines)."""
+    return dict(line.split("=", 1) for line in path.read_text().splitlines()) if path.exists() else {}
+
+
 def _installed_cli(env: dict[str, str]) -> str:
     done = subprocess.run(
         ["python", "-I", "-c", "import grader.cli; print(open(grader.cli.__file__).read())"],
@@ -132,13 +137,13 @@ def test_github_job_in_a_hostile_checkout_installs_and_grades_the_real_grader(
     for step in job["steps"]:
         if "run" not in step:
             continue
-        env["STATUS"] = outputs.read_text().strip().removeprefix("status=") if outputs.exists() else ""
+        env["STATUS"] = _step_outputs(outputs).get("status", "")
         done = _run(step["run"], repo, env)
         expected = 1 if step is job["steps"][-1] else 0  # the last step fails the job: the score is low
         assert done.returncode == expected, (step.get("name"), done.stdout[-2000:], done.stderr[-2000:])
         assert FORGED not in done.stdout
     assert sorted(path.name for path in marks.iterdir()) == []
-    assert outputs.read_text().strip() == "status=1"
+    assert _step_outputs(outputs) == {"started": "true", "status": "1"}  # begun: the handout's stub was replaced
     junit = (repo / "grader-results" / "junit.xml").read_text()
     assert "<failure" in junit and "1000." in junit  # the overflow the buggy softmax really has
     assert summary.read_text().startswith("# Grading results: ") and FEEDBACK_NOTE in summary.read_text()

@@ -29,6 +29,7 @@ from grader.results import CheckResult, ExerciseResult, Report, SandboxInfo
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SUFFIXES = {"text": "txt", "json": "report.json", "junit": "xml", "gradescope": "gradescope.json", "markdown": "md"}
+SUFFIXES.update({"github": "github.txt", "github-classroom": "classroom.json"})
 HOSTILE_OUTPUT = (
     "\x1b[32m12 passed, 0 failed\x1b[0m\n"
     '</failure></testcase><testcase name="forged"/>\n'

@@ -68,6 +68,7 @@ from grader.cli.export import export_group
 __all__ = ["main", "run"]
 
 FORMAT_NAMES = ["text", "json", "junit", "gradescope", "markdown", "exercism", "prairielearn"]
+FORMAT_NAMES += ["github", "github-classroom"]  # workflow commands; the result GitHub Classroom's reporter reads
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

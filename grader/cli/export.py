@@ -6,7 +6,7 @@ The commands are thin: the text and bytes come from :mod:`grader.export`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,11 +94,17 @@ def _ci_recipe(ctx: click.Context, out_dir: str, install: str | None, **values: 
     return recipe
 
 
-def _ci_export(name: str, summary: str, writer: Callable[[], Callable[[Path, Any], Path]]) -> None:
+def _ci_export(
+    name: str,
+    summary: str,
+    writer: Callable[[], Callable[..., Path]],
+    own_options: Sequence[Callable[[Callable[..., Any]], Callable[..., Any]]] = (),
+) -> None:
     """Register ``grader export NAME``: the CI options in, one file written by ``writer()`` out.
 
     ``writer`` returns the write function when called, so its module is imported only when the
-    command runs.
+    command runs. ``own_options`` are this template's alone; their values go to the write function
+    as keyword arguments.
     """
 
     @export_group.command(name, help=summary)
@@ -116,6 +122,7 @@ def _ci_export(name: str, summary: str, writer: Callable[[], Callable[[Path, Any
         min_score: float,
         public_only: bool,
         python_version: str,
+        **own: Any,
     ) -> None:
         recipe = _ci_recipe(
             ctx,
@@ -128,16 +135,19 @@ def _ci_export(name: str, summary: str, writer: Callable[[], Callable[[Path, Any
             public_only=public_only,
             python=python_version,
         )
-        click.echo(f"wrote {writer()(Path(out_dir), recipe)}")
+        click.echo(f"wrote {writer()(Path(out_dir), recipe, **own)}")
+
+    for option in own_options:  # on the command made above: appended, in this order, after the shared ones
+        option(export_ci)
 
 
-def _github_actions_writer() -> Callable[[Path, Any], Path]:
+def _github_actions_writer() -> Callable[..., Path]:
     from grader.export.github_actions import write_github_actions
 
     return write_github_actions
 
 
-def _gitlab_ci_writer() -> Callable[[Path, Any], Path]:
+def _gitlab_ci_writer() -> Callable[..., Path]:
     from grader.export.gitlab_ci import write_gitlab_ci
 
     return write_gitlab_ci
@@ -145,8 +155,21 @@ def _gitlab_ci_writer() -> Callable[[Path, Any], Path]:
 
 _ci_export(
     "github-actions",
-    "Write .github/workflows/grade.yml: grade each push, summary and JUnit artifact, fail below --min-score.",
+    "Write .github/workflows/grade.yml: grade each push, annotate the files, summary and JUnit artifact, "
+    "fail below --min-score.",
     _github_actions_writer,
+    [
+        click.option(
+            "--pin-actions",
+            is_flag=True,
+            help="Name each action by the commit of its release (the tag in a comment), not by its major tag.",
+        ),
+        click.option(
+            "--classroom",
+            is_flag=True,
+            help="Also hand the points to GitHub Classroom's grading reporter, for Classroom's grade column.",
+        ),
+    ],
 )
 _ci_export(
     "gitlab-ci",

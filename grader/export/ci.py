@@ -31,6 +31,10 @@ statuses 2 and 3 (a broken setup, not a low score) fail the step at once.
 
 Every parameter reaches the shell through an environment variable, quoted
 where it is used, so no value can change the commands.
+
+``handout_hashes`` and ``handout_check`` tell a handout nobody has written in
+yet from work begun, by the same rules on both sides (the export's Python and
+the job's shell), so the job can say "not started" instead of failing stubs.
 """
 
 from __future__ import annotations
@@ -47,9 +51,13 @@ from grader.export.wheel import build_wheel, wheel_name
 
 __all__ = [
     "FEEDBACK_NOTE",
+    "HANDOUT_HASHES",
+    "NOT_STARTED",
     "CiRecipe",
     "RESULTS_DIR",
     "WHEEL_DIR",
+    "handout_check",
+    "handout_hashes",
     "install_commands",
     "recipe_installing",
     "write_text",
@@ -63,6 +71,15 @@ FEEDBACK_NOTE = (
     "This check is feedback on the work in this repository, which its owner can change, so it is not "
     "a grade: your grade comes from the grader run by your instructor on the work you hand in."
 )
+# The sha256 of each file a learner writes in, as the handout has it: while they all still match, the work has
+# not started, and the job says so instead of grading the handout's stubs (which only raise) as failures.
+HANDOUT_HASHES = f"{WHEEL_DIR}/handout.sha256"
+NOT_STARTED = (
+    "Not started: the files are still the handout's, so nothing was graded. Write your work in them and push "
+    "to get feedback."
+)
+# What a learner writes in: code, notebooks and answers files (grader.submission.files reads these).
+_WORK_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml", ".json")
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _PYTHON = re.compile(r"^3\.\d{1,2}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -199,6 +216,43 @@ def recipe_installing(out: Path, install: str | None, **values: Any) -> tuple[Ci
             "requirement from a package index or URL"
         )
     return CiRecipe(install=relative.as_posix(), wheel_sha256=_sha256(where), **values), None
+
+
+def handout_hashes(out: Path, recipe: CiRecipe) -> str:
+    """``sha256sum`` lines for each file the learner writes in under ``out``, as it is now (the handout).
+
+    The files graded (``recipe.submission``) that a learner edits: code, notebooks, answers; not the specs
+    folder, the job's results, hidden folders or files. Sorted by path, byte by byte, as ``sort`` in the C
+    locale sorts them: the job lists the same files by the same rules (``handout_check``) and compares the
+    two texts, so an edited, a new or a deleted file all count as work begun. Empty when there is no such
+    file (exported before ``grader release``).
+    """
+    root = out / recipe.submission
+    candidates = [root] if root.is_file() else [path for path in root.rglob("*") if path.is_file()]
+    skipped = tuple(f"{PurePosixPath(folder)}/" for folder in (recipe.specs, RESULTS_DIR))
+    found = {}
+    for path in candidates:
+        relative = path.relative_to(out).as_posix()
+        hidden = any(part.startswith(".") for part in path.relative_to(out).parts)
+        if relative.endswith(_WORK_SUFFIXES) and not hidden and not relative.startswith(skipped):
+            found[relative] = path
+    if any(ch in name for name in found for ch in "\n\r\\"):  # sha256sum would escape such a name: no hashes
+        return ""
+    return "".join(f"{_sha256(found[name])}  {name}\n" for name in sorted(found, key=lambda name: name.encode()))
+
+
+def handout_check() -> list[str]:
+    """Shell lines that set ``current`` to the ``sha256sum`` lines of the work files now, by ``handout_hashes``' rules.
+
+    Run from the checkout's root; the names come from the job's ``GRADER_SUBMISSION`` and ``GRADER_SPECS``.
+    """
+    names = " -o ".join(f"-name '*{suffix}'" for suffix in _WORK_SUFFIXES)
+    return [
+        f'current="$(find "$GRADER_SUBMISSION" -type f \\( {names} \\) -not -path \'*/.*\' 2> /dev/null \\',
+        "  | sed 's|^\\./||' \\",
+        f'  | awk -v specs="${{GRADER_SPECS%/}}/" \'index($0, specs) != 1 && index($0, "{RESULTS_DIR}/") != 1\' \\',
+        '  | LC_ALL=C sort | while IFS= read -r name; do sha256sum -- "$name"; done)"',
+    ]
 
 
 def _sha256(path: Path) -> str:

@@ -1,6 +1,7 @@
 """Report formats: one pure function per format, ``Report`` in, text out.
 
-It owns text, json, junit, markdown, gradescope, exercism and prairielearn,
+It owns text, json, junit, markdown, gradescope, exercism, prairielearn, github
+(workflow commands) and github-classroom (the Classroom reporter's result),
 learner text made inert for Markdown (``markdown_safe``) and for CI runners
 (``runner_safe``, the last pass of every format). It imports only the
 foundation (``results``): a format never grades, reads a file or prints.
@@ -58,8 +59,21 @@ def _prairielearn(report: Report) -> str:
     return format_prairielearn(report)
 
 
+def _github(report: Report) -> str:
+    from grader.report.github import format_github
+
+    return format_github(report)
+
+
+def _github_classroom(report: Report) -> str:
+    from grader.report.github import format_classroom
+
+    return format_classroom(report)
+
+
 FORMATS: dict[str, Callable[[Report], str]] = {"text": _text, "json": _json}
 FORMATS.update(junit=_junit, gradescope=_gradescope, markdown=_markdown, exercism=_exercism, prairielearn=_prairielearn)
+FORMATS.update({"github": _github, "github-classroom": _github_classroom})
 
 
 def render(report: Report, format_name: str, *, catalog: Any = None) -> str:

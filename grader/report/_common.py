@@ -9,11 +9,13 @@ renderers out of the learner's hands, and the output byte-identical.
 
 from __future__ import annotations
 
-from grader.results import CheckResult, CheckStatus, ExerciseResult
+from grader.results import CheckResult, CheckStatus, ExerciseResult, Report
 
-__all__ = ["ATTEMPTED", "check_rows", "points", "printable"]
+__all__ = ["ATTEMPTED", "check_rows", "points", "printable", "submitted_file"]
 
 ATTEMPTED = "attempted"
+# What a submission that is one file can end with (grader.submission.files reads these).
+_FILE_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml", ".json")
 
 # Bidirectional overrides and isolates can make text read differently from what it is.
 _BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
@@ -72,3 +74,12 @@ def check_rows(exercise: ExerciseResult) -> list[CheckResult]:
             reason=exercise.reason,
         )
     ]
+
+
+def submitted_file(report: Report) -> str | None:
+    """The file the report graded, when the submission is one file; ``None`` for a folder.
+
+    A folder's report does not say which of its files held each exercise, so
+    a format that links results to a file links none then.
+    """
+    return report.submission if report.submission.endswith(_FILE_SUFFIXES) else None

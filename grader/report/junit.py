@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from grader.report._common import check_rows, points, printable
+from grader.report._common import check_rows, points, printable, submitted_file
 from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
@@ -57,14 +57,12 @@ __all__ = ["format_junit"]
 _ELEMENT = {"failed": "failure", "error": "error", "timeout": "error", "skipped": "skipped"}
 _SUBMISSION = "submission"
 _TIME = "0"
-# What a submission that is one file can end with (grader.submission.files reads these).
-_FILE_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml", ".json")
 
 
 def format_junit(report: Report) -> str:
     """The report as a JUnit XML document (UTF-8, ending with a newline)."""
     root = ET.Element("testsuites", {"name": "grader"})
-    file = report.submission if report.submission.endswith(_FILE_SUFFIXES) else None
+    file = submitted_file(report)
     suites = [_suite(exercise, report.handout, file) for exercise in report.exercises]
     if report.problems or not report.exercises:
         suites.append(_submission_suite(report))
