@@ -47,6 +47,7 @@ from grader.batch.learners import Learner, discover_learners
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
 from grader.batch.progress import NoProgress, Progress
+from grader.batch.roster import class_roster
 from grader.batch.summary import (
     ClassStats,
     class_stats,
@@ -442,6 +443,7 @@ def _rebuild(
     """
     rows: list[GradebookRow] = []
     reports: dict[str, Report] = {}
+    stems: dict[str, str] = {}  # learner name -> the stem of their output files
     errors: list[str] = []
     more: list[str] = []
     for learner in learners:
@@ -462,8 +464,9 @@ def _rebuild(
             _rewrite(out_dir, learner, report)
         rows.append(GradebookRow(learner=learner.name, report=report, grader_error=failed))
         reports[learner.name] = report
-    stems = {learner.stem for learner in learners}
-    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in stems)
+        stems[learner.name] = learner.stem
+    known = {learner.stem for learner in learners}
+    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in known)
     if stale:
         more.append(
             f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
@@ -484,7 +487,8 @@ def _rebuild(
         _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
     _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
     _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
-    _write(out_dir / "report.html", format_report_html(stats, title=title))
+    roster = class_roster(((name, stems[name], report) for name, report in reports.items()), ids, grader_errors=errors)
+    _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster))
     return stats, errors, more
 
 
