@@ -27,6 +27,7 @@ from html import escape
 from urllib.parse import quote
 
 from grader.batch.items import ITEMS_NOTE, format_discrimination, format_share
+from grader.batch.mistakes import COMMAND_NOTE, NOTHING_SHARED, SharedMistake, mistake_rows
 from grader.batch.roster import GRADER_FAILED, RosterRow
 from grader.batch.status import STATUSES
 from grader.batch.summary import (
@@ -296,7 +297,8 @@ def _items(stats: ClassStats) -> str:
     if nothing:
         return head + f'<p id="quiz-items-none">{escape(nothing)}</p>'
     rows = [
-        '<div class="wide"><table id="quiz-items"><thead><tr><th>exercise</th><th>question</th><th>answered</th><th>facility</th>'
+        '<div class="wide"><table id="quiz-items"><thead><tr><th>exercise</th><th>question</th><th>answered</th>'
+        "<th>facility</th>"
         "<th>discrimination</th><th>options</th></tr></thead><tbody>"
     ]
     for item in items:
@@ -310,8 +312,41 @@ def _items(stats: ClassStats) -> str:
     return head + "\n".join(rows)
 
 
-def format_report_html(stats: ClassStats, *, title: str, roster: Sequence[RosterRow] = ()) -> str:
-    """The whole page; byte-identical for the same statistics and roster."""
+def _mistakes(mistakes: list[SharedMistake] | None) -> str:
+    """``#shared-mistakes``: the groups of learners sharing a mistake no known-wrong solution catches, or the
+    sentence saying there are none; nothing when they were not sought."""
+    if mistakes is None:
+        return ""
+    head = "<h2>Shared mistakes no known-wrong solution catches</h2>"
+    if not mistakes:
+        return head + f'<p id="shared-mistakes-none">{escape(NOTHING_SHARED)}</p>'
+    rows = [
+        head,
+        f"<p>{escape(COMMAND_NOTE)}</p>",
+        '<div class="wide"><table id="shared-mistakes"><thead><tr><th>group</th><th>exercise</th><th>check</th>'
+        "<th>input</th><th>shared output</th><th>expected</th><th>learners</th><th>example</th></tr></thead><tbody>",
+    ]
+    for mistake, (number, exercise, _, call, got, expected, count, example) in zip(
+        mistakes, mistake_rows(mistakes), strict=True
+    ):
+        checks = ", ".join(_id(check) for check in mistake.checks)
+        rows.append(
+            f'<tr><td class="num">{number}</td><td>{_id(exercise)}</td><td>{checks}</td>'
+            f"<td><code>{escape(call)}</code></td><td>{escape(got)}</td><td>{escape(expected)}</td>"
+            f'<td class="num">{count}</td><td>{_id(example)}</td></tr>'
+        )
+    rows.append("</tbody></table></div>")
+    return "\n".join(rows)
+
+
+def format_report_html(
+    stats: ClassStats,
+    *,
+    title: str,
+    roster: Sequence[RosterRow] = (),
+    mistakes: list[SharedMistake] | None = None,
+) -> str:
+    """The whole page; byte-identical for the same statistics, roster and shared mistakes."""
     if stats.mean is not None and stats.median is not None:
         top = rounded(stats.max_score)
         headline = (
@@ -351,6 +386,7 @@ def format_report_html(stats: ClassStats, *, title: str, roster: Sequence[Roster
             _failure_rates(stats),
             _table(stats),
             _items(stats),
+            _mistakes(mistakes),
             f"<script>{_SCRIPT}</script>",
             "</body></html>",
             "",

@@ -44,6 +44,7 @@ from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.items import format_items_csv, quiz_items
 from grader.batch.learners import Learner, discover_learners
+from grader.batch.mistakes import SharedMistake, shared_mistakes
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
 from grader.batch.progress import NoProgress, Progress
@@ -486,10 +487,20 @@ def _rebuild(
     if stats.quiz_items is not None:
         _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
     _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
-    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
+    mistakes = _shared_mistakes(reports, errors, stats)
+    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title, mistakes=mistakes))
     roster = class_roster(((name, stems[name], report) for name, report in reports.items()), ids, grader_errors=errors)
-    _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster))
+    _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster, mistakes=mistakes))
     return stats, errors, more
+
+
+def _shared_mistakes(reports: dict[str, Report], errors: list[str], stats: ClassStats) -> list[SharedMistake] | None:
+    """The class's shared uncatalogued mistakes; a fault in looking for them is a note, never the batch's failure."""
+    try:
+        return shared_mistakes(reports, left_out=errors)
+    except Exception as error:  # the gradebook and every result are already good: say so and go on
+        stats.notes.append(f"the shared mistakes could not be worked out ({error.__class__.__name__}: {error})")
+        return None
 
 
 def _rewrite(out_dir: Path, learner: Learner, report: Report) -> None:
