@@ -16,9 +16,12 @@ on several checks of one exercise are one group: the first of those checks
 (by id) is shown with its input and output, the others are listed with it,
 and all go into the stub's ``must_fail``.
 
-Outputs are first put in buckets by their numbers to three significant
-figures, then compared within a bucket, first member first: linear in the
-class size. Groups are numbered by size, then exercise, check, input and
+Outputs are first put in buckets by their numbers rounded to a grid a
+hundred times coarser than the tolerance, then compared within a bucket
+with the first member of each of its first few groups: linear in the class
+size. Two outputs within tolerance that round to either side of a grid line
+stay apart; for outputs that differ in their last bits (the same mistake,
+sums taken in another order) that is vanishingly rare. Groups are numbered by size, then exercise, check, input and
 output, with learners by name, so the same class gives the same groups in the
 same order on every run. ``grader batch-mistake`` writes a group's example
 out as a known-wrong solution stub (``grader.batch.mistake_stub``).
@@ -51,6 +54,7 @@ NOTHING_SHARED = (
 # A check's own tolerance may be zero (an exact property); outputs computed in a different order still agree.
 _RTOL_FLOOR, _ATOL_FLOOR = 1e-9, 1e-12
 _FAILED = ("failed", "error")
+_LEADERS = 8
 
 
 @dataclass(frozen=True)
@@ -96,14 +100,23 @@ def _float(value: float | str) -> float:
     return float(value)  # "nan", "inf" and "-inf" read back as themselves
 
 
-def _coarse(failing: FailingOutput) -> tuple[object, ...]:
-    """A bucket key: outputs within tolerance nearly always share it (the numbers to three significant figures)."""
+def _bucket(failing: FailingOutput) -> tuple[object, ...]:
+    """A bucket key outputs within tolerance nearly always share: each number rounded to a grid a hundred times
+    the check's relative tolerance (to zero within ten times its absolute one), the words where no numbers."""
     if failing.values is None:
         return ("words", failing.got)
+    rtol, atol = max(failing.rtol, _RTOL_FLOOR), max(failing.atol, _ATOL_FLOOR)
+    digits = max(1, min(15, round(-math.log10(rtol)) - 2))
+    near_zero = 10 * atol
     rounded = []
     for value in failing.values:
         x = _float(value)
-        rounded.append(str(x) if not math.isfinite(x) else float(f"{x:.2e}"))
+        if not math.isfinite(x):
+            rounded.append(str(x))
+        elif abs(x) <= near_zero:
+            rounded.append("0")
+        else:
+            rounded.append(f"{x:.{digits}e}")
     return ("values", tuple(tuple(shape) for shape in failing.shapes or ()), tuple(rounded))
 
 
@@ -143,8 +156,9 @@ def shared_mistakes(reports: Mapping[str, Report], *, left_out: Iterable[str] = 
         entries[name] = report.submission
         for exercise in report.exercises:
             for check_id, failing in _uncatalogued(exercise):
-                groups = buckets.setdefault((exercise.id, check_id, failing.input, _coarse(failing)), [])
-                home = next((group for group in groups if _agree(group[0][1], failing)), None)
+                groups = buckets.setdefault((exercise.id, check_id, failing.input, _bucket(failing)), [])
+                # outputs sharing a bucket but beyond tolerance of each other are rare: a few groups a bucket
+                home = next((group for group in groups[:_LEADERS] if _agree(group[0][1], failing)), None)
                 if home is None:
                     groups.append([(name, failing)])
                 else:
