@@ -18,6 +18,8 @@ authoring or export. Modules::
     items.py      quiz item statistics: facility, discrimination, options, quiz-items.csv
     html.py       report.html: roster, charts that fit the window, the checks that matter first
     roster.py     a row per learner for report.html: score, statuses, feedback link
+    mistakes.py   shared uncatalogued mistakes: learners failing a check with the same output
+    mistake_stub.py  grader batch-mistake: a group's example written out as a known-wrong stub
     overrides.py  the instructor's overrides file, applied to results as graded
     run.py        run_batch, tying them together
 """

@@ -16,7 +16,7 @@ on several checks of one exercise are one group: the first of those checks
 (by id) is shown with its input and output, the others are listed with it,
 and all go into the stub's ``must_fail``.
 
-Outputs are first put in buckets by their numbers rounded to a grid a
+Outputs are first put in buckets by their numbers rounded to a grid some
 hundred times coarser than the tolerance, then compared within a bucket
 with the first member of each of its first few groups: linear in the class
 size. Two outputs within tolerance that round to either side of a grid line
@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from grader.report.markdown_safe import markdown_code, markdown_text
 from grader.results import CheckResult, ExerciseResult, FailingOutput, Report
@@ -54,7 +56,7 @@ NOTHING_SHARED = (
 # A check's own tolerance may be zero (an exact property); outputs computed in a different order still agree.
 _RTOL_FLOOR, _ATOL_FLOOR = 1e-9, 1e-12
 _FAILED = ("failed", "error")
-_LEADERS = 8
+_LEADERS = 4
 
 
 @dataclass(frozen=True)
@@ -100,24 +102,35 @@ def _float(value: float | str) -> float:
     return float(value)  # "nan", "inf" and "-inf" read back as themselves
 
 
-def _bucket(failing: FailingOutput) -> tuple[object, ...]:
-    """A bucket key outputs within tolerance nearly always share: each number rounded to a grid a hundred times
-    the check's relative tolerance (to zero within ten times its absolute one), the words where no numbers."""
-    if failing.values is None:
-        return ("words", failing.got)
-    rtol, atol = max(failing.rtol, _RTOL_FLOOR), max(failing.atol, _ATOL_FLOOR)
-    digits = max(1, min(15, round(-math.log10(rtol)) - 2))
-    near_zero = 10 * atol
-    rounded = []
-    for value in failing.values:
-        x = _float(value)
-        if not math.isfinite(x):
-            rounded.append(str(x))
-        elif abs(x) <= near_zero:
-            rounded.append("0")
+def _bucket_keys(records: list[FailingOutput]) -> list[object]:
+    """A bucket key for each record, which outputs within tolerance nearly always share: the words where no
+    numbers were kept, else each number on a grid some hundred times coarser than the check's relative
+    tolerance (zero within ten times its absolute one), computed for all records of one form at once."""
+    keys: list[object] = [None] * len(records)
+    forms: dict[tuple[object, ...], list[int]] = {}
+    for index, failing in enumerate(records):
+        if not failing.values:
+            keys[index] = ("words", failing.got)
         else:
-            rounded.append(f"{x:.{digits}e}")
-    return ("values", tuple(tuple(shape) for shape in failing.shapes or ()), tuple(rounded))
+            shapes = tuple(tuple(shape) for shape in failing.shapes or ())
+            forms.setdefault((len(failing.values), shapes), []).append(index)
+    for form, indices in forms.items():
+        values = np.array([records[i].values for i in indices], dtype=float)
+        rtol = np.maximum([records[i].rtol for i in indices], _RTOL_FLOOR)[:, None]
+        atol = np.maximum([records[i].atol for i in indices], _ATOL_FLOOR)[:, None]
+        bits = np.clip(np.floor(-np.log2(rtol)) - 7, 1, 50)
+        with np.errstate(all="ignore"):
+            mantissa, exponent = np.frexp(values)
+            steps = np.round(mantissa * np.exp2(bits))
+            near_zero = np.abs(values) <= 10 * atol
+        steps[near_zero], exponent[near_zero] = 0, 0
+        odd = ~np.isfinite(values)  # NaN, inf and -inf: a step of their own, outside the grid
+        steps[odd] = np.where(np.isnan(values[odd]), 1.0, 2.0 * np.sign(values[odd]))
+        exponent[odd] = 1 << 20
+        rows = np.stack([exponent.astype(np.int64), steps.astype(np.int64)], axis=-1)
+        for row, index in zip(rows, indices, strict=True):
+            keys[index] = ("values", form, row.tobytes())
+    return keys
 
 
 def _agree(a: FailingOutput, b: FailingOutput) -> bool:
@@ -146,8 +159,8 @@ def shared_mistakes(reports: Mapping[str, Report], *, left_out: Iterable[str] = 
     ``reports``: learner name to result; learners in ``left_out`` (the grader failed on them) are not read.
     """
     skip = set(left_out)
-    # (exercise, check, input, bucket) -> groups, each a list of (learner, failing), first member first
-    buckets: dict[tuple[str, str, str, tuple[object, ...]], list[list[tuple[str, FailingOutput]]]] = {}
+    # (exercise, check, input) -> the uncatalogued failing records on it, learners in name order
+    records: dict[tuple[str, str, str], list[tuple[str, FailingOutput]]] = {}
     entries: dict[str, str] = {}
     for name in sorted(reports):
         if name in skip:
@@ -156,23 +169,30 @@ def shared_mistakes(reports: Mapping[str, Report], *, left_out: Iterable[str] = 
         entries[name] = report.submission
         for exercise in report.exercises:
             for check_id, failing in _uncatalogued(exercise):
-                groups = buckets.setdefault((exercise.id, check_id, failing.input, _bucket(failing)), [])
-                # outputs sharing a bucket but beyond tolerance of each other are rare: a few groups a bucket
-                home = next((group for group in groups[:_LEADERS] if _agree(group[0][1], failing)), None)
-                if home is None:
-                    groups.append([(name, failing)])
-                else:
-                    home.append((name, failing))
+                records.setdefault((exercise.id, check_id, failing.input), []).append((name, failing))
+    # the same -> groups, each a list of (learner, failing), first member first
+    buckets: dict[tuple[str, str, str], list[list[tuple[str, FailingOutput]]]] = {}
+    for where, pending in records.items():
+        found: dict[object, list[list[tuple[str, FailingOutput]]]] = {}
+        for member, key in zip(pending, _bucket_keys([failing for _, failing in pending]), strict=True):
+            groups = found.setdefault(key, [])
+            # outputs sharing a bucket but beyond tolerance of each other are rare: a few groups a bucket
+            home = next((group for group in groups[:_LEADERS] if _agree(group[0][1], member[1])), None)
+            if home is None:
+                groups.append([member])
+            else:
+                home.append(member)
+        buckets[where] = [group for groups in found.values() for group in groups]
     merged: dict[tuple[str, tuple[str, ...]], list[tuple[str, FailingOutput]]] = {}
-    for (exercise_id, check_id, _, _), groups in sorted(buckets.items(), key=lambda item: item[0][:3]):
+    for (exercise_id, check_id, _), groups in sorted(buckets.items()):
         for group in groups:
             if len(group) >= 2:
                 members = tuple(member for member, _ in group)
                 merged.setdefault((exercise_id, members), []).append((check_id, group[0][1]))
-    found = []
+    mistakes = []
     for (exercise_id, members), shared in merged.items():
         (check_id, failing), *others = shared
-        found.append(
+        mistakes.append(
             SharedMistake(
                 exercise=exercise_id,
                 check=check_id,
@@ -184,7 +204,7 @@ def shared_mistakes(reports: Mapping[str, Report], *, left_out: Iterable[str] = 
                 also=tuple(dict.fromkeys(other for other, _ in others if other != check_id)),
             )
         )
-    return sorted(found, key=lambda m: (-len(m.learners), m.exercise, m.check, m.input, m.got, m.learners))
+    return sorted(mistakes, key=lambda m: (-len(m.learners), m.exercise, m.check, m.input, m.got, m.learners))
 
 
 def entry_called(call: str) -> str:
