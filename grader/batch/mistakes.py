@@ -11,19 +11,19 @@ engine matched to a known-wrong solution (``FailingOutput.known``, or the
 other failures on that exercise: the engine names a known mistake only on
 the checks in its ``must_fail``, and the same code fails others with it
 (``no-max-shift`` gives NaN on ``non-negative`` too), which are no new
-mistake. Only groups of two or more are reported. The same learners sharing outputs
-on several checks of one exercise are one group: the first of those checks
-(by id) is shown with its input and output, the others are listed with it,
-and all go into the stub's ``must_fail``.
+mistake. Only groups of two or more are reported. The same learners sharing
+outputs on several checks of one exercise are one group: the first of those
+checks (by id) is shown with its input and output, the others are listed
+with it, and all go into the stub's ``must_fail``.
 
 Outputs are first put in buckets by their numbers rounded to a grid some
 hundred times coarser than the tolerance, then compared within a bucket
 with the first member of each of its first few groups: linear in the class
 size. Two outputs within tolerance that round to either side of a grid line
 stay apart; for outputs that differ in their last bits (the same mistake,
-sums taken in another order) that is vanishingly rare. Groups are numbered by size, then exercise, check, input and
-output, with learners by name, so the same class gives the same groups in the
-same order on every run. ``grader batch-mistake`` writes a group's example
+sums taken in another order) that is vanishingly rare. Groups are numbered
+by size, then exercise, check, input and output, with learners by name, so
+the same class gives the same groups in the same order on every run. ``grader batch-mistake`` writes a group's example
 out as a known-wrong solution stub (``grader.batch.mistake_stub``).
 """
 
