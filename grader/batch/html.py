@@ -75,7 +75,8 @@ svg.chart { display: block; width: 100%; max-width: 680px; height: auto; }
 }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; margin-top: 1rem; }
 th, td { border-bottom: 1px solid #ddd; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
+.prose { min-width: 12rem; }
 td.num { text-align: right; white-space: nowrap; }
 th button { font: inherit; font-weight: bold; border: 0; background: none; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
@@ -217,12 +218,12 @@ def _exercise_table(stats: ClassStats) -> str:
     head = "".join(f"<th>{escape(status)}</th>" for status in STATUSES)
     rows = [
         f'<div class="wide"><table id="exercises"><thead><tr><th>exercise</th>{head}'
-        "<th>most common reason it stopped before any check</th></tr></thead><tbody>"
+        '<th class="prose">most common reason it stopped before any check</th></tr></thead><tbody>'
     ]
     for exercise in stats.exercises:
         counts = "".join(f'<td class="num">{exercise.statuses[status]}</td>' for status in STATUSES)
         reason = f"{escape(exercise.reason)} ({exercise.reason_count} of {exercise.stopped})" if exercise.reason else ""
-        rows.append(f"<tr><td>{_id(exercise.exercise)}</td>{counts}<td>{reason}</td></tr>")
+        rows.append(f'<tr><td>{_id(exercise.exercise)}</td>{counts}<td class="prose">{reason}</td></tr>')
     rows.append("</tbody></table></div>")
     return "\n".join(rows)
 
@@ -231,14 +232,14 @@ def _check_rows(table_id: str, checks: list[CheckStat]) -> str:
     rows = [
         (
             f'<div class="wide"><table id="{table_id}"><thead><tr><th>exercise</th><th>check</th>'
-            "<th>did not pass</th><th>most common reason</th></tr></thead><tbody>"
+            '<th>did not pass</th><th class="prose">most common reason</th></tr></thead><tbody>'
         )
     ]
     for stat in checks:
         reason = f"{escape(stat.reason)} ({stat.reason_count} of {stat.not_passed})" if stat.reason else ""
         rows.append(
             f"<tr><td>{_id(stat.exercise)}</td><td>{_id(stat.check)}</td>"
-            f'<td class="num">{escape(judged_text(stat))}</td><td>{reason}</td></tr>'
+            f'<td class="num">{escape(judged_text(stat))}</td><td class="prose">{reason}</td></tr>'
         )
     rows.append("</tbody></table></div>")
     return "\n".join(rows)
@@ -324,7 +325,8 @@ def _mistakes(mistakes: list[SharedMistake] | None) -> str:
         head,
         f"<p>{escape(COMMAND_NOTE)}</p>",
         '<div class="wide"><table id="shared-mistakes"><thead><tr><th>group</th><th>exercise</th><th>check</th>'
-        "<th>input</th><th>shared output</th><th>expected</th><th>learners</th><th>example</th></tr></thead><tbody>",
+        '<th class="prose">input</th><th class="prose">shared output</th><th class="prose">expected</th>'
+        "<th>learners</th><th>example</th></tr></thead><tbody>",
     ]
     for mistake, (number, exercise, _, call, got, expected, count, example) in zip(
         mistakes, mistake_rows(mistakes), strict=True
@@ -332,7 +334,8 @@ def _mistakes(mistakes: list[SharedMistake] | None) -> str:
         checks = ", ".join(_id(check) for check in mistake.checks)
         rows.append(
             f'<tr><td class="num">{number}</td><td>{_id(exercise)}</td><td>{checks}</td>'
-            f"<td><code>{escape(call)}</code></td><td>{escape(got)}</td><td>{escape(expected)}</td>"
+            f'<td class="prose"><code>{escape(call)}</code></td><td class="prose">{escape(got)}</td>'
+            f'<td class="prose">{escape(expected)}</td>'
             f'<td class="num">{count}</td><td>{_id(example)}</td></tr>'
         )
     rows.append("</tbody></table></div>")
