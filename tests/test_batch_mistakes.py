@@ -13,7 +13,15 @@ from test_batch_summary import _Tables
 
 from grader.batch import run_batch
 from grader.batch.html import format_report_html
-from grader.batch.mistakes import NOTHING_SHARED, entry_called, shared_mistakes
+from grader.batch.mistakes import (
+    NOTHING_SHARED,
+    entry_called,
+    failing_from_json,
+    failing_to_json,
+    give_failing,
+    shared_mistakes,
+    take_failing,
+)
 from grader.batch.summary import class_stats, format_summary_markdown
 from grader.cli import main
 from grader.results import CheckResult, ExerciseResult, FailingOutput, Report
@@ -157,6 +165,18 @@ def test_summary_and_report_list_the_groups_or_say_there_are_none() -> None:
     assert "Shared mistakes" not in format_summary_markdown(stats, title="T")  # not sought: nothing said
 
 
+def test_failing_cases_leave_the_result_and_come_back_unchanged() -> None:
+    report = _learner("a", ("c", _failing(["nan", 2.0], known="k")), ("d", None))
+    taken = take_failing(report)
+    assert all(check.failing is None for e in report.exercises for check in e.checks)
+    text = failing_to_json(taken)
+    assert failing_to_json(failing_from_json(text)) == text
+    give_failing(report, failing_from_json(text))
+    assert report.exercises[0].checks[0].failing == _failing(["nan", 2.0], known="k")
+    with pytest.raises(ValueError):
+        failing_from_json('{"ex": {"c": {"input": "x", "surprise": 1}}}')
+
+
 TIMES_TWO = CORRECT.replace("return weights /", "return 2 * weights /")
 TIMES_THREE = CORRECT.replace("return weights /", "return 3 * weights /")
 
@@ -177,9 +197,13 @@ def test_planted_class_shows_its_shared_mistake_and_its_stub_validates(tmp_path:
     rows = [line for line in summary.split("## Shared mistakes", 1)[1].splitlines() if line.startswith("| 1 ")]
     assert len(rows) == 1 and "stable-softmax" in rows[0] and rows[0].endswith("| 2 | `amy` |")
     assert "| 2 |" not in summary.split("## Shared mistakes", 1)[1].split("\n| 1 ", 1)[1].split("\n", 1)[1]
-    stored = json.loads((out / "results" / "dan.json").read_text())
-    records = [c["failing"] for e in stored["exercises"] for c in e["checks"] if "failing" in c]
+    # the failing cases are kept apart from the result, which stays what grader grade writes
+    assert '"failing"' not in (out / "results" / "amy.json").read_text()
+    stored = json.loads((out / "failing" / "dan.json").read_text())
+    records = [record for checks in stored.values() for record in checks.values()]
     assert records and any(record.get("known") for record in records)
+    doubled = json.loads((out / "failing" / "amy.json").read_text())["stable-softmax"]
+    assert doubled and all("known" not in record for record in doubled.values())
     before = snapshot(out)
     run_batch(folder, assignment=ASSIGNMENT, out=out, jobs=2, exercises_dir=exercises, force=True)
     assert snapshot(out)["summary.md"] == before["summary.md"]  # same class, same groups, same order

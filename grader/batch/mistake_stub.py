@@ -1,7 +1,7 @@
 """``grader batch-mistake``: one shared mistake's example written out as a known-wrong solution stub.
 
 The groups are found again from the batch's output folder (each learner's
-``results/STEM.json`` and ``.key``) exactly as the batch found them for
+``results/STEM.json`` and ``.key``, and ``failing/STEM.json``) exactly as the batch found them for
 ``summary.md``, so group N here is group N there; learners no longer in the
 class folder, and those the grader failed on, are left out as the batch
 leaves them out. The example learner's file is read from the class folder
@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.batch.cache import read_key
-from grader.batch.mistakes import SharedMistake, entry_called, one_line, shared_mistakes
+from grader.batch.mistakes import (
+    SharedMistake,
+    entry_called,
+    failing_from_json,
+    give_failing,
+    one_line,
+    shared_mistakes,
+)
 from grader.errors import GraderError, UsageError
 from grader.results import Report, report_from_json
 from grader.submission.bindings import scan_names
@@ -76,9 +83,14 @@ def class_mistakes(out_dir: Path, class_dir: Path) -> tuple[list[SharedMistake],
         if record is None or not result.is_file() or not (class_dir / record.entry).exists():
             continue
         try:
-            reports[record.learner] = report_from_json(result.read_text(encoding="utf-8"))
+            report = report_from_json(result.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise UsageError(f"{result}: not a result grader batch wrote ({error}); run the batch again") from None
+        try:  # as the batch reads them: a missing or unreadable file of failing cases is none
+            give_failing(report, failing_from_json((out_dir / "failing" / result.name).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass
+        reports[record.learner] = report
         entries[record.learner] = record.entry
         if record.grader_error is not None:
             failed.append(record.learner)

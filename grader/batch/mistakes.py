@@ -2,7 +2,7 @@
 
 After a batch, learners are grouped by check and by the hidden input of their
 first failing case (``CheckResult.failing``, which ``grader batch`` keeps for
-the instructor): two learners are in one group when their outputs on that
+the instructor in ``failing/STEM.json``, beside the result): two learners are in one group when their outputs on that
 input agree within the check's tolerance (the same shape, every number within
 ``atol + rtol * |other|``, NaN agreeing with NaN), or, where the output was
 not kept as numbers, when the finding's words are the same. A failure the
@@ -29,6 +29,7 @@ out as a known-wrong solution stub (``grader.batch.mistake_stub``).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -36,13 +37,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader.report.markdown_safe import markdown_code, markdown_text
-from grader.results import CheckResult, ExerciseResult, FailingOutput, Report
+from grader.results import CheckResult, ExerciseResult, FailingOutput, Report, to_data
 
 __all__ = [
     "COMMAND_NOTE",
     "NOTHING_SHARED",
     "SharedMistake",
+    "FailingRecords",
     "entry_called",
+    "failing_from_json",
+    "failing_to_json",
+    "give_failing",
+    "take_failing",
     "format_mistakes_markdown",
     "mistake_rows",
     "one_line",
@@ -205,6 +211,51 @@ def shared_mistakes(reports: Mapping[str, Report], *, left_out: Iterable[str] = 
             )
         )
     return sorted(mistakes, key=lambda m: (-len(m.learners), m.exercise, m.check, m.input, m.got, m.learners))
+
+
+FailingRecords = dict[str, dict[str, FailingOutput]]  # exercise id -> check id -> its first failing case
+
+
+def take_failing(report: Report) -> FailingRecords:
+    """Take each check's failing record out of ``report`` (left ``None``), by exercise and check.
+
+    The batch keeps them beside the results (``failing/STEM.json``), so that ``results/STEM.json`` stays the
+    contract's JSON result, byte for byte what ``grader grade`` gives, with no hidden input in it.
+    """
+    taken: FailingRecords = {}
+    for exercise in report.exercises:
+        for check in exercise.checks:
+            if check.failing is not None:
+                taken.setdefault(exercise.id, {})[check.id] = check.failing
+                check.failing = None
+    return taken
+
+
+def give_failing(report: Report, records: FailingRecords) -> None:
+    """Put records taken by ``take_failing`` back on the checks of ``report`` they belong to."""
+    for exercise in report.exercises:
+        mine = records.get(exercise.id, {})
+        for check in exercise.checks:
+            if check.id in mine and check.status in _FAILED:
+                check.failing = mine[check.id]
+
+
+def failing_to_json(records: FailingRecords) -> str:
+    """The records as JSON text, keys sorted: the same records give the same bytes."""
+    data = {e: {c: to_data(record, exclude_none=True) for c, record in checks.items()} for e, checks in records.items()}
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def failing_from_json(text: str) -> FailingRecords:
+    """Records read back from ``failing_to_json``'s text; ``ValueError`` when they are not such records."""
+    try:
+        data = json.loads(text)
+        return {
+            str(e): {str(c): FailingOutput(**dict(record)) for c, record in dict(checks).items()}
+            for e, checks in dict(data).items()
+        }
+    except (TypeError, AttributeError) as error:
+        raise ValueError(f"not a file of failing cases ({error})") from None
 
 
 def entry_called(call: str) -> str:

@@ -32,7 +32,7 @@ from grader.errors import UsageError
 __all__ = ["OUTPUT_FILES", "check_out", "check_output_files", "make_out", "resolved"]
 
 OUTPUT_FILES = ("gradebook.csv", "summary.md", "report.html")
-_FOLDERS = ("results", "feedback")
+_FOLDERS = ("results", "feedback", "failing")
 
 
 def resolved(path: Path) -> Path:
