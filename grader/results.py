@@ -66,8 +66,9 @@ class FailingOutput:
 
     ``grader batch`` asks for it (``GradingSession(keep_failing=True)``) so
     that learners who failed a check the same way can be grouped
-    (``grader.batch.mistakes``), hidden checks included; ``grader grade``
-    never writes it, and no learner-facing format shows it. ``input`` is the
+    (``grader.batch.mistakes``), hidden checks included, and stores it apart
+    from the result (``failing/STEM.json``); ``grader grade`` never keeps it,
+    and no learner-facing format shows it. ``input`` is the
     call, ``got`` and ``expected`` the finding's words; ``values`` the
     learner's outputs on the case (a check may call an entry more than once)
     flattened, when they are at most ``FAILING_VALUES`` numbers (``"nan"``,
