@@ -113,8 +113,14 @@ def _example_source(class_dir: Path, entry: str, function: str) -> str:
     return chosen[0][1]
 
 
-def write_mistake_stub(out_dir: Path, number: int, class_dir: Path, destination: Path) -> MistakeStub:
-    """Write group ``number``'s example to ``destination`` as a known-wrong stub; never overwrites a file."""
+def write_mistake_stub(
+    out_dir: Path, number: int, class_dir: Path, destination: Path, *, root: Path | None = None
+) -> MistakeStub:
+    """Write group ``number``'s example to ``destination`` as a known-wrong stub; never overwrites a file.
+
+    ``root``: the project's folder (the one holding the specs' folder); the entry names the stub relative to
+    it when the stub lies inside, as a spec's ``path:`` is, else as given.
+    """
     mistakes, _ = class_mistakes(out_dir, class_dir)
     if not mistakes:
         raise UsageError(f"{out_dir}: the batch found no shared mistake to write out")
@@ -127,7 +133,10 @@ def write_mistake_stub(out_dir: Path, number: int, class_dir: Path, destination:
         raise UsageError(f"{destination}: already exists; the stub is never written over a file")
     mistake = mistakes[number - 1]
     source = _example_source(class_dir, mistake.entry, entry_called(mistake.input))
-    text, entry = mistake_stub(mistake, number, source, destination.as_posix())
+    named = destination.as_posix()
+    if root is not None and destination.resolve().is_relative_to(root):
+        named = destination.resolve().relative_to(root).as_posix()
+    text, entry = mistake_stub(mistake, number, source, named)
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         with destination.open("x", encoding="utf-8") as handle:

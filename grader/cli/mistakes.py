@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from grader.cli.common import guard
+from grader.cli.common import exercises_option, guard
 
 __all__ = ["batch_mistake_command"]
 
@@ -22,12 +22,16 @@ __all__ = ["batch_mistake_command"]
 @click.option(
     "--out", "destination", required=True, type=click.Path(), help="The stub to write (.py); never overwritten."
 )
+@exercises_option
+@click.pass_context
 @guard
-def batch_mistake_command(out_dir: str, group: int, class_dir: str, destination: str) -> None:
+def batch_mistake_command(ctx: click.Context, out_dir: str, group: int, class_dir: str, destination: str) -> None:
     """Write GROUP's example (summary.md's shared mistakes) as a known-wrong stub, and print its known_wrong entry."""
     from grader.batch.mistake_stub import write_mistake_stub
 
-    stub = write_mistake_stub(Path(out_dir), group, Path(class_dir), Path(destination))
+    stub = write_mistake_stub(
+        Path(out_dir), group, Path(class_dir), Path(destination), root=_project_root(ctx.obj.get("exercises_dir"))
+    )
     mistake = stub.mistake
     click.echo(
         f"Wrote {destination}: the code of one of the {len(mistake.learners)} learners of group {group} "
@@ -36,3 +40,14 @@ def batch_mistake_command(out_dir: str, group: int, class_dir: str, destination:
         "then run grader validate:\n"
     )
     click.echo(stub.entry, nl=False)
+
+
+def _project_root(option: str | None) -> Path | None:
+    """The folder holding the specs' folder, which a spec's ``path:`` is relative to; ``None`` when none is found."""
+    from grader.errors import GraderError
+    from grader.spec.folder import find_exercises_dir
+
+    try:
+        return find_exercises_dir(option).resolve().parent
+    except GraderError:
+        return None
