@@ -76,6 +76,8 @@ class GradingSession:
     ``factory`` is the sandbox front end (``sandbox.front.Sandbox``); ``memo``
     what grading remembers between submissions (``engine.memory.GradingMemo``):
     pass one prepared earlier (``batch.worker.prepare``) to start with its plans.
+    ``keep_failing``: each failed check's result keeps its first failing case for the instructor
+    (``CheckResult.failing``); ``grader batch`` asks for it, ``grader grade`` does not.
     """
 
     def __init__(
@@ -89,7 +91,9 @@ class GradingSession:
         only: Iterable[str] = (),
         allow_weak_sandbox: bool | None = None,
         memo: GradingMemo | None = None,
+        keep_failing: bool = False,
     ) -> None:
+        self.keep_failing = keep_failing
         self._own_warm_parent = warm_parent is None
         self.warm_parent = warm_parent or WarmParent.start()
         self.catalog = catalog or load_catalog(exercises_dir, only=only)
@@ -246,6 +250,7 @@ class GradingSession:
             root=self.catalog.root,
             memo=self.memo,
             replies=replies,
+            keep_failing=self.keep_failing,
         )
         if source.failed_start is not None and result.status == "error" and not _mentions(source, exercise):
             # The file could not be imported, and nothing in it names this exercise's entries: its failure

@@ -21,6 +21,9 @@ __all__ = [
     "Adjustment",
     "CheckResult",
     "ExerciseResult",
+    "FAILING_TEXT",
+    "FAILING_VALUES",
+    "FailingOutput",
     "Report",
     "OUTCOMES",
     "SandboxInfo",
@@ -58,6 +61,41 @@ def _require(record: Any, allowed: frozenset[str], what: str) -> None:
 
 
 @dataclass(kw_only=True)
+class FailingOutput:
+    """For the instructor only: what a failed check's first failing case gave, kept when grading a class.
+
+    ``grader batch`` asks for it (``GradingSession(keep_failing=True)``) so
+    that learners who failed a check the same way can be grouped
+    (``grader.batch.mistakes``), hidden checks included, and stores it apart
+    from the result (``failing/STEM.json``); ``grader grade`` never keeps it,
+    and no learner-facing format shows it. ``input`` is the
+    call, ``got`` and ``expected`` the finding's words; ``values`` the
+    learner's outputs on the case (a check may call an entry more than once)
+    flattened, when they are at most ``FAILING_VALUES`` numbers (``"nan"``,
+    ``"inf"``, ``"-inf"`` for values JSON cannot hold), with each one's
+    ``shapes`` and the tolerance (``rtol``, ``atol``) two outputs are judged the
+    same within; ``known`` the misconception of the known-wrong solution the
+    engine matched the failure to (``engine.diagnosis``), whether or not the
+    learner was told. Every text is bounded.
+    """
+
+    __pydantic_config__ = _FORBID_EXTRA
+
+    input: str
+    got: str
+    expected: str
+    values: list[float | str] | None = None
+    shapes: list[list[int]] | None = None
+    rtol: float = 0.0
+    atol: float = 0.0
+    known: str | None = None
+
+
+FAILING_VALUES = 64
+FAILING_TEXT = 400
+
+
+@dataclass(kw_only=True)
 class CheckResult:
     """One check (or quiz question): its status, points and the reason a learner reads.
 
@@ -86,6 +124,7 @@ class CheckResult:
     diagnosis: str | None = None
     more_failures: int = 0
     picked: list[str] | None = None
+    failing: FailingOutput | None = None
 
     def __post_init__(self) -> None:
         _require(self, _CHECK_STATUSES, "check")
@@ -290,7 +329,7 @@ def _as_data(value: Any, drop_none: bool) -> Any:
 # other dataclasses (none in a report) are asked each time.
 _FIELD_NAMES = {
     record: tuple(f.name for f in fields(record))
-    for record in (Adjustment, CheckResult, ExerciseResult, SandboxInfo, Report)
+    for record in (Adjustment, FailingOutput, CheckResult, ExerciseResult, SandboxInfo, Report)
 }
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -330,8 +369,15 @@ def report_from_worker(text: str | bytes) -> Report:
         raise ValueError(f"not a report: {exc}") from None
 
 
+def _check_from_data(item: Any) -> CheckResult:
+    failing = item.get("failing")
+    if failing is None:
+        return CheckResult(**item)
+    return CheckResult(**dict(item, failing=FailingOutput(**failing)))
+
+
 def _exercise_from_data(item: Any) -> ExerciseResult:
-    item = dict(item, checks=[CheckResult(**check) for check in item.get("checks", [])])
+    item = dict(item, checks=[_check_from_data(check) for check in item.get("checks", [])])
     if item.get("adjustments") is not None:
         item["adjustments"] = [Adjustment(**change) for change in item["adjustments"]]
     return ExerciseResult(**item)

@@ -290,40 +290,94 @@ def test_summary_markdown_escapes_learner_text() -> None:
 
 
 class _Charts(HTMLParser):
+    """The bars (``rect.bar``) inside each chart (an element with a chart's id), and anything external."""
+
+    CHARTS = ("score-histogram", "failure-rates")
+
     def __init__(self) -> None:
         super().__init__()
         self.svgs: dict[str, int] = {}
         self.current: str | None = None
+        self.depth = 0
         self.scripts_with_src = 0
         self.links = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag == "svg":
-            self.current = values.get("id")
+        if values.get("id") in self.CHARTS:
+            self.current, self.depth = values["id"], 0
             self.svgs[self.current or ""] = 0
-        elif tag == "rect" and self.current and "bar" in (values.get("class") or "").split():
+        if self.current:
+            self.depth += 1
+        if tag == "rect" and self.current and "bar" in (values.get("class") or "").split():
             self.svgs[self.current] += 1
         elif tag == "script" and values.get("src"):
             self.scripts_with_src += 1
         elif tag in ("link", "img", "iframe"):
             self.links += 1
 
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
     def handle_endtag(self, tag: str) -> None:
-        if tag == "svg":
-            self.current = None
+        if self.current:
+            self.depth -= 1
+            if self.depth == 0:
+                self.current = None
 
 
 def test_report_html_has_both_charts_and_nothing_external() -> None:
-    reports = {"e": _report("e", True, False, True, finite_reason="<img src=x onerror=alert(1)>")}
+    reports = {
+        "e": _report("e", True, False, True, finite_reason="<img src=x onerror=alert(1)>"),
+        "f": _report("f", True, True, True),
+    }
     page = format_report_html(class_stats(reports, CHECKS, 3.0), title="Class <1>")
     parser = _Charts()
     parser.feed(page)
-    assert parser.svgs == {"score-histogram": len(BIN_LABELS), "failure-rates": len(CHECKS)}
+    # one bar per check some learner did not pass: the others are in the folded table, not the chart
+    assert parser.svgs == {"score-histogram": len(BIN_LABELS), "failure-rates": 1}
     assert parser.scripts_with_src == 0 and parser.links == 0
     assert "<img src=x" not in page and "&lt;img src=x" in page
     assert "Class &lt;1&gt;" in page and "default-src 'none'" in page
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_report_html_allows_only_its_own_script_by_hash() -> None:
+    """The policy names the hash of the page's one inline script, and never allows inline scripts wholesale."""
+    import base64
+    import hashlib
+
+    page = format_report_html(class_stats({"e": _report("e", True, False, True)}, CHECKS, 3.0), title="T")
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert policy is not None
+    assert f"script-src 'sha256-{digest}'" in policy.group(1) and "script-src 'unsafe-inline'" not in policy.group(1)
+
+
+def test_report_html_headline_rounds_scores_for_people() -> None:
+    reports = {name: _report(name, True, finite, True) for name, finite in (("a", True), ("b", False), ("c", False))}
+    page = format_report_html(class_stats(reports, CHECKS, 3.0), title="T")
+    # mean 7/3 points: shown to one decimal, never as 2.3333/3
+    assert "3 learners graded. Mean score 2.3 of 3, median 2 of 3." in page
+    assert "2.3333" not in page
+
+
+def test_report_html_folds_the_checks_no_one_failed_behind_details() -> None:
+    """The checks some learner did not pass come first, most failed first; the rest wait in a closed details."""
+    reports = {"a": _report("a", True, False, True), "b": _report("b", True, False, False)}
+    parser = _Tables()
+    page = format_report_html(class_stats(reports, CHECKS, 3.0), title="T")
+    parser.feed(page)
+    assert [row[:3] for row in parser.tables["checks"] if row] == [
+        ["impl", "finite", "100% (2 of 2)"],
+        ["impl", "sums", "50% (1 of 2)"],
+    ]
+    assert [row[:3] for row in parser.tables["checks-more"] if row] == [["quiz", "q1", "0% (0 of 2)"]]
+    folded = page.split("<details>", 1)[1].split("</details>", 1)[0]
+    assert "<summary>The 1 other check</summary>" in folded and 'id="checks-more"' in folded
 
 
 def test_gradebook_rows_sorted_exact_names_and_plain_numbers() -> None:
@@ -413,7 +467,7 @@ def test_summary_and_report_html_show_the_same_counts() -> None:
     parser = _Tables()
     parser.feed(format_report_html(stats, title="T"))
     html_exercises = [row for row in parser.tables["exercises"] if row]
-    html_checks = [row for row in parser.tables["checks"] if row]
+    html_checks = [row for table in ("checks", "checks-more") for row in parser.tables.get(table, []) if row]
     assert html_exercises == _markdown_rows(markdown, "Exercises")
     assert html_checks == _markdown_rows(markdown, "Checks, most failed first")
     assert html_exercises[1] == ["impl", "1", "3", "0", "1", "0", "0", "0", f"{why}. (1 of 1)"]

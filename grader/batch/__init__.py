@@ -16,7 +16,10 @@ authoring or export. Modules::
     gradebook.py  gradebook.csv, with status.py the status of each exercise
     summary.py    class statistics, summary.md and the terminal summary
     items.py      quiz item statistics: facility, discrimination, options, quiz-items.csv
-    html.py       report.html with its two charts
+    html.py       report.html: roster, charts that fit the window, the checks that matter first
+    roster.py     a row per learner for report.html: score, statuses, feedback link
+    mistakes.py   shared uncatalogued mistakes: learners failing a check with the same output
+    mistake_stub.py  grader batch-mistake: a group's example written out as a known-wrong stub
     overrides.py  the instructor's overrides file, applied to results as graded
     run.py        run_batch, tying them together
 """

@@ -2,13 +2,13 @@
 
 ``--out`` is judged with its links followed, as the writes will follow them:
 
-- resolved, it (and its ``results/`` and ``feedback/``) may be neither the
+- resolved, it (and its ``results/``, ``feedback/`` and ``failing/``) may be neither the
   class folder nor anything inside it: every entry of the class folder is a
   learner, so outputs written there would be graded, or would hide that
   learner, on the next run. A learner's entry that is a link is graded as a
   link, never followed, so where it leads does not matter (a link to ``/``
   must not block the class);
-- the class folder may not lie inside ``results/`` or ``feedback/``, nor be
+- the class folder may not lie inside ``results/``, ``feedback/`` or ``failing/``, nor be
   the output folder itself;
 - a dangling link, a path through a file, or a folder the batch cannot create
   or write a file in is refused, before any learner is graded;
@@ -32,7 +32,7 @@ from grader.errors import UsageError
 __all__ = ["OUTPUT_FILES", "check_out", "check_output_files", "make_out", "resolved"]
 
 OUTPUT_FILES = ("gradebook.csv", "summary.md", "report.html")
-_FOLDERS = ("results", "feedback")
+_FOLDERS = ("results", "feedback", "failing")
 
 
 def resolved(path: Path) -> Path:

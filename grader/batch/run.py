@@ -44,9 +44,19 @@ from grader.batch.gradebook import GradebookRow, format_gradebook
 from grader.batch.html import format_report_html
 from grader.batch.items import format_items_csv, quiz_items
 from grader.batch.learners import Learner, discover_learners
+from grader.batch.mistakes import (
+    FailingRecords,
+    SharedMistake,
+    failing_from_json,
+    failing_to_json,
+    give_failing,
+    shared_mistakes,
+    take_failing,
+)
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
 from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
 from grader.batch.progress import NoProgress, Progress
+from grader.batch.roster import class_roster
 from grader.batch.summary import (
     ClassStats,
     class_stats,
@@ -309,6 +319,19 @@ def _paths(out_dir: Path, learner: Learner) -> tuple[Path, Path, Path]:
     return results / f"{stem}.json", out_dir / "feedback" / f"{stem}.md", results / f"{stem}.key"
 
 
+def _failing_path(out_dir: Path, learner: Learner) -> Path:
+    """The learner's failing cases, for the shared mistakes (``batch.mistakes``): the instructor's alone."""
+    return out_dir / "failing" / f"{learner.stem}.json"
+
+
+def _read_failing(out_dir: Path, learner: Learner) -> FailingRecords:
+    """The failing cases stored for the learner; none when the file is missing or not one the batch wrote."""
+    try:
+        return failing_from_json(_failing_path(out_dir, learner).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
 def _stored(out_dir: Path, learner: Learner, key: str) -> KeyRecord | None:
     """The record of the learner's stored result when it is fully written under the key the learner has now."""
     result, feedback, key_path = _paths(out_dir, learner)
@@ -393,6 +416,12 @@ def _store(
         text = render(report, "json")
         error = error or "no result came back"
     result, feedback, key_path = _paths(out_dir, learner)
+    failing = take_failing(report)
+    if failing:  # the result as grader grade writes it; the failing cases, hidden inputs and all, kept apart
+        from grader.report import render
+
+        text = render(report, "json")
+    _write(_failing_path(out_dir, learner), failing_to_json(failing))
     _write(result, text)
     _write(feedback, _feedback(report))
     failures = 0
@@ -442,6 +471,8 @@ def _rebuild(
     """
     rows: list[GradebookRow] = []
     reports: dict[str, Report] = {}
+    stems: dict[str, str] = {}  # learner name -> the stem of their output files
+    failing: dict[str, FailingRecords] = {}
     errors: list[str] = []
     more: list[str] = []
     for learner in learners:
@@ -462,8 +493,10 @@ def _rebuild(
             _rewrite(out_dir, learner, report)
         rows.append(GradebookRow(learner=learner.name, report=report, grader_error=failed))
         reports[learner.name] = report
-    stems = {learner.stem for learner in learners}
-    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in stems)
+        stems[learner.name] = learner.stem
+        failing[learner.name] = _read_failing(out_dir, learner)
+    known = {learner.stem for learner in learners}
+    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in known)
     if stale:
         more.append(
             f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
@@ -483,9 +516,27 @@ def _rebuild(
     if stats.quiz_items is not None:
         _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
     _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
-    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title))
-    _write(out_dir / "report.html", format_report_html(stats, title=title))
+    mistakes = _shared_mistakes(reports, failing, errors, stats)
+    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title, mistakes=mistakes))
+    roster = class_roster(((name, stems[name], report) for name, report in reports.items()), ids, grader_errors=errors)
+    _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster, mistakes=mistakes))
     return stats, errors, more
+
+
+def _shared_mistakes(
+    reports: dict[str, Report], failing: dict[str, FailingRecords], errors: list[str], stats: ClassStats
+) -> list[SharedMistake] | None:
+    """The class's shared uncatalogued mistakes; a fault in looking for them is a note, never the batch's failure.
+
+    The reports get their failing cases back for the search (nothing writes them after it).
+    """
+    try:
+        for name, records in failing.items():
+            give_failing(reports[name], records)
+        return shared_mistakes(reports, left_out=errors)
+    except Exception as error:  # the gradebook and every result are already good: say so and go on
+        stats.notes.append(f"the shared mistakes could not be worked out ({error.__class__.__name__}: {error})")
+        return None
 
 
 def _rewrite(out_dir: Path, learner: Learner, report: Report) -> None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from grader.batch.gradebook import format_points
 from grader.batch.items import ITEMS_NOTE, STRONG_CHOSEN, QuestionStat, format_discrimination, format_share
+from grader.batch.mistakes import SharedMistake, format_mistakes_markdown
 from grader.batch.status import STATUSES, exercise_status
 from grader.batch.status import stopped_before_checks as _stopped_before_checks
 from grader.report._common import printable
@@ -279,8 +280,9 @@ def judged_text(stat: CheckStat) -> str:
     return f"{_percent(stat.share)} ({stat.not_passed} of {stat.judged})" if stat.judged else "-"
 
 
-def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
-    """``summary.md``: the headline, the distribution, how each exercise ended, and the checks by share failing."""
+def format_summary_markdown(stats: ClassStats, *, title: str, mistakes: list[SharedMistake] | None = None) -> str:
+    """``summary.md``: the headline, the distribution, how each exercise ended, and the checks by share failing;
+    then the shared mistakes no known-wrong solution catches (``grader.batch.mistakes``), when they were sought."""
     lines = [f"# {markdown_text(title)}", ""]
     lines += [line + "  " for line in _headline(stats)]
     if stats.grader_errors:
@@ -333,6 +335,7 @@ def format_summary_markdown(stats: ClassStats, *, title: str) -> str:
             f"| {judged_text(stat)} | {reason} |"
         )
     lines += _items_markdown(stats.quiz_items)
+    lines += format_mistakes_markdown(mistakes)
     if stats.notes:
         lines += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in stats.notes]
     return inert_lines("\n".join(lines) + "\n")

@@ -205,6 +205,7 @@ class _Worker:
             warm_parent=warm_parent,
             memo=memo,
             allow_weak_sandbox=True if config.allow_weak_sandbox else None,
+            keep_failing=True,  # the class's shared mistakes are found from them (batch.mistakes)
         )
         self.selected = self.session.select(assignment=config.assignment) or []
         self.digest = spec_digest(self.session.catalog, Path(config.exercises_dir))

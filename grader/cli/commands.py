@@ -64,6 +64,7 @@ from grader.cli.common import (
     write_atomically,
 )
 from grader.cli.export import export_group
+from grader.cli.mistakes import batch_mistake_command
 
 __all__ = ["main", "run"]
 
@@ -382,6 +383,7 @@ def batch_command(
     sys.exit(0)
 
 
+main.add_command(batch_mistake_command)
 main.add_command(export_group)
 main.add_command(new_command)
 main.add_command(release_command)

@@ -23,6 +23,7 @@ from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
 from grader.engine.explanations import explain, named_values
+from grader.engine.failing import failing_output
 from grader.engine.failure_modes import classify_failure, fitting_hint
 from grader.engine.findings import STOPPED, STOPPED_AS, CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
@@ -68,8 +69,12 @@ def grade_implementation(
     memo: GradingMemo | None = None,
     replies: ReplyBudget | None = None,
     references: Path | None = None,
+    keep_failing: bool = False,
 ) -> ExerciseResult:
     """Grade every check of ``exercise`` on ``source``; never raises for anything the learner did.
+
+    ``keep_failing``: give each failed check's result the instructor's record of its first failing case
+    (``CheckResult.failing``, hidden checks too), for ``grader batch``.
 
     The calls of every check are pooled, duplicates sent once, and the whole
     pool goes to the learner process in one round trip. When the process
@@ -204,7 +209,7 @@ def grade_implementation(
             settled[run.check.id] = _reference_failed(run, plan, *failed)
     mistakes = KnownMistakes(exercise, factory, root, memo, plan, expected) if root else None
     judged = {
-        run.check.id: _judge_run(run, table, plan, start.defaults, mistakes)
+        run.check.id: _judge_run(run, table, plan, start.defaults, mistakes, keep_failing)
         for run in runs
         if run.check.id not in settled
     }
@@ -215,6 +220,8 @@ def grade_implementation(
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
             apply_diagnosis(result, run, diagnoses[run.check.id])
+            if result.failing is not None:  # the instructor is told even where the learner is not
+                result.failing.known = diagnoses[run.check.id]
     output = "\n".join(text for text in outputs if text)
     stops = {
         run.check.id: (str(run.finding.extra.get(STOPPED, "")), str(run.finding.extra.get(STOPPED_AS, "")))
@@ -262,6 +269,7 @@ def _judge_run(
     plan: Plan,
     defaults: dict[str, dict[str, str | None]] | None = None,
     mistakes: KnownMistakes | None = None,
+    keep_failing: bool = False,
 ) -> CheckResult:
     """The check's result from its answered cases: the first failing one is the smallest.
 
@@ -299,6 +307,8 @@ def _judge_run(
     run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
     if mistakes is not None:
         run.failure = replace(run.failure, like=mistakes.shown(run))
+    call_text = plan.call_text(run.planned, first_index)
+    failing = failing_output(run, first_index, call_text, finding, mine) if keep_failing else None
     for outcome in mine:  # classified: a large answer's arrays are not kept decoded
         outcome.release()
     reveal = check.visibility == "public" or check.reveal == "full"
@@ -306,7 +316,6 @@ def _judge_run(
     if explained:
         run.failure = replace(run.failure, cause=" ".join(filter(None, (run.failure.cause, explained))), explained=True)
     hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
-    call_text = plan.call_text(run.planned, first_index)
     reason = failure_reason(
         description,
         call_text,
@@ -333,6 +342,7 @@ def _judge_run(
         hint=(hint or None) if reveal else None,
         more_failures=failures - 1,
         note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
+        failing=failing,
     )
 
 
