@@ -31,6 +31,7 @@ from grader.submission.bindings import scan_names
 from grader.submission.entry_files import choose_entry_file
 from grader.submission.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.submission.files import Submission, read_submission
+from grader.submission.locations import entry_location
 
 __all__ = ["GradingSession", "grade_submission", "handout_note", "preflight_sandbox", "weak_sandbox_allowed"]
 
@@ -197,6 +198,7 @@ class GradingSession:
                 else:
                     graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
                     graded[index].note = _choice_note(exercise, choices)
+                    _locate(graded[index], submission, modules, exercise)
             results = [graded[index] for index in range(len(selected))]
             results += [check_quiz_form(form, submission.answers.get(form.id)) for form in formed]
         finally:
@@ -440,3 +442,15 @@ def grade_submission(
         allow_weak_sandbox=allow_weak_sandbox,
     ) as session:
         return session.grade(path, exercise_ids=exercises, assignment=assignment, public_only=public_only)
+
+
+def _locate(
+    result: ExerciseResult, submission: Submission, modules: dict[str, SourceModule], exercise: Exercise
+) -> None:
+    """Record in ``result`` the file and line that define the exercise's entry, when it was graded."""
+    if result.status == "missing":
+        return
+    names = list(exercise.entries) if isinstance(exercise, ImplementationExercise) else []
+    source = next((modules[name] for name in names if name in modules), modules.get("*"))
+    if source is not None:
+        result.file, result.line = entry_location(submission, source.module, names)

@@ -157,6 +157,8 @@ class ExerciseResult:
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
     ``note`` says which file was graded when several files of the submission define an entry;
     ``adjustments`` the changes an instructor made to its score, in the order they were made.
+    ``file`` and ``line``: where the graded entry is defined (``line`` unknown for a notebook), for
+    annotations on the learner's own line.
     ``outcome`` is ``status`` told apart further (``exercise_outcome``): the word the gradebook, the
     summary and the feedback show; the report fills it in when it is built."""
 
@@ -175,6 +177,8 @@ class ExerciseResult:
     hidden_not_run: int = 0
     note: str | None = None
     adjustments: list[Adjustment] | None = None
+    file: str | None = None
+    line: int | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")

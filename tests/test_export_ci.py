@@ -306,7 +306,8 @@ def test_github_steps_publish_then_fail_below_the_minimum(
     assert "<testsuites" in (learner_repo / "grader-results" / "junit.xml").read_text()
     # The annotations: the overflowing softmax's failing checks, as the runner reads them; the total last.
     annotations = printed["Annotate the files with the checks that did not pass"].splitlines()
-    assert any(line.startswith("::error title=stable-softmax%3A ") for line in annotations), annotations
+    softmax = [line for line in annotations if "title=stable-softmax%3A " in line]
+    assert softmax and all(line.startswith("::error file=./stable-softmax.py,line=") for line in softmax), annotations
     assert annotations[-1].startswith("::notice title=grader::") and all(line.startswith("::") for line in annotations)
     # What Classroom's reporter gets: the points of the same grading, base64.
     result = json.loads(base64.b64decode(_outputs(outputs)["result"]))

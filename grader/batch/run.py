@@ -166,7 +166,7 @@ def run_batch(
         before_grading()
     results, feedback = make_out(out_dir)
     with OutputLock(out_dir):
-        for where in (results, feedback, out_dir):
+        for where in (results, feedback, out_dir / "failing", out_dir):
             remove_stale_temporaries(where)
         records = {learner.name: _stored(out_dir, learner, keys[learner.name]) for learner in learners}
         # --only grades the learners it names now, changed or not, and leaves every other stored result alone

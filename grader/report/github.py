@@ -4,16 +4,18 @@
 from the step's output and shows as an annotation on the run and, where the
 command names a file, on that file in the commit and pull-request views::
 
-    ::error file=FILE,title=EXERCISE: CHECK::REASON (more lines as %0A)
+    ::error file=FILE,line=LINE,title=EXERCISE: CHECK::REASON (more lines as %0A)
     ::warning file=FILE,title=EXERCISE: not attempted::REASON
     ::warning title=submission::NOTE (an error when nothing could be graded)
     ::notice title=EXERCISE: passed::SCORE of MAX points
+    ::notice file=FILE,title=EXERCISE: file graded::NOTE (which of several files was graded)
     ::notice title=grader::SCORE of MAX points
 
-``file`` is the submission when it is one file, as in the JUnit report; a
-folder's annotations name no file, since the result does not say which file
-held each exercise, and no annotation names a line, since the result does not
-say where the entry is defined either. A skipped check (credit held back
+``file`` and ``line`` are where the graded entry is defined
+(``ExerciseResult.file`` and ``line``), so the annotation sits on the
+learner's own ``def``; a notebook is named with no line, and an exercise the
+result does not place falls back to the submission when it is one file, as
+in the JUnit report. A skipped check (credit held back
 while its gate check does not pass) gets none: the gate check's annotation
 says why.
 
@@ -78,10 +80,14 @@ def format_github(report: Report) -> str:
         if exercise.status == "missing":
             warnings.append(_command("warning", exercise.reason, title=f"{exercise.id}: not attempted", file=file))
             continue
+        where = exercise.file or file
+        line = exercise.line if exercise.file else None
+        if exercise.note:  # which of several files defining the entry was graded: said in every format
+            notices.append(_command("notice", exercise.note, title=f"{exercise.id}: file graded", file=where))
         for check in check_rows(exercise):
             if check.status in _NOT_PASSING:
                 title = f"{exercise.id}: {check.id}"
-                errors.append(_command("error", _check_message(check), title=title, file=file))
+                errors.append(_command("error", _check_message(check), title=title, file=where, line=line))
         if exercise.status == "passed":
             earned = _points_of(exercise.score, exercise.max_score)
             notices.append(_command("notice", earned, title=f"{exercise.id}: passed"))
@@ -102,17 +108,17 @@ def format_classroom(report: Report) -> str:
     (passed), ``error`` (the exercise's status is ``error``: its code raised,
     crashed or ran out of time), ``fail`` (failed, or not attempted);
     ``score`` is the exercise's points, so the tests add up to the report's
-    score.
+    score; ``filename`` and ``line_no`` say where its entry is defined, when known.
     """
     tests = [
         {
             "name": printable(exercise.id),
             "status": _classroom_status(exercise),
             "score": exercise.score,
-            "message": printable(exercise.reason),
+            "message": printable(f"{exercise.reason} {exercise.note}" if exercise.note else exercise.reason),
             "test_code": "",
-            "filename": "",
-            "line_no": 0,
+            "filename": printable(exercise.file or ""),
+            "line_no": exercise.line or 0,
         }
         for exercise in report.exercises
     ]
@@ -175,9 +181,11 @@ def _within_limit(lines: list[str], kind: Kind, more: str, *, keep: int = ANNOTA
     return [*shown, _command(kind, f"{len(lines) - len(shown)} {more}", title=_OVERALL_TITLE)]
 
 
-def _command(kind: Kind, message: str, *, title: str, file: str | None = None) -> str:
+def _command(kind: Kind, message: str, *, title: str, file: str | None = None, line: int | None = None) -> str:
     """One workflow command, ``::KIND PROPERTIES::MESSAGE``, with every value escaped for the runner."""
     properties = [f"file={_property(file)}"] if file else []
+    if file and line:
+        properties.append(f"line={int(line)}")
     properties.append(f"title={_property(title)}")
     return f"::{kind} {','.join(properties)}::{_data(message)}"
 

@@ -33,9 +33,9 @@ every check of an exercise (the file does not import, does not define the
 entry), each check's own reason only points at the exercise's; then the
 exercise's reason comes first in both places, so every row says why by itself.
 
-``file`` names the submitted file on each suite graded from it, when the
-submission is a single file; a folder's exercises leave it out, since the
-report does not say which file held each. Schemas put ``file`` on the suite,
+``file`` names the file that defines each suite's entry (the result's
+``file``), or the submitted file when the submission is one and the result
+does not place the entry. Schemas put ``file`` on the suite,
 not the test case. ``time`` is ``0`` everywhere: the grader does not measure
 how long a check took, and a measured time would make two gradings of the same
 submission differ; readers that need a number (dorny/test-reporter) get one.
@@ -63,7 +63,7 @@ def format_junit(report: Report) -> str:
     """The report as a JUnit XML document (UTF-8, ending with a newline)."""
     root = ET.Element("testsuites", {"name": "grader"})
     file = submitted_file(report)
-    suites = [_suite(exercise, report.handout, file) for exercise in report.exercises]
+    suites = [_suite(exercise, report.handout, exercise.file or file) for exercise in report.exercises]
     if report.problems or not report.exercises:
         suites.append(_submission_suite(report))
     for suite in suites:

@@ -33,6 +33,7 @@ class Submission:
     not itself (a notebook's code cells become ``STEM.py``, or another name
     that no file of the submission has). Together they let
     ``grader.submission.entry_files`` choose between several files defining one entry.
+    ``folder``: the submission is a folder (its modules are named relative to ``label``), not one file.
     """
 
     label: str
@@ -43,6 +44,7 @@ class Submission:
     answers_problem: str | None = None
     has_answers_file: bool = False
     notes: list[str] = field(default_factory=list)
+    folder: bool = False
 
 
 def read_submission(path: str | os.PathLike[str]) -> Submission:
@@ -61,6 +63,7 @@ def read_submission(path: str | os.PathLike[str]) -> Submission:
         return submission
     if not given.is_dir():
         raise SubmissionError(f"{path}: not a file or a directory")
+    submission.folder = True
     candidates = sorted(p for p in given.iterdir() if p.suffix in GRADED_SUFFIXES)
     links = [p for p in candidates if p.is_symlink()]
     entries = [p for p in candidates if p.is_file() and not p.is_symlink()]
