@@ -1,0 +1,316 @@
+"""Pairs of learners whose work is unusually alike: evidence for an instructor to look at, never a verdict.
+
+Two signals, each weighed by how rare it is in the class:
+
+- code: winnowed fingerprints (Schleimer, Wilkerson and Aiken, SIGMOD 2003)
+  of each learner's normalised token stream (``code_tokens``: names,
+  literals, comments, formatting and the order of functions do not count).
+  Fingerprints of the handout's code (the stubs and scaffold every learner
+  starts from, given as ``boilerplate``) are dropped.
+- outputs: the same wrong value at the same hidden input of the same check
+  (``wrong_outputs`` reads them from a learner's result).
+
+A signal shared by many learners is how the exercise is solved (or the
+usual mistake), not a copy: only signals held by at most ``rare_limit``
+learners make pairs, and each counts ``log((N + 1) / holders)``, so a long
+run of rare shared code outweighs a short solution that several learners
+wrote the same way. Pairs are found through an index from signal to
+holders, never by comparing every pair; only the pairs listed get their
+matched passages worked out.
+
+Nothing here changes a grade or writes into a learner's result or feedback;
+``similarity_html`` turns what this finds into the instructor's page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+from grader.batch.code_tokens import CodeToken, normalise_files
+from grader.results import Report
+
+__all__ = [
+    "GRAM",
+    "WINDOW",
+    "Passage",
+    "SharedOutput",
+    "SimilarPair",
+    "Similarity",
+    "WrongOutput",
+    "find_similar",
+    "learner_code",
+    "wrong_outputs",
+]
+
+GRAM = 12  # tokens in one fingerprinted run: about one line of code; shorter runs are coincidence
+WINDOW = 4  # winnowing window: any run of GRAM + WINDOW - 1 shared tokens shares at least one fingerprint
+MAX_TOKENS = 50_000  # per learner: far beyond any solution, so a padded file cannot slow the class down
+OUTPUT_WEIGHT = 10.0  # one rare wrong value in common counts as about two lines of rare code in common
+MIN_SHARED = 3  # fewer rare fingerprints in common than this (and no wrong output) is not worth a look
+PASSAGES_SHOWN = 12
+
+
+@dataclass(frozen=True, order=True)
+class WrongOutput:
+    """A wrong value a learner's code gave: the check, the input it failed on, and what came back."""
+
+    exercise: str
+    check: str
+    input: str
+    got: str
+
+
+@dataclass(frozen=True)
+class SharedOutput:
+    """A wrong output two learners share, and how many in the class gave it."""
+
+    output: WrongOutput
+    holders: int
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of code two learners share: each side's lines as ``(file, first, last)`` blocks."""
+
+    first: tuple[tuple[str, int, int], ...]
+    second: tuple[tuple[str, int, int], ...]
+    tokens: int
+
+
+@dataclass(frozen=True)
+class SimilarPair:
+    """Two learners (names in order) and what they share; ``score`` is ``code_score + output_score``."""
+
+    first: str
+    second: str
+    score: float
+    code_score: float
+    output_score: float
+    shared_fingerprints: int
+    first_share: float  # of the first learner's fingerprints, the part the second has too
+    second_share: float
+    outputs: tuple[SharedOutput, ...] = ()
+    passages: tuple[Passage, ...] = ()
+
+
+@dataclass
+class Similarity:
+    """What ``find_similar`` found: the listed pairs, best first, and the figures the page explains."""
+
+    learners: int
+    rare_limit: int
+    candidate_pairs: int
+    pairs: list[SimilarPair] = field(default_factory=list)
+
+
+def wrong_outputs(report: Report) -> frozenset[WrongOutput]:
+    """Every wrong value the result records at a hidden input: the one place results are read for this signal.
+
+    A failed check that is not public and shows both its input and what came
+    back. Public examples are left out: a learner can see them, so a shared
+    wrong answer there says little.
+    """
+    found = set()
+    for exercise in report.exercises:
+        for check in exercise.checks:
+            if check.status == "failed" and check.visibility != "public" and check.input and check.got:
+                found.add(WrongOutput(exercise.id, check.id, check.input, check.got))
+    return frozenset(found)
+
+
+def learner_code(path: Path) -> dict[str, str]:
+    """The learner's Python (files and notebooks' code cells, as the grader reads them); empty when there is none."""
+    from grader.errors import GraderError
+    from grader.submission.files import read_submission
+
+    try:
+        submission = read_submission(path)
+    except (GraderError, OSError, ValueError):
+        return {}
+    return {name: data.decode("utf-8", errors="replace") for name, data in submission.python.items()}
+
+
+def find_similar(
+    code: Mapping[str, Mapping[str, str]],
+    *,
+    boilerplate: Sequence[str] = (),
+    outputs: Mapping[str, Iterable[WrongOutput]] | None = None,
+    limit: int = 50,
+) -> Similarity:
+    """The pairs of learners most alike, best first, at most ``limit`` of them.
+
+    ``code``: each learner's files (name to source). ``boilerplate``: code
+    every learner was given, which does not count. ``outputs``: each
+    learner's wrong outputs (``wrong_outputs``). The same input gives the
+    same pairs in the same order.
+    """
+    learners = sorted(code)
+    count = len(learners)
+    rare = rare_limit(count)
+    streams = {name: normalise_files(dict(code[name]))[:MAX_TOKENS] for name in learners}
+    given = boilerplate_hashes(boilerplate)
+    prints = {name: set(winnow(gram_hashes(streams[name]))) - given for name in learners}
+    code_scores, code_counts = _pair_weights(prints, count, rare)
+    wrong = {name: set((outputs or {}).get(name, ())) for name in learners}
+    output_scores, _ = _pair_weights(wrong, count, rare)
+    holders = _holders(wrong)
+    candidates = set(code_scores) | set(output_scores)
+    pairs = []
+    for first, second in candidates:
+        shared = code_counts.get((first, second), 0)
+        common = sorted(wrong[first] & wrong[second])
+        rare_common = tuple(SharedOutput(out, holders[out]) for out in common if holders[out] <= rare)
+        if shared < MIN_SHARED and not rare_common:
+            continue
+        code_score = code_scores.get((first, second), 0.0)
+        output_score = OUTPUT_WEIGHT * output_scores.get((first, second), 0.0)
+        pairs.append(
+            SimilarPair(
+                first=first,
+                second=second,
+                score=round(code_score + output_score, 6),
+                code_score=round(code_score, 6),
+                output_score=round(output_score, 6),
+                shared_fingerprints=shared,
+                first_share=_share(prints[first], prints[second]),
+                second_share=_share(prints[second], prints[first]),
+                outputs=rare_common,
+            )
+        )
+    pairs.sort(key=lambda pair: (-pair.score, pair.first, pair.second))
+    listed = [_with_passages(pair, streams, given) for pair in pairs[:limit]]
+    return Similarity(learners=count, rare_limit=rare, candidate_pairs=len(candidates), pairs=listed)
+
+
+def rare_limit(learners: int) -> int:
+    """How many learners may share a signal for it to count: at least 10, and the square root of the class."""
+    return max(10, math.isqrt(max(learners, 0)))
+
+
+def token_hash(texts: Iterable[str]) -> int:
+    """A stable 64-bit hash of a run of token texts (the same in every process, unlike ``hash``)."""
+    digest = hashlib.blake2b("\x1f".join(texts).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def gram_hashes(tokens: Sequence[CodeToken]) -> list[int]:
+    """The hash of every run of ``GRAM`` tokens, in order (none for a shorter stream)."""
+    texts = [token.text for token in tokens]
+    return [token_hash(texts[start : start + GRAM]) for start in range(len(texts) - GRAM + 1)]
+
+
+def winnow(hashes: Sequence[int]) -> dict[int, int]:
+    """Winnowing: in each window of ``WINDOW`` hashes, the smallest (the rightmost of equals), with its position.
+
+    Returns each selected hash with the first position it was selected at.
+    """
+    if len(hashes) <= WINDOW:
+        return {value: hashes.index(value) for value in sorted(set(hashes))}
+    chosen: dict[int, int] = {}
+    for start in range(len(hashes) - WINDOW + 1):
+        window = hashes[start : start + WINDOW]
+        smallest = min(window)
+        position = start + WINDOW - 1 - window[::-1].index(smallest)
+        chosen.setdefault(smallest, position)
+    return chosen
+
+
+def boilerplate_hashes(texts: Sequence[str]) -> frozenset[int]:
+    """Every run's hash in the given code (not only the winnowed ones), so no fingerprint of it survives."""
+    found: set[int] = set()
+    for number, text in enumerate(texts):
+        found.update(gram_hashes(normalise_files({f"given-{number}.py": text})))
+    return frozenset(found)
+
+
+def _pair_weights(
+    held: Mapping[str, set[int]] | Mapping[str, set[WrongOutput]], count: int, rare: int
+) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
+    """Each pair's summed rarity weight and count over the signals both hold, from an index of holders."""
+    index: dict[object, list[str]] = defaultdict(list)
+    for name in sorted(held):
+        for signal in held[name]:
+            index[signal].append(name)
+    weights: dict[tuple[str, str], float] = defaultdict(float)
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for names in index.values():
+        if not 2 <= len(names) <= rare:
+            continue
+        weight = math.log((count + 1) / len(names))
+        for pair in combinations(names, 2):
+            weights[pair] += weight
+            counts[pair] += 1
+    return dict(weights), dict(counts)
+
+
+def _holders(wrong: Mapping[str, set[WrongOutput]]) -> dict[WrongOutput, int]:
+    counted: dict[WrongOutput, int] = defaultdict(int)
+    for outputs in wrong.values():
+        for output in outputs:
+            counted[output] += 1
+    return counted
+
+
+def _share(mine: set[int], theirs: set[int]) -> float:
+    return round(len(mine & theirs) / len(mine), 4) if mine else 0.0
+
+
+def _with_passages(pair: SimilarPair, streams: Mapping[str, list[CodeToken]], given: frozenset[int]) -> SimilarPair:
+    """The pair with its matched passages: runs of tokens both have, outside the given code, longest first."""
+    first, second = streams[pair.first], streams[pair.second]
+    where: dict[int, list[int]] = defaultdict(list)
+    for position, value in enumerate(gram_hashes(second)):
+        if value not in given:
+            where[value].append(position)
+    matches = [
+        (a, b) for a, value in enumerate(gram_hashes(first)) if value not in given for b in where.get(value, ())[:4]
+    ]
+    runs: list[tuple[int, int, int]] = []  # (start in first, start in second, length in grams)
+    ongoing: dict[tuple[int, int], int] = {}  # (next a, next b) -> index in runs
+    for a, b in matches:
+        index = ongoing.pop((a, b), None)
+        if index is None:
+            runs.append((a, b, 1))
+            index = len(runs) - 1
+        else:
+            start_a, start_b, length = runs[index]
+            runs[index] = (start_a, start_b, length + 1)
+        ongoing[(a + 1, b + 1)] = index
+    best = sorted(runs, key=lambda run: (-run[2], run[0], run[1]))
+    passages: list[Passage] = []
+    covered: set[int] = set()
+    for start_a, start_b, length in best:
+        span = range(start_a, start_a + length + GRAM - 1)
+        if covered.issuperset(span):
+            continue  # the same code matched again elsewhere (repeated lines): shown once
+        covered.update(span)
+        passages.append(
+            Passage(
+                first=_blocks(first[start_a : start_a + length + GRAM - 1]),
+                second=_blocks(second[start_b : start_b + length + GRAM - 1]),
+                tokens=length + GRAM - 1,
+            )
+        )
+        if len(passages) == PASSAGES_SHOWN:
+            break
+    return SimilarPair(**{**pair.__dict__, "passages": tuple(passages)})
+
+
+def _blocks(tokens: Sequence[CodeToken]) -> tuple[tuple[str, int, int], ...]:
+    """The source lines a run of tokens covers, one block per top-level statement it touches."""
+    blocks: list[tuple[str, int, int]] = []
+    unit = None
+    for token in tokens:
+        if blocks and token.unit == unit and token.file == blocks[-1][0]:
+            file, low, high = blocks[-1]
+            blocks[-1] = (file, min(low, token.line), max(high, token.line))
+        else:
+            blocks.append((token.file, token.line, token.line))
+            unit = token.unit
+    return tuple(blocks)
