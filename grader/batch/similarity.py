@@ -54,6 +54,7 @@ MAX_TOKENS = 50_000  # per learner: far beyond any solution, so a padded file ca
 OUTPUT_WEIGHT = 10.0  # one rare wrong value in common counts as about two lines of rare code in common
 MIN_SHARED = 3  # fewer rare fingerprints in common than this (and no wrong output) is not worth a look
 PASSAGES_SHOWN = 12
+_NEVER = 1 << 64  # above every 64-bit hash: winnowing picks it only in a window of given code alone
 
 
 @dataclass(frozen=True, order=True)
@@ -155,7 +156,7 @@ def find_similar(
     rare = rare_limit(count)
     streams = {name: normalise_files(dict(code[name]))[:MAX_TOKENS] for name in learners}
     given = boilerplate_hashes(boilerplate)
-    prints = {name: set(winnow(gram_hashes(streams[name]))) - given for name in learners}
+    prints = {name: set(fingerprints(streams[name], given)) for name in learners}
     code_scores, code_counts = _pair_weights(prints, count, rare)
     wrong = {name: set((outputs or {}).get(name, ())) for name in learners}
     output_scores, _ = _pair_weights(wrong, count, rare)
@@ -203,6 +204,32 @@ def gram_hashes(tokens: Sequence[CodeToken]) -> list[int]:
     """The hash of every run of ``GRAM`` tokens, in order (none for a shorter stream)."""
     texts = [token.text for token in tokens]
     return [token_hash(texts[start : start + GRAM]) for start in range(len(texts) - GRAM + 1)]
+
+
+def own_grams(tokens: Sequence[CodeToken], given: frozenset[int]) -> list[int | None]:
+    """``gram_hashes``, with ``None`` for every run that touches the given code.
+
+    A run that starts in a stub and ends in the learner's own line is as
+    shared as the stub: every learner who kept the stub has its tokens there.
+    """
+    hashes = gram_hashes(tokens)
+    touched = [False] * len(tokens)
+    for position, value in enumerate(hashes):
+        if value in given:
+            touched[position : position + GRAM] = [True] * GRAM
+    starts_touched = [False] * (len(hashes) + 1)  # whether the run from each position holds a given token
+    run = sum(touched[:GRAM])
+    for position in range(len(hashes)):
+        starts_touched[position] = run > 0
+        run += (touched[position + GRAM] if position + GRAM < len(touched) else 0) - touched[position]
+    return [None if starts_touched[position] else value for position, value in enumerate(hashes)]
+
+
+def fingerprints(tokens: Sequence[CodeToken], given: frozenset[int] = frozenset()) -> dict[int, int]:
+    """The learner's fingerprints (winnowed hashes of runs outside the given code), each at its first position."""
+    grams = own_grams(tokens, given)
+    chosen = winnow([value if value is not None else _NEVER for value in grams])
+    return {value: position for value, position in chosen.items() if grams[position] is not None}
 
 
 def winnow(hashes: Sequence[int]) -> dict[int, int]:
@@ -265,11 +292,11 @@ def _with_passages(pair: SimilarPair, streams: Mapping[str, list[CodeToken]], gi
     """The pair with its matched passages: runs of tokens both have, outside the given code, longest first."""
     first, second = streams[pair.first], streams[pair.second]
     where: dict[int, list[int]] = defaultdict(list)
-    for position, value in enumerate(gram_hashes(second)):
-        if value not in given:
+    for position, value in enumerate(own_grams(second, given)):
+        if value is not None:
             where[value].append(position)
     matches = [
-        (a, b) for a, value in enumerate(gram_hashes(first)) if value not in given for b in where.get(value, ())[:4]
+        (a, b) for a, value in enumerate(own_grams(first, given)) if value is not None for b in where.get(value, ())[:4]
     ]
     runs: list[tuple[int, int, int]] = []  # (start in first, start in second, length in grams)
     ongoing: dict[tuple[int, int], int] = {}  # (next a, next b) -> index in runs
