@@ -33,6 +33,7 @@ __all__ = ["CodeToken", "normalise_files", "normalise_source"]
 _BUILTINS = frozenset(dir(builtins))
 # Line structure is formatting too: ``def f(x): return x`` on one line is the same code as on two.
 _LAYOUT = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
+_NOISE = frozenset({tokenize.COMMENT, tokenize.NL})
 _DROPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, *_LAYOUT})
 _CLOSERS = frozenset({")", "]", "}"})
 # tokenize splits f-strings into parts on Python 3.12 and later; the whole of one is a single ``S``.
@@ -108,7 +109,8 @@ def _tokens(source: str) -> list[tuple[str, int]]:
     raw: list[tokenize.TokenInfo] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            raw.append(token)
+            if token.type not in _NOISE:  # never a neighbour that counts: the helpers below look one token away
+                raw.append(token)
     except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # a learner's unfinished file: what was read still counts
     out: list[tuple[str, int]] = []
@@ -163,24 +165,16 @@ def _is_docstring(raw: list[tokenize.TokenInfo], index: int) -> bool:
 
 
 def _previous_significant(raw: list[tokenize.TokenInfo], index: int) -> tokenize.TokenInfo | None:
-    for token in reversed(raw[max(0, index - 64) : index]):
-        if token.type not in (tokenize.COMMENT, tokenize.NL):
-            return token
-    return None
+    return raw[index - 1] if index > 0 else None
 
 
 def _next_significant(raw: list[tokenize.TokenInfo], index: int) -> tokenize.TokenInfo | None:
-    for token in raw[index + 1 : index + 65]:
-        if token.type not in (tokenize.COMMENT, tokenize.NL):
-            return token
-    return None
+    return raw[index + 1] if index + 1 < len(raw) else None
 
 
 def _previous_text(raw: list[tokenize.TokenInfo], index: int) -> str | None:
-    found = _previous_significant(raw, index)
-    return None if found is None else found.string
+    return raw[index - 1].string if index > 0 else None
 
 
 def _next_text(raw: list[tokenize.TokenInfo], index: int) -> str | None:
-    found = _next_significant(raw, index)
-    return None if found is None else found.string
+    return raw[index + 1].string if index + 1 < len(raw) else None

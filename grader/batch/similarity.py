@@ -24,13 +24,15 @@ Nothing here changes a grade or writes into a learner's result or feedback;
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 from grader.batch.code_tokens import CodeToken, normalise_files
 from grader.results import Report
@@ -54,7 +56,7 @@ MAX_TOKENS = 50_000  # per learner: far beyond any solution, so a padded file ca
 OUTPUT_WEIGHT = 10.0  # one rare wrong value in common counts as about two lines of rare code in common
 MIN_SHARED = 3  # fewer rare fingerprints in common than this (and no wrong output) is not worth a look
 PASSAGES_SHOWN = 12
-_NEVER = 1 << 64  # above every 64-bit hash: winnowing picks it only in a window of given code alone
+_NEVER = 1 << 64  # above every hash: winnowing picks it only in a window of given code alone
 
 
 @dataclass(frozen=True, order=True)
@@ -157,36 +159,70 @@ def find_similar(
     streams = {name: normalise_files(dict(code[name]))[:MAX_TOKENS] for name in learners}
     given = boilerplate_hashes(boilerplate)
     prints = {name: set(fingerprints(streams[name], given)) for name in learners}
-    code_scores, code_counts = _pair_weights(prints, count, rare)
     wrong = {name: set((outputs or {}).get(name, ())) for name in learners}
-    output_scores, _ = _pair_weights(wrong, count, rare)
-    holders = _holders(wrong)
-    candidates = set(code_scores) | set(output_scores)
-    pairs = []
-    for first, second in candidates:
-        shared = code_counts.get((first, second), 0)
-        common = sorted(wrong[first] & wrong[second])
-        rare_common = tuple(SharedOutput(out, holders[out]) for out in common if holders[out] <= rare)
-        if shared < MIN_SHARED and not rare_common:
-            continue
-        code_score = code_scores.get((first, second), 0.0)
-        output_score = OUTPUT_WEIGHT * output_scores.get((first, second), 0.0)
-        pairs.append(
-            SimilarPair(
-                first=first,
-                second=second,
-                score=round(code_score + output_score, 6),
-                code_score=round(code_score, 6),
-                output_score=round(output_score, 6),
-                shared_fingerprints=shared,
-                first_share=_share(prints[first], prints[second]),
-                second_share=_share(prints[second], prints[first]),
-                outputs=rare_common,
-            )
-        )
-    pairs.sort(key=lambda pair: (-pair.score, pair.first, pair.second))
-    listed = [_with_passages(pair, streams, given) for pair in pairs[:limit]]
-    return Similarity(learners=count, rare_limit=rare, candidate_pairs=len(candidates), pairs=listed)
+    code_index, output_index = _rare_index(prints, rare), _rare_index(wrong, rare)
+    best: list[tuple[float, _Backwards, _Backwards]] = []  # a heap of the best ``limit`` pairs so far
+    candidates = 0
+    for first in learners:
+        # Each pair is scored once, by its first learner, from the signals it holds that few others do.
+        code_weight, code_count = _partners(prints[first], code_index, first, count)
+        output_weight, _ = _partners(wrong[first], output_index, first, count)
+        partners = code_weight.keys() | output_weight.keys()
+        candidates += len(partners)
+        for second in partners:
+            if code_count.get(second, 0) < MIN_SHARED and second not in output_weight:
+                continue
+            score = round(code_weight.get(second, 0.0) + OUTPUT_WEIGHT * output_weight.get(second, 0.0), 6)
+            entry = (score, _Backwards(first), _Backwards(second))
+            if len(best) < limit:
+                heapq.heappush(best, entry)
+            elif entry > best[0]:
+                heapq.heapreplace(best, entry)
+    listed = [
+        _with_passages(_pair(first.name, second.name, prints, wrong, code_index, output_index, count), streams, given)
+        for _, first, second in sorted(best, reverse=True)
+    ]
+    return Similarity(learners=count, rare_limit=rare, candidate_pairs=candidates, pairs=listed)
+
+
+@dataclass(frozen=True)
+class _Backwards:
+    """A learner's name, ordered backwards: among equal scores, the heap keeps the names first in order."""
+
+    name: str
+
+    def __lt__(self, other: _Backwards) -> bool:
+        return self.name > other.name
+
+    def __gt__(self, other: _Backwards) -> bool:
+        return self.name < other.name
+
+
+def _pair(
+    first: str,
+    second: str,
+    prints: Mapping[str, set[int]],
+    wrong: Mapping[str, set[WrongOutput]],
+    code_index: Mapping[int, list[str]],
+    output_index: Mapping[WrongOutput, list[str]],
+    count: int,
+) -> SimilarPair:
+    """One listed pair, with what it shares worked out again from the indexes."""
+    shared = [value for value in prints[first] & prints[second] if value in code_index]
+    code_score = sum(_weight(len(code_index[value]), count) for value in shared)
+    common = sorted(out for out in wrong[first] & wrong[second] if out in output_index)
+    output_score = OUTPUT_WEIGHT * sum(_weight(len(output_index[out]), count) for out in common)
+    return SimilarPair(
+        first=first,
+        second=second,
+        score=round(code_score + output_score, 6),
+        code_score=round(code_score, 6),
+        output_score=round(output_score, 6),
+        shared_fingerprints=len(shared),
+        first_share=_share(prints[first], prints[second]),
+        second_share=_share(prints[second], prints[first]),
+        outputs=tuple(SharedOutput(out, len(output_index[out])) for out in common),
+    )
 
 
 def rare_limit(learners: int) -> int:
@@ -194,16 +230,65 @@ def rare_limit(learners: int) -> int:
     return max(10, math.isqrt(max(learners, 0)))
 
 
-def token_hash(texts: Iterable[str]) -> int:
-    """A stable 64-bit hash of a run of token texts (the same in every process, unlike ``hash``)."""
-    digest = hashlib.blake2b("\x1f".join(texts).encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+def _weight(holders: int, count: int) -> float:
+    return math.log((count + 1) / holders)
+
+
+def _rare_index(held: Mapping[str, set[Any]], rare: int) -> dict[Any, list[str]]:
+    """Each signal held by 2 to ``rare`` learners, with its holders in name order."""
+    index: dict[Any, list[str]] = defaultdict(list)
+    for name in sorted(held):
+        for signal in held[name]:
+            index[signal].append(name)
+    return {signal: names for signal, names in index.items() if 2 <= len(names) <= rare}
+
+
+def _partners(
+    mine: set[Any], index: Mapping[Any, list[str]], name: str, count: int
+) -> tuple[dict[str, float], dict[str, int]]:
+    """The learners after ``name`` who share a rare signal with it: their summed weights and counts."""
+    weights: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    for signal in mine:
+        holders = index.get(signal)
+        if holders is None:
+            continue
+        weight = _weight(len(holders), count)
+        for other in holders[bisect.bisect_right(holders, name) :]:
+            weights[other] += weight
+            counts[other] += 1
+    return weights, counts
+
+
+_MOD = (1 << 61) - 1  # a Mersenne prime: the rolling hash stays exact in Python's integers
+_BASE = 1_000_003
 
 
 def gram_hashes(tokens: Sequence[CodeToken]) -> list[int]:
-    """The hash of every run of ``GRAM`` tokens, in order (none for a shorter stream)."""
-    texts = [token.text for token in tokens]
-    return [token_hash(texts[start : start + GRAM]) for start in range(len(texts) - GRAM + 1)]
+    """The hash of every run of ``GRAM`` tokens, in order (none for a shorter stream).
+
+    A rolling polynomial hash over each token's stable value (``blake2b`` of
+    its text), so the same runs hash alike in every process, unlike ``hash``.
+    """
+    values: dict[str, int] = {}
+    numbers = []
+    for token in tokens:
+        value = values.get(token.text)
+        if value is None:
+            digest = hashlib.blake2b(token.text.encode("utf-8"), digest_size=8).digest()
+            value = values[token.text] = int.from_bytes(digest, "big") % _MOD
+        numbers.append(value)
+    if len(numbers) < GRAM:
+        return []
+    top = pow(_BASE, GRAM - 1, _MOD)
+    rolling = 0
+    for value in numbers[:GRAM]:
+        rolling = (rolling * _BASE + value) % _MOD
+    hashes = [rolling]
+    for start in range(1, len(numbers) - GRAM + 1):
+        rolling = ((rolling - numbers[start - 1] * top) * _BASE + numbers[start + GRAM - 1]) % _MOD
+        hashes.append(rolling)
+    return hashes
 
 
 def own_grams(tokens: Sequence[CodeToken], given: frozenset[int]) -> list[int | None]:
@@ -254,34 +339,6 @@ def boilerplate_hashes(texts: Sequence[str]) -> frozenset[int]:
     for number, text in enumerate(texts):
         found.update(gram_hashes(normalise_files({f"given-{number}.py": text})))
     return frozenset(found)
-
-
-def _pair_weights(
-    held: Mapping[str, set[int]] | Mapping[str, set[WrongOutput]], count: int, rare: int
-) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
-    """Each pair's summed rarity weight and count over the signals both hold, from an index of holders."""
-    index: dict[object, list[str]] = defaultdict(list)
-    for name in sorted(held):
-        for signal in held[name]:
-            index[signal].append(name)
-    weights: dict[tuple[str, str], float] = defaultdict(float)
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    for names in index.values():
-        if not 2 <= len(names) <= rare:
-            continue
-        weight = math.log((count + 1) / len(names))
-        for pair in combinations(names, 2):
-            weights[pair] += weight
-            counts[pair] += 1
-    return dict(weights), dict(counts)
-
-
-def _holders(wrong: Mapping[str, set[WrongOutput]]) -> dict[WrongOutput, int]:
-    counted: dict[WrongOutput, int] = defaultdict(int)
-    for outputs in wrong.values():
-        for output in outputs:
-            counted[output] += 1
-    return counted
 
 
 def _share(mine: set[int], theirs: set[int]) -> float:
