@@ -109,9 +109,8 @@ def main() -> None:
     top = {(pair.first, pair.second) for pair in found.pairs[: len(planted)]}
     pairs_all = args.learners * (args.learners - 1) // 2
     print(f"{args.learners} learners, about {tokens // args.learners} words each, {len(planted)} planted copies")
-    print(
-        f"find_similar: {seconds:.2f} s; {found.candidate_pairs} candidate pairs of {pairs_all} (rare limit {found.rare_limit})"
-    )
+    print(f"find_similar: {seconds:.2f} s; {found.candidate_pairs} candidate pairs of {pairs_all}")
+    print(f"rare limit: {found.rare_limit} learners")
     print(f"planted copies among the first {len(planted)} listed: {len(top & planted)}")
     if args.copydetect:
         print(f"copydetect 0.5 on the same files: {_copydetect_seconds(args.copydetect, code)} s")
