@@ -103,13 +103,19 @@ def main() -> None:
     args = parser.parse_args()
     code, planted = make_class(args.learners)
     tokens = sum(len(files["solution.py"].split()) for files in code.values())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     found = find_similar(code, limit=max(50, len(planted)))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     top = {(pair.first, pair.second) for pair in found.pairs[: len(planted)]}
     pairs_all = args.learners * (args.learners - 1) // 2
     print(f"{args.learners} learners, about {tokens // args.learners} words each, {len(planted)} planted copies")
-    print(f"find_similar: {seconds:.2f} s; {found.candidate_pairs} candidate pairs of {pairs_all}")
+    print(f"find_similar: {seconds:.2f} s ({cpu:.2f} s of CPU); {found.candidate_pairs} candidate pairs of {pairs_all}")
+    missed = sorted(planted - top)
+    ranks = {(pair.first, pair.second): rank for rank, pair in enumerate(found.pairs, start=1)}
+    print(
+        "planted copies not among the first: "
+        + ", ".join(f"{pair} at {ranks.get(pair, 'unlisted')}" for pair in missed)
+    )
     print(f"rare limit: {found.rare_limit} learners")
     print(f"planted copies among the first {len(planted)} listed: {len(top & planted)}")
     if args.copydetect:
