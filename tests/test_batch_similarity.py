@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from batch_helpers import ASSIGNMENT, make_exercises
+from click.testing import CliRunner
 from similarity_class import ANA, BEN, CLEO, EVE, NED, STUB
 
 from grader.authoring.handout import handout_code
@@ -19,6 +20,7 @@ from grader.batch import run_batch
 from grader.batch.similarity import find_similar
 from grader.batch.similarity_html import format_similarity_html
 from grader.batch.worker import Outcome
+from grader.cli import main
 from grader.report import render
 from grader.results import CheckResult, ExerciseResult, Report
 from grader.spec.loader import load_catalog
@@ -133,3 +135,21 @@ def test_the_page_says_so_when_no_pair_is_listed() -> None:
     code = {"a": {"a.py": "x = 1\n"}, "b": {"a.py": "def f():\n    return [2] * 3\n"}}
     page = format_similarity_html(find_similar(code), code, title="T")
     assert "No pair of learners shares enough" in page and "not a verdict" in page
+
+
+@pytest.mark.slow
+def test_batch_cli_similarity_leaves_the_handout_stubs_out(exercises, tmp_path) -> None:
+    stubs = handout_code(load_catalog(exercises), ASSIGNMENT)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, text in {"ana": ANA, "ben": BEN, "ned": NED}.items():
+        (folder / f"{name}.py").write_text(text + "\n\n" + stubs[0], encoding="utf-8")
+    out = tmp_path / "o"
+    base = ["--exercises", str(exercises), "batch", str(folder), "--assignment", ASSIGNMENT, "--out", str(out)]
+    result = CliRunner().invoke(main, [*base, "--jobs", "1", "--similarity"])
+    assert result.exit_code == 0, result.output
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert "<td>ana</td><td>ben</td>" in page and "<td>ned</td>" not in page
+    assert "NotImplementedError" not in page, "the stub every learner kept is shown as no passage"
+    assert "## Similar work" in (out / "summary.md").read_text(encoding="utf-8")
+    assert not any("similar" in path.read_text(encoding="utf-8").lower() for path in (out / "feedback").iterdir())
