@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from types import SimpleNamespace
 
 import pytest
 from similarity_class import COPIED, HONEST, SAME_WRONG_OUTPUTS, STUB, planted_code, planted_outputs
@@ -174,3 +175,10 @@ def test_wrong_outputs_reads_failed_hidden_checks_with_input_and_value() -> None
     exercise = ExerciseResult(id="ex", status="failed", score=0.0, max_score=3.0, reason="R.", checks=checks)
     report = Report(grader_version="0", submission="s", score=0.0, max_score=3.0, exercises=[exercise])
     assert wrong_outputs(report) == {WrongOutput("ex", "hidden-one", "f(x=1)", "2.0")}
+
+
+def test_wrong_outputs_prefers_the_failing_record_the_batch_keeps() -> None:
+    kept = SimpleNamespace(input="f(x=2)", got="7.0")
+    check = SimpleNamespace(id="c", status="failed", visibility="hidden", input=None, got=None, failing=kept)
+    report = SimpleNamespace(exercises=[SimpleNamespace(id="ex", checks=[check])])
+    assert wrong_outputs(report) == {WrongOutput("ex", "c", "f(x=2)", "7.0")}  # type: ignore[arg-type]

@@ -115,15 +115,21 @@ class Similarity:
 def wrong_outputs(report: Report) -> frozenset[WrongOutput]:
     """Every wrong value the result records at a hidden input: the one place results are read for this signal.
 
-    A failed check that is not public and shows both its input and what came
-    back. Public examples are left out: a learner can see them, so a shared
-    wrong answer there says little.
+    A failed check that is not public, with its failing input and what came
+    back: from the check's ``failing`` record where the batch keeps one for
+    the instructor (hidden checks whose reason shows no input included), else
+    from the input and value its reason shows. Public examples are left out:
+    a learner can see them, so a shared wrong answer there says little.
     """
     found = set()
     for exercise in report.exercises:
         for check in exercise.checks:
-            if check.status == "failed" and check.visibility != "public" and check.input and check.got:
-                found.add(WrongOutput(exercise.id, check.id, check.input, check.got))
+            if check.status != "failed" or check.visibility == "public":
+                continue
+            kept = getattr(check, "failing", None)  # results that predate the record have none
+            shown, got = (kept.input, kept.got) if kept is not None else (check.input, check.got)
+            if shown and got:
+                found.add(WrongOutput(exercise.id, check.id, shown, got))
     return frozenset(found)
 
 
