@@ -18,6 +18,10 @@ authoring or export. Modules::
     items.py      quiz item statistics: facility, discrimination, options, quiz-items.csv
     html.py       report.html with its two charts
     overrides.py  the instructor's overrides file, applied to results as graded
+    code_tokens.py  learner code as a normalised token stream (names, literals, layout, order set aside)
+    similarity.py   pairs of learners alike: winnowed fingerprints and wrong outputs, weighed by rarity
+    similarity_inputs.py  each learner's code and wrong outputs, as the similarity page reads them
+    similarity_html.py    similarity.html (``--similarity`` only; the instructor's, never a learner's)
     run.py        run_batch, tying them together
 """
 

@@ -8,7 +8,7 @@ Two signals, each weighed by how rare it is in the class:
   Fingerprints of the handout's code (the stubs and scaffold every learner
   starts from, given as ``boilerplate``) are dropped.
 - outputs: the same wrong value at the same hidden input of the same check
-  (``wrong_outputs`` reads them from a learner's result).
+  (``similarity_inputs.wrong_outputs`` reads them from a learner's result).
 
 A signal shared by many learners is how the exercise is solved (or the
 usual mistake), not a copy: only signals held by at most ``rare_limit``
@@ -31,11 +31,10 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from grader.batch.code_tokens import CodeToken, normalise_files
-from grader.results import Report
+from grader.batch.similarity_inputs import WrongOutput, learner_code, wrong_outputs
 
 __all__ = [
     "GRAM",
@@ -57,16 +56,6 @@ OUTPUT_WEIGHT = 10.0  # one rare wrong value in common counts as about two lines
 MIN_SHARED = 3  # fewer rare fingerprints in common than this (and no wrong output) is not worth a look
 PASSAGES_SHOWN = 12
 _NEVER = 1 << 64  # above every hash: winnowing picks it only in a window of given code alone
-
-
-@dataclass(frozen=True, order=True)
-class WrongOutput:
-    """A wrong value a learner's code gave: the check, the input it failed on, and what came back."""
-
-    exercise: str
-    check: str
-    input: str
-    got: str
 
 
 @dataclass(frozen=True)
@@ -110,39 +99,6 @@ class Similarity:
     rare_limit: int
     candidate_pairs: int
     pairs: list[SimilarPair] = field(default_factory=list)
-
-
-def wrong_outputs(report: Report) -> frozenset[WrongOutput]:
-    """Every wrong value the result records at a hidden input: the one place results are read for this signal.
-
-    A failed check that is not public, with its failing input and what came
-    back: from the check's ``failing`` record where the batch keeps one for
-    the instructor (hidden checks whose reason shows no input included), else
-    from the input and value its reason shows. Public examples are left out:
-    a learner can see them, so a shared wrong answer there says little.
-    """
-    found = set()
-    for exercise in report.exercises:
-        for check in exercise.checks:
-            if check.status != "failed" or check.visibility == "public":
-                continue
-            kept = getattr(check, "failing", None)  # results that predate the record have none
-            shown, got = (kept.input, kept.got) if kept is not None else (check.input, check.got)
-            if shown and got:
-                found.add(WrongOutput(exercise.id, check.id, shown, got))
-    return frozenset(found)
-
-
-def learner_code(path: Path) -> dict[str, str]:
-    """The learner's Python (files and notebooks' code cells, as the grader reads them); empty when there is none."""
-    from grader.errors import GraderError
-    from grader.submission.files import read_submission
-
-    try:
-        submission = read_submission(path)
-    except (GraderError, OSError, ValueError):
-        return {}
-    return {name: data.decode("utf-8", errors="replace") for name, data in submission.python.items()}
 
 
 def find_similar(

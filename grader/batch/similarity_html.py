@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from grader.batch.similarity import GRAM, Similarity, SimilarPair, find_similar, learner_code, wrong_outputs
+from grader.batch.similarity import GRAM, Similarity, SimilarPair, find_similar
+from grader.batch.similarity_inputs import learner_code, wrong_outputs
 from grader.results import Report
 
 __all__ = ["PAGE", "format_similarity_html", "similarity_page"]
