@@ -182,3 +182,31 @@ def test_wrong_outputs_prefers_the_failing_record_the_batch_keeps() -> None:
     check = SimpleNamespace(id="c", status="failed", visibility="hidden", input=None, got=None, failing=kept)
     report = SimpleNamespace(exercises=[SimpleNamespace(id="ex", checks=[check])])
     assert wrong_outputs(report) == {WrongOutput("ex", "c", "f(x=2)", "7.0")}  # type: ignore[arg-type]
+
+
+_PAGE_DIGEST = """
+import hashlib
+from similarity_class import STUB, planted_code, planted_outputs
+from grader.batch.similarity import find_similar
+from grader.batch.similarity_html import format_similarity_html
+code = planted_code()
+found = find_similar(code, boilerplate=[STUB], outputs=planted_outputs())
+print(hashlib.sha256(format_similarity_html(found, code, title="T").encode()).hexdigest())
+"""
+
+
+@pytest.mark.slow
+def test_the_page_is_byte_identical_whatever_the_process_hash_seed() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+
+    def digest(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(here)}
+        done = subprocess.run([sys.executable, "-c", _PAGE_DIGEST], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert digest("1") == digest("2")
