@@ -148,6 +148,7 @@ def test_batch_cli_similarity_leaves_the_handout_stubs_out(exercises, tmp_path) 
     base = ["--exercises", str(exercises), "batch", str(folder), "--assignment", ASSIGNMENT, "--out", str(out)]
     result = CliRunner().invoke(main, [*base, "--jobs", "1", "--similarity"])
     assert result.exit_code == 0, result.output
+    assert "similarity.html: pairs of learners alike" in result.output
     page = (out / "similarity.html").read_text(encoding="utf-8")
     assert "<td>ana</td><td>ben</td>" in page and "<td>ned</td>" not in page
     assert "NotImplementedError" not in page, "the stub every learner kept is shown as no passage"

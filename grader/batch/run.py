@@ -83,11 +83,14 @@ class BatchSummary:
     grader_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kept_grader_errors: list[str] = field(default_factory=list)
+    similarity: bool = False  # similarity.html was written
 
     def text(self) -> str:
         """The summary for a terminal."""
         head = f"{self.learners} learners: {self.graded} graded now, {self.reused} unchanged since the last run.\n"
         tail = f"Wrote {self.out}/gradebook.csv, summary.md, report.html, results/ and feedback/.\n"
+        if self.similarity:
+            tail += f"Wrote {self.out}/similarity.html: pairs of learners alike, evidence to look at, for you alone.\n"
         notes = "".join(f"note: {note}\n" for note in self.notes)
         return head + notes + format_summary_text(self.stats) + tail
 
@@ -227,6 +230,7 @@ def run_batch(
         grader_errors=sorted(failed),
         notes=notes + more_notes,
         kept_grader_errors=kept,
+        similarity=similarity is not None,
     )
 
 
