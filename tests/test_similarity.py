@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from similarity_class import COPIED, HONEST, SAME_WRONG_OUTPUTS, STUB, planted_code, planted_outputs
 
-from grader.batch.code_tokens import normalise_files, normalise_source
+from grader.batch.code_tokens import MAX_TOKENS, normalise_files, normalise_source
 from grader.batch.similarity import (
     WrongOutput,
     find_similar,
@@ -70,6 +70,11 @@ def test_normalise_orders_units_the_same_across_files() -> None:
 def test_normalise_never_raises_on_a_learner_file(source: str) -> None:
     tokens = normalise_source(source)
     assert all(token.line >= 1 for token in tokens)
+
+
+def test_normalise_reads_a_padded_file_only_up_to_its_budget() -> None:
+    tokens = normalise_files({"a.py": "x = " + "-" * 200_000 + "1\n", "b.py": "y = 2\n"})
+    assert len(tokens) <= MAX_TOKENS + 1
 
 
 def test_winnow_keeps_a_fingerprint_in_every_window() -> None:

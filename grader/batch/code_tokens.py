@@ -28,7 +28,9 @@ import keyword
 import tokenize
 from dataclasses import dataclass
 
-__all__ = ["CodeToken", "normalise_files", "normalise_source"]
+__all__ = ["MAX_TOKENS", "CodeToken", "normalise_files", "normalise_source"]
+
+MAX_TOKENS = 50_000  # read of one learner: far beyond any solution, so a padded file cannot slow the class down
 
 _BUILTINS = frozenset(dir(builtins))
 # Line structure is formatting too: ``def f(x): return x`` on one line is the same code as on two.
@@ -57,11 +59,16 @@ class CodeToken:
 
 
 def normalise_files(files: dict[str, str]) -> list[CodeToken]:
-    """Every file's tokens, as units in the canonical order; the file names go in sorted, for determinism."""
+    """Every file's tokens, as units in the canonical order; the file names go in sorted, for determinism.
+
+    At most ``MAX_TOKENS`` tokens are read in all; what lies beyond is left out.
+    """
     units: list[tuple[tuple[str, ...], list[tuple[str, str, int]]]] = []
+    budget = MAX_TOKENS
     for name in sorted(files):
-        for unit in _units(files[name], name):
+        for unit in _units(files[name], name, budget):
             units.append((tuple(text for text, _, _ in unit), unit))
+            budget -= len(unit)
     units.sort(key=lambda item: (item[0], item[1][0][1], item[1][0][2]))
     return [
         CodeToken(text=text, file=file, line=line, unit=number)
@@ -75,9 +82,11 @@ def normalise_source(source: str, name: str = "<code>") -> list[CodeToken]:
     return normalise_files({name: source})
 
 
-def _units(source: str, name: str) -> list[list[tuple[str, str, int]]]:
+def _units(source: str, name: str, budget: int) -> list[list[tuple[str, str, int]]]:
     """The file's tokens grouped by the top-level statement they start in (one group when it does not parse)."""
-    tokens = _tokens(source)
+    if budget <= 0:
+        return []
+    tokens = _tokens(source, budget)
     starts = _statement_starts(source)
     units: list[list[tuple[str, str, int]]] = []
     boundary = 0
@@ -104,13 +113,15 @@ def _statement_starts(source: str) -> list[int]:
     return starts
 
 
-def _tokens(source: str) -> list[tuple[str, int]]:
-    """Normalised ``(text, line)`` pairs, read until the end or until the tokenizer gives up."""
+def _tokens(source: str, budget: int) -> list[tuple[str, int]]:
+    """Normalised ``(text, line)`` pairs, read until the end, the budget, or the tokenizer gives up."""
     raw: list[tokenize.TokenInfo] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type not in _NOISE:  # never a neighbour that counts: the helpers below look one token away
                 raw.append(token)
+            if len(raw) > budget:
+                break
     except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # a learner's unfinished file: what was read still counts
     out: list[tuple[str, int]] = []

@@ -51,7 +51,6 @@ __all__ = [
 
 GRAM = 12  # tokens in one fingerprinted run: about one line of code; shorter runs are coincidence
 WINDOW = 4  # winnowing window: any run of GRAM + WINDOW - 1 shared tokens shares at least one fingerprint
-MAX_TOKENS = 50_000  # per learner: far beyond any solution, so a padded file cannot slow the class down
 OUTPUT_WEIGHT = 10.0  # one rare wrong value in common counts as about two lines of rare code in common
 MIN_SHARED = 3  # fewer rare fingerprints in common than this (and no wrong output) is not worth a look
 PASSAGES_SHOWN = 12
@@ -118,7 +117,7 @@ def find_similar(
     learners = sorted(code)
     count = len(learners)
     rare = rare_limit(count)
-    streams = {name: normalise_files(dict(code[name]))[:MAX_TOKENS] for name in learners}
+    streams = {name: normalise_files(dict(code[name])) for name in learners}
     given = boilerplate_hashes(boilerplate)
     prints = {name: set(fingerprints(streams[name], given)) for name in learners}
     wrong = {name: set((outputs or {}).get(name, ())) for name in learners}
