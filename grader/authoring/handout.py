@@ -16,7 +16,15 @@ from grader.errors import SpecError
 from grader.spec.loader import Catalog
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise
 
-__all__ = ["CHECK_COMMAND", "KINDS", "describe_exercise", "given_code_lines", "scaffold_entries", "stub"]
+__all__ = [
+    "CHECK_COMMAND",
+    "KINDS",
+    "describe_exercise",
+    "given_code_lines",
+    "handout_code",
+    "scaffold_entries",
+    "stub",
+]
 
 CHECK_COMMAND = "grader grade {file} --public"
 KINDS = {
@@ -130,6 +138,18 @@ def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
     text = "\n".join(lines).rstrip("\n") + "\n"
     ast.parse(text)  # a bug here is ours: the signatures and the scaffold were checked
     return text
+
+
+def handout_code(catalog: Catalog, assignment: str) -> list[str]:
+    """The code every learner of ``assignment`` starts from: each implementation exercise's stub, scaffold and all.
+
+    The similarity page leaves it out, since learners share it because they were given it.
+    """
+    return [
+        stub(exercise, catalog)
+        for exercise in catalog.assignment(assignment)
+        if isinstance(exercise, ImplementationExercise)
+    ]
 
 
 def _docstring_text(text: str) -> str:

@@ -21,6 +21,10 @@ authoring or export. Modules::
     mistakes.py   shared uncatalogued mistakes: learners failing a check with the same output
     mistake_stub.py  grader batch-mistake: a group's example written out as a known-wrong stub
     overrides.py  the instructor's overrides file, applied to results as graded
+    code_tokens.py  learner code as a normalised token stream (names, literals, layout, order set aside)
+    similarity.py   pairs of learners alike: winnowed fingerprints and wrong outputs, weighed by rarity
+    similarity_inputs.py  each learner's code and wrong outputs, as the similarity page reads them
+    similarity_html.py    similarity.html (``--similarity`` only; the instructor's, never a learner's)
     run.py        run_batch, tying them together
 """
 

@@ -31,7 +31,7 @@ from grader.errors import UsageError
 
 __all__ = ["OUTPUT_FILES", "check_out", "check_output_files", "make_out", "resolved"]
 
-OUTPUT_FILES = ("gradebook.csv", "summary.md", "report.html")
+OUTPUT_FILES = ("gradebook.csv", "summary.md", "report.html", "similarity.html")
 _FOLDERS = ("results", "feedback", "failing")
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,11 +57,14 @@ from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, mak
 from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.roster import class_roster
+from grader.batch.similarity_html import PAGE as SIMILARITY_PAGE
+from grader.batch.similarity_html import similarity_page
 from grader.batch.summary import (
     ClassStats,
     class_stats,
     format_summary_markdown,
     format_summary_text,
+    similarity_markdown,
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.errors import UsageError
@@ -90,11 +93,14 @@ class BatchSummary:
     grader_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kept_grader_errors: list[str] = field(default_factory=list)
+    similarity: bool = False  # similarity.html was written
 
     def text(self) -> str:
         """The summary for a terminal."""
         head = f"{self.learners} learners: {self.graded} graded now, {self.reused} unchanged since the last run.\n"
         tail = f"Wrote {self.out}/gradebook.csv, summary.md, report.html, results/ and feedback/.\n"
+        if self.similarity:
+            tail += f"Wrote {self.out}/similarity.html: pairs of learners alike, evidence to look at, for you alone.\n"
         notes = "".join(f"note: {note}\n" for note in self.notes)
         return head + notes + format_summary_text(self.stats) + tail
 
@@ -116,6 +122,7 @@ def run_batch(
     before_grading: Callable[[], Any] | None = None,
     overrides: str | os.PathLike[str] | None = None,
     only: Collection[str] = (),
+    similarity: Sequence[str] | None = None,
 ) -> BatchSummary:
     """Grade every learner under ``directory`` for ``assignment`` into ``out``.
 
@@ -135,7 +142,10 @@ def run_batch(
     instructor's overrides file (default: ``overrides.yaml`` beside the
     exercises folder, when there is one; see ``grader.batch.overrides``),
     applied to the outputs, never to the stored grading. ``only``: grade
-    these learners now, whether or not they changed, and no one else. Raises
+    these learners now, whether or not they changed, and no one else.
+    ``similarity``: the code every learner was handed (stubs, scaffold), to
+    write ``similarity.html`` (``grader.batch.similarity``) leaving it out;
+    ``None`` writes no such page and removes one an earlier run left. Raises
     ``UsageError`` for bad arguments; ``KeyboardInterrupt`` passes through
     after the finished results are stored.
     """
@@ -220,7 +230,7 @@ def run_batch(
         notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints) + _unsettled_notes(unsettled)
         if adjust and override_file is not None:
             notes.append(f"{len(adjust)} override{'s' if len(adjust) != 1 else ''} read from {override_file.name}")
-        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored, adjust)
+        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored, adjust, similarity)
     return BatchSummary(
         out=out_dir,
         learners=len(learners),
@@ -230,6 +240,7 @@ def run_batch(
         grader_errors=sorted(failed),
         notes=notes + more_notes,
         kept_grader_errors=kept,
+        similarity=similarity is not None,
     )
 
 
@@ -462,12 +473,13 @@ def _rebuild(
     notes: list[str],
     stored: dict[str, Report] | None = None,
     adjust: list[Override] | None = None,
+    similarity: Sequence[str] | None = None,
 ) -> tuple[ClassStats, list[str], list[str]]:
     """Gradebook, summary and report from every stored result of the learners now in the class.
 
     ``stored``: the results this run wrote, already parsed (the others are read back from disk).
     ``adjust``: the overrides, applied to the results as grading gave them; a learner's JSON and feedback
-    are rewritten whenever what was applied to them changes.
+    are rewritten whenever what was applied to them changes. ``similarity``: as ``run_batch`` takes it.
     """
     rows: list[GradebookRow] = []
     reports: dict[str, Report] = {}
@@ -517,7 +529,16 @@ def _rebuild(
         _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
     _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
     mistakes = _shared_mistakes(reports, failing, errors, stats)
-    _write(out_dir / "summary.md", format_summary_markdown(stats, title=title, mistakes=mistakes))
+    summary = format_summary_markdown(stats, title=title, mistakes=mistakes)
+    page = out_dir / SIMILARITY_PAGE
+    if similarity is not None:
+        code = {learner.name: learner.path for learner in learners if learner.name in reports}
+        text, listed = similarity_page(code, reports, boilerplate=similarity, title=title)
+        _write(page, text)
+        summary += similarity_markdown(SIMILARITY_PAGE, listed)
+    elif page.is_file():
+        page.unlink()  # it showed earlier files, which may have changed since
+    _write(out_dir / "summary.md", summary)
     roster = class_roster(((name, stems[name], report) for name, report in reports.items()), ids, grader_errors=errors)
     _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster, mistakes=mistakes))
     return stats, errors, more

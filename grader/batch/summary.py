@@ -59,6 +59,7 @@ __all__ = [
     "judged_text",
     "option_text",
     "reason_group",
+    "similarity_markdown",
     "stopped_before_checks",
     "stopped_text",
 ]
@@ -419,3 +420,12 @@ def format_summary_text(stats: ClassStats, *, top: int = 5) -> str:
     if strong:
         lines.append(f"Quiz options chosen by strong learners (quiz-items.csv): {listing(strong, separator=', ')}")
     return inert_lines("\n".join(lines) + "\n")
+
+
+def similarity_markdown(page: str, pairs: int) -> str:
+    """The section of ``summary.md`` pointing to the similarity page, added only when the batch wrote one."""
+    listed = f"{pairs} pair{'s' if pairs != 1 else ''} of learners" if pairs else "No pair of learners"
+    return (
+        f"\n## Similar work\n\n{listed} with unusually similar code or wrong outputs: see [{page}]({page}). "
+        "It is evidence to look at, not a verdict, and changes no grade.\n"
+    )

@@ -302,6 +302,12 @@ def grade_command(
     metavar="LEARNER",
     help="Grade only this learner (again, even if unchanged); the others' stored results are kept. Repeatable.",
 )
+@click.option(
+    "--similarity",
+    is_flag=True,
+    help="Also write similarity.html: pairs of learners with unusually similar code or wrong outputs, for the "
+    "instructor (never in feedback; changes no grade).",
+)
 @exercises_option
 @click.pass_context
 @guard
@@ -316,6 +322,7 @@ def batch_command(
     allow_weak_sandbox: bool = False,
     overrides_file: str | None = None,
     only: tuple[str, ...] = (),
+    similarity: bool = False,
 ) -> None:
     """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
     _check_sandbox_layers()
@@ -327,6 +334,7 @@ def batch_command(
     # The warm parent boots on the other core while the grader loads; after the preflight, each local
     # grading process gets a clone of it (a fork) instead of starting its own.
     with WarmParent.start() as warm_parent:
+        from grader.authoring.handout import handout_code
         from grader.batch import run_batch
         from grader.batch.progress import auto_progress
         from grader.batch.worker import prepare
@@ -358,6 +366,7 @@ def batch_command(
                 before_grading=preflight,
                 overrides=overrides_file,
                 only=only,
+                similarity=handout_code(catalog, assignment) if similarity else None,
             )
         except KeyboardInterrupt:
             click.echo(
