@@ -117,7 +117,8 @@ class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
     ``note`` says which file was graded when several files of the submission define an entry;
-    ``adjustments`` the changes an instructor made to its score, in the order they were made.
+    ``adjustments`` the changes an instructor made to its score, in the order they were made;
+    ``variant`` the values of the exercise's params this learner was graded on (``engine.variants``).
     ``outcome`` is ``status`` told apart further (``exercise_outcome``): the word the gradebook, the
     summary and the feedback show; the report fills it in when it is built."""
 
@@ -136,6 +137,7 @@ class ExerciseResult:
     hidden_not_run: int = 0
     note: str | None = None
     adjustments: list[Adjustment] | None = None
+    variant: dict[str, int | float | str] | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")

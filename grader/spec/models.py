@@ -17,6 +17,7 @@ from grader.checks.cases import CaseGenerator
 from grader.checks.given import GivenFunction
 from grader.checks.registry import CheckSpec
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
+from grader.spec.params import ParamSpec, check_quiz_params
 
 __all__ = [
     "Assignment",
@@ -223,15 +224,19 @@ class ChoiceQuestion(_Question):
         return self
 
 
+# A number, or (in a quiz with params:) an expression of the params, such as "a * n" (grader.spec.params).
+NumberOrExpression = float | str
+
+
 class NumericMistake(_Strict):
-    value: float
+    value: NumberOrExpression
     tolerance: float = Field(default=0.001, ge=0)
     reason: str = Field(min_length=1)
 
 
 class NumericQuestion(_Question):
     type: Literal["numeric"]
-    answer: float
+    answer: NumberOrExpression
     tolerance: float = Field(ge=0)
     reason_correct: str = Field(min_length=1)
     reason_wrong: str = Field(min_length=1, description="for any other number: how to get the right one")
@@ -256,12 +261,19 @@ class QuizExercise(_Strict):
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
     questions: list[Question] = Field(min_length=1)
+    params: dict[str, ParamSpec] = Field(
+        default_factory=dict,
+        description="values drawn for each learner, e.g. '{a: {uniform: [1, 5], round: 2}, n: {integers: [3, 9]}}': "
+        "texts write {a} where the learner's value goes, numeric answers may be expressions of them "
+        "(grader.spec.params)",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> QuizExercise:
         ids = [q.id for q in self.questions]
         if len(set(ids)) != len(ids):
             raise ValueError("question ids must be unique")
+        check_quiz_params(self)
         return self
 
     @property

@@ -1,0 +1,170 @@
+"""Per-learner parameters of a quiz (``params:``): how each is drawn, and the texts and answers that use them.
+
+A quiz that declares ``params:`` is a template: each learner gets a variant
+of it (``grader.engine.variants`` draws one from the learner's id and the
+course's secret). A param is drawn one way::
+
+    params:
+      a: {uniform: [1, 5], round: 2}   # a float in [1, 5), rounded to 2 decimals
+      n: {integers: [3, 9]}            # an integer from 3 to 9, both included
+      unit: {choice: [cm, m, km]}      # one of the listed values
+
+Texts (the quiz's and each question's prompt, option texts and reasons)
+write ``{a}`` where the learner's value goes (``{{`` and ``}}`` for a brace
+itself); a numeric question's ``answer`` and a mistake's ``value`` may be an
+expression of the params in the relation language
+(``grader.checks.expressions``: parsed against a whitelist, never eval).
+This module checks all of that when the spec loads; nothing here draws.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from grader.checks.expressions import NUMPY_FUNCTIONS, ExpressionError, parse_expression
+from grader.record import ConfigDict, Field, Record, model_validator
+from grader.spec.crossrefs import SpecProblem
+
+__all__ = ["PARAM_NAME", "ParamSpec", "check_quiz_params", "fill_text", "placeholders"]
+
+PARAM_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
+# ``{{`` and ``}}`` stand for one brace; ``{name}`` for a param's value; any other brace is text.
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_RESERVED = frozenset(NUMPY_FUNCTIONS) | {"inf", "nan", "pi", "reference"}
+MAX_CHOICES = 1000
+MAX_SPAN = 10**12  # integers: wider ranges gain nothing and lose exactness in the draw
+
+
+class ParamSpec(Record):
+    """How one param is drawn: exactly one of ``uniform`` (with an optional ``round``), ``integers``, ``choice``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    uniform: list[float] | None = Field(
+        default=None, min_length=2, max_length=2, description="[low, high]: a float drawn uniformly, low <= x < high"
+    )
+    round: int | None = Field(
+        default=None, ge=0, le=12, description="with uniform: the decimals kept (the value shown is the value used)"
+    )
+    integers: list[int] | None = Field(
+        default=None, min_length=2, max_length=2, description="[low, high]: an integer, both ends included"
+    )
+    choice: list[int | float | str] | None = Field(
+        default=None, min_length=1, max_length=MAX_CHOICES, description="one of these values, each equally likely"
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> ParamSpec:
+        ways = [name for name in ("uniform", "integers", "choice") if getattr(self, name) is not None]
+        if len(ways) != 1:
+            raise ValueError(
+                "a param is drawn one way: give exactly one of 'uniform: [low, high]', 'integers: [low, high]' "
+                f"or 'choice: [...]' (this one gives {', '.join(ways) or 'none'})"
+            )
+        if self.round is not None and self.uniform is None:
+            raise ValueError("'round' goes with 'uniform' only")
+        if self.uniform is not None:
+            low, high = self.uniform
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
+                raise ValueError(f"uniform: [low, high] needs finite low < high, not [{low:g}, {high:g}]")
+        if self.integers is not None:
+            low_int, high_int = self.integers
+            if not low_int <= high_int or high_int - low_int > MAX_SPAN:
+                raise ValueError(f"integers: [low, high] needs low <= high within {MAX_SPAN:g} of each other")
+        for value in self.choice or []:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError("choice: every value is finite")
+        return self
+
+
+def placeholders(text: str) -> Iterator[str]:
+    """The param names ``text`` writes as ``{name}``, in order (escaped braces are not placeholders)."""
+    for match in _PLACEHOLDER.finditer(text):
+        if match.group(1) is not None:
+            yield match.group(1)
+
+
+def fill_text(text: str, shown: Mapping[str, str]) -> str:
+    """``text`` with each ``{name}`` replaced by ``shown[name]`` and ``{{``/``}}`` by one brace."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return match.group(0)[0]
+        return shown.get(name, match.group(0))
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def check_quiz_params(quiz: Any) -> None:
+    """Refuse what a quiz's params cannot mean: a bad name, a placeholder or an answer naming no param.
+
+    Raises ``SpecProblem`` located where the fault is written. A quiz without
+    params may hold braces and must have plain numbers as answers.
+    """
+    params: Mapping[str, ParamSpec] = quiz.params
+    for name in params:
+        if not PARAM_NAME.match(name) or name in _RESERVED:
+            raise SpecProblem(
+                f"param {name!r} needs a lower-case name (letters, digits, '_') that is not a numpy function "
+                "or constant of the relation language",
+                "params",
+                name,
+            )
+    known = ", ".join(params) or "none"
+    for loc, text in _texts(quiz):
+        if not params:
+            break
+        for name in placeholders(text):
+            if name not in params:
+                raise SpecProblem(
+                    f"{{{name}}} names no param (the params are {known}); write {{{{ and }}}} for a brace itself",
+                    *loc,
+                )
+    for number, question in enumerate(quiz.questions):
+        if question.type != "numeric":
+            continue
+        _check_answer(question.answer, params, known, ("questions", number, "answer"))
+        for index, mistake in enumerate(question.mistakes):
+            _check_answer(mistake.value, params, known, ("questions", number, "mistakes", index, "value"))
+
+
+def _check_answer(answer: float | str, params: Mapping[str, ParamSpec], known: str, loc: tuple[str | int, ...]) -> None:
+    if not isinstance(answer, str):
+        return
+    try:
+        float(answer)  # a number the YAML left as text ("1e-3")
+        return
+    except ValueError:
+        pass
+    if not params:
+        raise SpecProblem("an answer is a number unless the quiz declares params: to compute it from", *loc)
+    try:
+        expression = parse_expression(answer)
+    except ExpressionError as error:
+        raise SpecProblem(f"the answer expression {answer!r} is not allowed: {error}", *loc) from None
+    if expression.calls:
+        raise SpecProblem("an answer expression may call numpy functions only, not reference.NAME", *loc)
+    unknown = sorted(expression.names() - set(params))
+    if unknown:
+        raise SpecProblem(f"the answer expression reads {unknown[0]!r}, which is not a param (params: {known})", *loc)
+
+
+def _texts(quiz: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Every text of a quiz a learner reads, with where it is written."""
+    yield ("prompt",), quiz.prompt
+    for number, question in enumerate(quiz.questions):
+        at: tuple[str | int, ...] = ("questions", number)
+        yield (*at, "prompt"), question.prompt
+        if question.type == "numeric":
+            yield (*at, "reason_correct"), question.reason_correct
+            yield (*at, "reason_wrong"), question.reason_wrong
+            for index, mistake in enumerate(question.mistakes):
+                yield (*at, "mistakes", index, "reason"), mistake.reason
+            continue
+        for index, option in enumerate(question.options):
+            yield (*at, "options", index, "text"), option.text
+            yield (*at, "options", index, "reason"), option.reason
