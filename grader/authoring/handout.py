@@ -12,11 +12,22 @@ from __future__ import annotations
 import ast
 
 from grader.engine.quiz import letters
-from grader.errors import SpecError
+from grader.engine.quiz_variants import VariantError, quiz_for_variant, variant_for
+from grader.engine.variants import read_secret
+from grader.errors import SpecError, UsageError
 from grader.spec.loader import Catalog
-from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise
+from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
 
-__all__ = ["CHECK_COMMAND", "KINDS", "describe_exercise", "given_code_lines", "scaffold_entries", "stub"]
+__all__ = [
+    "CHECK_COMMAND",
+    "KINDS",
+    "describe_exercise",
+    "describe_variant",
+    "given_code_lines",
+    "params_note",
+    "scaffold_entries",
+    "stub",
+]
 
 CHECK_COMMAND = "grader grade {file} --public"
 KINDS = {
@@ -64,6 +75,8 @@ def describe_exercise(exercise: Exercise) -> str:
                 f"  ... and {hidden} hidden check{'s' if hidden != 1 else ''} that run when your work is graded."
             )
     else:
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         lines.append(f"Answer in a YAML or JSON file under the key '{exercise.id}':")
         for question in exercise.questions:
             points = f"{question.points:g} point{'s' if question.points != 1 else ''}"
@@ -72,6 +85,29 @@ def describe_exercise(exercise: Exercise) -> str:
                 for letter, option in zip(letters(len(question.options)), question.options, strict=True):
                     lines.append(f"    {letter}. {option.text}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def params_note(quiz: QuizExercise) -> str:
+    """The line a quiz template carries: its values in braces are drawn for each learner."""
+    names = ", ".join(f"{{{name}}}" for name in quiz.params)
+    return f"Each learner answers this quiz for values of their own in place of {names}."
+
+
+def describe_variant(exercise: Exercise, learner: str) -> str:
+    """What ``learner`` sees of ``exercise``: for a quiz with params, their variant (the values filled in).
+
+    The values come from the course's secret (``engine.variants.read_secret``); an exercise without params
+    is the same for everyone, and is shown as ``describe_exercise`` shows it.
+    """
+    if not isinstance(exercise, QuizExercise) or not exercise.params:
+        return describe_exercise(exercise)
+    variant = variant_for(exercise, learner, read_secret)
+    assert variant is not None  # the quiz has params
+    try:
+        filled = quiz_for_variant(exercise, variant)
+    except VariantError as error:
+        raise UsageError(f"{exercise.id}: {error}; grader validate finds such answers") from None
+    return f"Variant of {exercise.id} for {learner}: {variant.describe()}\n\n" + describe_exercise(filled)
 
 
 def given_code_lines(exercise: ImplementationExercise) -> list[str]:

@@ -47,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from grader.authoring.handout import CHECK_COMMAND, KINDS, stub
+from grader.authoring.handout import CHECK_COMMAND, KINDS, params_note, stub
 from grader.authoring.leaks import find_leaks
 from grader.engine.quiz import QUIZ_FORMS, letters, quiz_form
 from grader.errors import GraderError, SpecError, UsageError
@@ -351,6 +351,8 @@ def _page(exercise: Exercise) -> str:
         lines += [exercise.prompt.strip(), ""]
     if isinstance(exercise, QuizExercise):
         lines += [f"Answer in `answers.yaml`, under `{exercise.id}:`.", ""]
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         for question in exercise.questions:
             lines += [
                 f"## {question.id}",

@@ -13,20 +13,27 @@ questions, so saying them again reveals nothing).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import numpy as np
 
 from grader.checks.expressions import ExpressionError, evaluate_expression, parse_expression
 from grader.engine.quiz import grade_quiz
-from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, Variant, draw_variant
+from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, Variant, draw_variant, read_secret
 from grader.errors import UsageError
 from grader.results import ExerciseResult
 from grader.spec.models import NumberOrExpression, QuizExercise
 from grader.spec.params import fill_text
 
-__all__ = ["VariantError", "grade_quiz_variant", "quiz_for_variant", "variant_for", "variant_sentence"]
+__all__ = [
+    "VariantError",
+    "grade_quiz_variant",
+    "quiz_for_variant",
+    "require_variant_secret",
+    "variant_for",
+    "variant_sentence",
+]
 
 
 class VariantError(ValueError):
@@ -121,6 +128,13 @@ def variant_for(quiz: QuizExercise, learner: str | None, secret: Callable[[], by
             f"to a file holding it (or pass --variant-secret FILE), or set {SECRET_ENV}"
         )
     return draw_variant(quiz.id, quiz.params, learner, key)
+
+
+def require_variant_secret(exercises: Iterable[object]) -> None:
+    """Refuse (``UsageError``) to grade quizzes with params, among ``exercises``, when no course secret is set."""
+    with_params = [e for e in exercises if isinstance(e, QuizExercise) and e.params]
+    if with_params:
+        variant_for(with_params[0], "", read_secret)
 
 
 def grade_quiz_variant(

@@ -39,6 +39,7 @@ __all__ = [
     "Variant",
     "draw_variant",
     "read_secret",
+    "secret_fingerprint",
     "shown_value",
 ]
 
@@ -104,6 +105,13 @@ def read_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
             "(e.g. python -c 'import secrets; print(secrets.token_hex(16))')"
         )
     return secret
+
+
+def secret_fingerprint(secret: bytes | None) -> str:
+    """A short keyed digest that tells secrets apart (for cache keys) and from which no secret can be found."""
+    if secret is None:
+        return "none"
+    return hmac.new(secret, _DOMAIN + b"\0fingerprint", hashlib.sha256).hexdigest()[:16]
 
 
 def draw_variant(exercise: str, params: Mapping[str, ParamSpec], learner: str, secret: bytes) -> Variant:
