@@ -53,6 +53,25 @@ def test_the_worked_examples_validate(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "ok      stable-sigmoid examples: the reference gives the result of 1 example" in result.output
 
 
+def test_the_variants_worked_example_validates_and_shows_a_learners_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quiz = next(block for block in _yaml_blocks() if "params:" in block and "kind: quiz" in block)
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises/temperature-variant-quiz.yaml").write_text(quiz)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRADER_VARIANT_SECRET", "a course secret of enough bytes")
+    validated = CliRunner().invoke(main, ["--exercises", "exercises", "validate"])
+    assert validated.exit_code == 0, validated.output
+    assert "on 8 variants the answer key passes" in validated.output
+    shown = CliRunner().invoke(
+        main, ["--exercises", "exercises", "show", "temperature-variant-quiz", "--learner", "ada"]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "{t}" not in shown.output and "{n}" not in shown.output
+    assert re.search(r"for ada: t = [0-9.]+, n = [2-6]\n", shown.output)
+
+
 def test_every_key_of_a_hint_premise_has_a_row_with_a_valid_example() -> None:
     from grader.checks.base import Premise
 
