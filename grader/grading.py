@@ -15,6 +15,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.case_variants import grade_variant
 from grader.engine.memory import GradingMemo
 from grader.engine.quiz import QUIZ_FORMS, QuizForm, check_quiz_form
 from grader.engine.quiz_variants import grade_quiz_variant, variant_for
@@ -189,11 +190,8 @@ class GradingSession:
                         "and no quiz is answered. "
                         "Run 'grader list' to see the exercises and their entry functions."
                     )
-            variants = {  # drawn before anything runs: a quiz with params and no learner is bad usage
-                exercise.id: variant_for(exercise, learner, read_secret)
-                for exercise in selected
-                if isinstance(exercise, QuizExercise)
-            }
+            # drawn before anything runs: an exercise with params and no learner is bad usage
+            variants = {exercise.id: variant_for(exercise, learner, read_secret) for exercise in selected}
             graded: dict[int, ExerciseResult] = {}
             replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
             # Exercises that hand the learner process the exercise's given functions go last: that process then
@@ -206,7 +204,11 @@ class GradingSession:
                     problem = submission.answers_problem if given is None else None
                     graded[index] = grade_quiz_variant(exercise, given, problem, variants.get(exercise.id))
                 else:
-                    graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
+                    graded[index] = grade_variant(
+                        exercise,
+                        variants.get(exercise.id),
+                        lambda concrete: self._grade_implementation(concrete, modules, public_only, replies),
+                    )
                     graded[index].note = _choice_note(exercise, choices)
             results = [graded[index] for index in range(len(selected))]
             results += [check_quiz_form(form, submission.answers.get(form.id)) for form in formed]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 
+from grader.engine.case_variants import exercise_for_variant, shown_params
 from grader.engine.quiz import letters
-from grader.engine.quiz_variants import VariantError, quiz_for_variant, variant_for
-from grader.engine.variants import read_secret
+from grader.engine.quiz_variants import quiz_for_variant, variant_for
+from grader.engine.variants import VariantError, read_secret
 from grader.errors import SpecError, UsageError
 from grader.spec.loader import Catalog
 from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
@@ -51,6 +52,8 @@ def describe_exercise(exercise: Exercise) -> str:
     if exercise.prompt:
         lines += [exercise.prompt.rstrip(), ""]
     if isinstance(exercise, ImplementationExercise):
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         lines.append("Write:")
         for entry in exercise.entries.values():
             lines.append(f"  def {entry.signature}  ->  {entry.returns}")
@@ -87,10 +90,12 @@ def describe_exercise(exercise: Exercise) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def params_note(quiz: QuizExercise) -> str:
-    """The line a quiz template carries: its values in braces are drawn for each learner."""
-    names = ", ".join(f"{{{name}}}" for name in quiz.params)
-    return f"Each learner answers this quiz for values of their own in place of {names}."
+def params_note(exercise: Exercise) -> str:
+    """The line a template carries: its values are drawn for each learner."""
+    if isinstance(exercise, QuizExercise):
+        names = ", ".join(f"{{{name}}}" for name in exercise.params)
+        return f"Each learner answers this quiz for values of their own in place of {names}."
+    return "Each learner gets this exercise with values of their own, drawn for them."
 
 
 def describe_variant(exercise: Exercise, learner: str) -> str:
@@ -99,14 +104,22 @@ def describe_variant(exercise: Exercise, learner: str) -> str:
     The values come from the course's secret (``engine.variants.read_secret``); an exercise without params
     is the same for everyone, and is shown as ``describe_exercise`` shows it.
     """
-    if not isinstance(exercise, QuizExercise) or not exercise.params:
-        return describe_exercise(exercise)
     variant = variant_for(exercise, learner, read_secret)
-    assert variant is not None  # the quiz has params
+    if variant is None:
+        return describe_exercise(exercise)
     try:
-        filled = quiz_for_variant(exercise, variant)
+        filled: Exercise = (
+            quiz_for_variant(exercise, variant)
+            if isinstance(exercise, QuizExercise)
+            else exercise_for_variant(exercise, variant)
+        )
     except VariantError as error:
-        raise UsageError(f"{exercise.id}: {error}; grader validate finds such answers") from None
+        raise UsageError(f"{exercise.id}: {error}; grader validate finds such values") from None
+    if isinstance(exercise, ImplementationExercise):  # the learner is told the values their prompt shows
+        shown = shown_params(exercise, variant)
+        head = f"Variant of {exercise.id} for {learner}: {variant.describe()}"
+        head += f" (the prompt shows {shown}; the rest stay hidden)" if shown else " (the prompt shows none of them)"
+        return head + "\n\n" + describe_exercise(filled)
     return f"Variant of {exercise.id} for {learner}: {variant.describe()}\n\n" + describe_exercise(filled)
 
 

@@ -27,15 +27,17 @@ result is data (``ValidationReport``); ``grader validate`` prints its lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from grader.authoring.validate_examples import check_examples, stubbed_entries
-from grader.authoring.validate_quiz import validate_quiz
+from grader.authoring.validate_quiz import located, validate_quiz, validation_variants
 from grader.authoring.verdicts import ValidationLine, to_author
 from grader.checks.guard import RespondsToInput, movable_problem, reference_still
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.case_variants import exercise_for_variant
 from grader.engine.diagnosis import separation
 from grader.engine.instructor_runs import reference_failure, reference_outcomes
+from grader.engine.variants import VariantError
 from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
@@ -97,7 +99,7 @@ def validate_catalog(
     try:
         for exercise in chosen:
             verdicts = (
-                _implementation(catalog, exercise, grading)
+                _implementation_variants(catalog, exercise, grading)
                 if isinstance(exercise, ImplementationExercise)
                 else iter(validate_quiz(catalog, exercise))
             )
@@ -109,6 +111,24 @@ def validate_catalog(
         if own:
             grading.close()
     return report
+
+
+def _implementation_variants(
+    catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
+) -> Iterator[ValidationLine]:
+    """The self-test of an exercise; one with params, of three of its variants (both ends and one drawn), each
+    line naming the variant, and a value that cannot be computed for one a problem at its file:line."""
+    if not exercise.params:
+        yield from _implementation(catalog, exercise, session)
+        return
+    for variant in validation_variants(exercise, drawn=1):
+        try:
+            concrete = exercise_for_variant(exercise, variant)
+        except VariantError as error:
+            yield ValidationLine(exercise.id, "variants", "problem", located(catalog, exercise.id, error))
+            continue
+        for line in _implementation(catalog, concrete, session):
+            yield replace(line, message=f"{line.message} [variant {variant.describe()}]")
 
 
 def _grade(

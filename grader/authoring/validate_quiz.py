@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from grader.authoring.verdicts import ValidationLine
 from grader.engine.quiz import grade_quiz, letters
-from grader.engine.quiz_variants import VariantError, quiz_for_variant
-from grader.engine.variants import ParamValue, Variant, draw_variant
+from grader.engine.quiz_variants import quiz_for_variant
+from grader.engine.variants import Variant, VariantError, draw_variant, end_variant
 from grader.spec.loader import Catalog, line_in
-from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
-from grader.spec.params import ParamSpec
+from grader.spec.models import ChoiceQuestion, Exercise, NumericQuestion, QuizExercise
 
-__all__ = ["DRAWN", "validate_quiz", "validation_variants"]
+__all__ = ["DRAWN", "located", "validate_quiz", "validation_variants"]
 
 DRAWN = 6
 _VALIDATION_KEY = b"grader validate: variants drawn to self-test a quiz"
@@ -37,10 +36,7 @@ def validate_quiz(catalog: Catalog, quiz: QuizExercise) -> list[ValidationLine]:
         try:
             filled = quiz_for_variant(quiz, variant)
         except VariantError as error:
-            source = catalog.sources.get(quiz.id)
-            line = line_in(source, error.loc) if source is not None else None
-            where = f"{source}:{line}: " if source is not None and line else f"{source}: " if source else ""
-            problems.append(f"{where}{error}")
+            problems.append(located(catalog, quiz.id, error))
             continue
         found, wrong = _key_problems(filled)
         problems += [f"for {variant.describe()}: {problem}" for problem in found]
@@ -50,24 +46,21 @@ def validate_quiz(catalog: Catalog, quiz: QuizExercise) -> list[ValidationLine]:
     )
 
 
-def validation_variants(quiz: QuizExercise) -> list[Variant]:
-    """The variants validate tries: every param at its low end, every param at its high end, then ``DRAWN`` drawn."""
-    low = {name: _end(spec, high=False) for name, spec in quiz.params.items()}
-    high = {name: _end(spec, high=True) for name, spec in quiz.params.items()}
-    ends = [Variant(quiz.id, "the low ends", low), Variant(quiz.id, "the high ends", high)]
-    drawn = [draw_variant(quiz.id, quiz.params, f"validate-{n}", _VALIDATION_KEY) for n in range(1, DRAWN + 1)]
-    return ends + drawn
+def validation_variants(exercise: Exercise, drawn: int = DRAWN) -> list[Variant]:
+    """The variants validate tries: every param at its low end, every param at its high end, then ``drawn`` drawn
+    (as learners' are, with validation's own key)."""
+    params = exercise.params
+    ends = [end_variant(exercise.id, params), end_variant(exercise.id, params, high=True)]
+    return ends + [draw_variant(exercise.id, params, f"validate-{n}", _VALIDATION_KEY) for n in range(1, drawn + 1)]
 
 
-def _end(spec: ParamSpec, *, high: bool) -> ParamValue:
-    """A param's value at one end of its range (the first or last choice)."""
-    if spec.uniform is not None:
-        value = spec.uniform[1 if high else 0]
-        return round(value, spec.round) if spec.round is not None else value
-    if spec.integers is not None:
-        return spec.integers[1 if high else 0]
-    choices = spec.choice or []
-    return choices[-1 if high else 0]
+def located(catalog: Catalog, exercise_id: str, error: VariantError) -> str:
+    """A variant's problem as ``file:line: message``, at the expression that failed."""
+    source = catalog.sources.get(exercise_id)
+    if source is None:
+        return str(error)
+    line = line_in(source, error.loc)
+    return f"{source}:{line}: {error}" if line else f"{source}: {error}"
 
 
 def _verdicts(quiz: QuizExercise, problems: list[str], passing: str) -> list[ValidationLine]:

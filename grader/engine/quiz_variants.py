@@ -20,10 +20,10 @@ import numpy as np
 
 from grader.checks.expressions import ExpressionError, evaluate_expression, parse_expression
 from grader.engine.quiz import grade_quiz
-from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, Variant, draw_variant, read_secret
+from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, Variant, VariantError, draw_variant, read_secret
 from grader.errors import UsageError
 from grader.results import ExerciseResult
-from grader.spec.models import NumberOrExpression, QuizExercise
+from grader.spec.models import Exercise, ImplementationExercise, NumberOrExpression, QuizExercise
 from grader.spec.params import fill_text
 
 __all__ = [
@@ -34,17 +34,6 @@ __all__ = [
     "variant_for",
     "variant_sentence",
 ]
-
-
-class VariantError(ValueError):
-    """An answer expression that gives no finite number for some variant: a fault of the spec, never the learner's.
-
-    ``loc`` is where the expression is written in the spec (for file:line).
-    """
-
-    def __init__(self, message: str, *loc: str | int) -> None:
-        super().__init__(message)
-        self.loc = loc
 
 
 def quiz_for_variant(quiz: QuizExercise, variant: Variant) -> QuizExercise:
@@ -108,8 +97,9 @@ def variant_sentence(variant: Variant) -> str:
     return f"Graded on your variant of the quiz: {variant.describe()}."
 
 
-def variant_for(quiz: QuizExercise, learner: str | None, secret: Callable[[], bytes | None]) -> Variant | None:
-    """``learner``'s variant of ``quiz``, or ``None`` for a quiz without params; ``secret`` reads the course's.
+def variant_for(quiz: Exercise, learner: str | None, secret: Callable[[], bytes | None]) -> Variant | None:
+    """``learner``'s variant of ``quiz`` (any exercise), or ``None`` for one without params; ``secret`` reads the
+    course's.
 
     Without a learner or a secret no variant can be drawn: ``UsageError`` (one line, exit 2), raised before
     anything is graded.
@@ -118,21 +108,21 @@ def variant_for(quiz: QuizExercise, learner: str | None, secret: Callable[[], by
         return None
     if learner is None:
         raise UsageError(
-            f"quiz {quiz.id!r} gives each learner a variant of its own (params:); name the learner with "
+            f"{quiz.id!r} gives each learner a variant of its own (params:); name the learner with "
             "--learner NAME (grader batch takes it from each learner's folder name)"
         )
     key = secret()
     if key is None:
         raise UsageError(
-            f"quiz {quiz.id!r} draws each learner's variant with the course's secret: set {SECRET_FILE_ENV} "
+            f"{quiz.id!r} draws each learner's variant with the course's secret: set {SECRET_FILE_ENV} "
             f"to a file holding it (or pass --variant-secret FILE), or set {SECRET_ENV}"
         )
     return draw_variant(quiz.id, quiz.params, learner, key)
 
 
 def require_variant_secret(exercises: Iterable[object]) -> None:
-    """Refuse (``UsageError``) to grade quizzes with params, among ``exercises``, when no course secret is set."""
-    with_params = [e for e in exercises if isinstance(e, QuizExercise) and e.params]
+    """Refuse (``UsageError``) to grade exercises with params, among ``exercises``, when no course secret is set."""
+    with_params = [e for e in exercises if isinstance(e, (QuizExercise, ImplementationExercise)) and e.params]
     if with_params:
         variant_for(with_params[0], "", read_secret)
 

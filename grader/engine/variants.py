@@ -37,7 +37,9 @@ __all__ = [
     "SECRET_FILE_ENV",
     "ParamValue",
     "Variant",
+    "VariantError",
     "draw_variant",
+    "end_variant",
     "read_secret",
     "secret_fingerprint",
     "shown_value",
@@ -68,6 +70,17 @@ class Variant:
     def describe(self) -> str:
         """``a = 2.5, n = 4``: the values in one line."""
         return ", ".join(f"{name} = {text}" for name, text in self.shown().items())
+
+
+class VariantError(ValueError):
+    """An expression of the params that gives no value for some variant: a fault of the spec, never the learner's.
+
+    ``loc`` is where the expression is written in the spec (for file:line).
+    """
+
+    def __init__(self, message: str, *loc: str | int) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 def shown_value(value: ParamValue) -> str:
@@ -136,3 +149,20 @@ def _draw(spec: ParamSpec, rng: np.random.Generator) -> ParamValue:
         return int(rng.integers(low_int, high_int, endpoint=True))
     choices = spec.choice or []
     return choices[int(rng.integers(len(choices)))]
+
+
+def end_variant(exercise: str, params: Mapping[str, ParamSpec], *, high: bool = False) -> Variant:
+    """The variant with every param at its low end (or its high end): the first (or last) choice, the range's
+    bound, rounded as drawn values are. The low end is an exercise's default variant, the one a handout uses."""
+    values = {name: _end(spec, high) for name, spec in params.items()}
+    return Variant(exercise=exercise, learner="the high ends" if high else "the low ends", values=values)
+
+
+def _end(spec: ParamSpec, high: bool) -> ParamValue:
+    if spec.uniform is not None:
+        value = spec.uniform[1 if high else 0]
+        return round(value, spec.round) if spec.round is not None else value
+    if spec.integers is not None:
+        return spec.integers[1 if high else 0]
+    choices = spec.choice or []
+    return choices[-1 if high else 0]

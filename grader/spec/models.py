@@ -17,7 +17,7 @@ from grader.checks.cases import CaseGenerator
 from grader.checks.given import GivenFunction
 from grader.checks.registry import CheckSpec
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
-from grader.spec.params import ParamSpec, check_quiz_params
+from grader.spec.params import ParamSpec, check_case_params, check_quiz_params
 
 __all__ = [
     "Assignment",
@@ -154,6 +154,12 @@ class ImplementationExercise(_Strict):
         "and the result says so",
     )
 
+    params: dict[str, ParamSpec] = Field(
+        default_factory=dict,
+        description="values drawn for each learner, as a quiz's: case values and where: values written "
+        '{expr: "[a, 2 * a]"} are computed from them, and the prompt writes {a} (grader.spec.params)',
+    )
+
     @field_validator("scaffold")
     @classmethod
     def _scaffold_parses(cls, value: str) -> str:
@@ -173,6 +179,7 @@ class ImplementationExercise(_Strict):
         problem = first_problem(self)
         if problem is not None:
             raise problem
+        check_case_params(self)
         return self
 
     @property

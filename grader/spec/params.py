@@ -14,6 +14,11 @@ write ``{a}`` where the learner's value goes (``{{`` and ``}}`` for a brace
 itself); a numeric question's ``answer`` and a mistake's ``value`` may be an
 expression of the params in the relation language
 (``grader.checks.expressions``: parsed against a whitelist, never eval).
+An implementation exercise may declare ``params:`` too: its case sets'
+argument values (in ``examples:``, in the value lists of ``random.args``
+and ``matrices.args``) and a check's ``where:`` values may then be
+computed from them, written ``{expr: "[a, a + 1, n * a]"}``, and its prompt
+writes ``{a}`` like a quiz's texts.
 This module checks all of that when the spec loads; nothing here draws.
 """
 
@@ -28,7 +33,17 @@ from grader.checks.expressions import NUMPY_FUNCTIONS, ExpressionError, parse_ex
 from grader.record import ConfigDict, Field, Record, model_validator
 from grader.spec.crossrefs import SpecProblem
 
-__all__ = ["PARAM_NAME", "ParamSpec", "check_quiz_params", "fill_text", "placeholders"]
+__all__ = [
+    "PARAM_NAME",
+    "ParamSpec",
+    "check_case_params",
+    "check_params_names",
+    "check_quiz_params",
+    "computed_text",
+    "computed_values",
+    "fill_text",
+    "placeholders",
+]
 
 PARAM_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 # ``{{`` and ``}}`` stand for one brace; ``{name}`` for a param's value; any other brace is text.
@@ -99,13 +114,8 @@ def fill_text(text: str, shown: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(replace, text)
 
 
-def check_quiz_params(quiz: Any) -> None:
-    """Refuse what a quiz's params cannot mean: a bad name, a placeholder or an answer naming no param.
-
-    Raises ``SpecProblem`` located where the fault is written. A quiz without
-    params may hold braces and must have plain numbers as answers.
-    """
-    params: Mapping[str, ParamSpec] = quiz.params
+def check_params_names(params: Mapping[str, ParamSpec]) -> None:
+    """Refuse a param name an expression could not read as a variable of its own."""
     for name in params:
         if not PARAM_NAME.match(name) or name in _RESERVED:
             raise SpecProblem(
@@ -114,6 +124,66 @@ def check_quiz_params(quiz: Any) -> None:
                 "params",
                 name,
             )
+
+
+def computed_text(value: Any) -> str | None:
+    """The expression of a value written ``{expr: "..."}`` (computed from the params), else ``None``."""
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("expr"), str):
+        return str(value["expr"])
+    return None
+
+
+def check_case_params(exercise: Any) -> None:
+    """Refuse what an implementation exercise's params cannot mean: a bad name, a placeholder or an
+    ``{expr: ...}`` value naming no param, or such a value in an exercise without params."""
+    params: Mapping[str, ParamSpec] = exercise.params
+    check_params_names(params)
+    known = ", ".join(params) or "none"
+    if params:
+        for name in placeholders(exercise.prompt):
+            if name not in params:
+                raise SpecProblem(
+                    f"{{{name}}} names no param (the params are {known}); write {{{{ and }}}} for a brace itself",
+                    "prompt",
+                )
+    for loc, value in computed_values(exercise):
+        text = computed_text(value)
+        if text is not None:
+            _check_expression(text, params, known, loc, "a value {expr: ...}")
+
+
+def computed_values(exercise: Any) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """Every value of the exercise's case sets and checks' ``where:`` that may be written ``{expr: ...}``."""
+    for set_name, generators in exercise.cases.items():
+        for number, generator in enumerate(generators):
+            at: tuple[str | int, ...] = ("cases", set_name, number)
+            if hasattr(generator, "examples"):
+                for index, example in enumerate(generator.examples):
+                    for arg, value in example.items():
+                        yield (*at, "examples", index, arg), value
+                continue
+            spec = generator.random if hasattr(generator, "random") else generator.matrices
+            kind = "random" if hasattr(generator, "random") else "matrices"
+            for arg, values in spec.args.items():
+                if isinstance(values, list):
+                    for index, value in enumerate(values):
+                        yield (*at, kind, "args", arg, index), value
+    for number, check in enumerate(exercise.checks):
+        where = getattr(check, "where", None)
+        if isinstance(where, dict):
+            for name, values in where.items():
+                for index, value in enumerate(values):
+                    yield ("checks", number, "where", name, index), value
+
+
+def check_quiz_params(quiz: Any) -> None:
+    """Refuse what a quiz's params cannot mean: a bad name, a placeholder or an answer naming no param.
+
+    Raises ``SpecProblem`` located where the fault is written. A quiz without
+    params may hold braces and must have plain numbers as answers.
+    """
+    params: Mapping[str, ParamSpec] = quiz.params
+    check_params_names(params)
     known = ", ".join(params) or "none"
     for loc, text in _texts(quiz):
         if not params:
@@ -142,15 +212,23 @@ def _check_answer(answer: float | str, params: Mapping[str, ParamSpec], known: s
         pass
     if not params:
         raise SpecProblem("an answer is a number unless the quiz declares params: to compute it from", *loc)
+    _check_expression(answer, params, known, loc, "the answer expression")
+
+
+def _check_expression(
+    text: str, params: Mapping[str, ParamSpec], known: str, loc: tuple[str | int, ...], what: str
+) -> None:
+    if not params:
+        raise SpecProblem(f"{what} computes from params, and the exercise declares no params:", *loc)
     try:
-        expression = parse_expression(answer)
+        expression = parse_expression(text)
     except ExpressionError as error:
-        raise SpecProblem(f"the answer expression {answer!r} is not allowed: {error}", *loc) from None
+        raise SpecProblem(f"{what} {text!r} is not allowed: {error}", *loc) from None
     if expression.calls:
-        raise SpecProblem("an answer expression may call numpy functions only, not reference.NAME", *loc)
+        raise SpecProblem(f"{what} may call numpy functions only, not reference.NAME", *loc)
     unknown = sorted(expression.names() - set(params))
     if unknown:
-        raise SpecProblem(f"the answer expression reads {unknown[0]!r}, which is not a param (params: {known})", *loc)
+        raise SpecProblem(f"{what} {text!r} reads {unknown[0]!r}, which is not a param (params: {known})", *loc)
 
 
 def _texts(quiz: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
