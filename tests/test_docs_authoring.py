@@ -72,6 +72,21 @@ def test_the_variants_worked_example_validates_and_shows_a_learners_values(
     assert re.search(r"for ada: t = [0-9.]+, n = [2-6]\n", shown.output)
 
 
+def test_the_case_variants_worked_example_loads_and_computes_a_learners_cases(tmp_path: Path) -> None:
+    from grader.engine.case_variants import exercise_for_variant
+    from grader.engine.variants import draw_variant
+    from grader.spec.loader import load_spec_file
+
+    spec = next(block for block in _yaml_blocks() if "id: shift-scores" in block)
+    (tmp_path / "shift-scores.yaml").write_text(spec)
+    exercise = load_spec_file(tmp_path / "shift-scores.yaml")
+    variant = draw_variant(exercise.id, exercise.params, "ada", b"a course secret of enough bytes")  # type: ignore[union-attr]
+    a, n = variant.values["a"], variant.values["n"]
+    concrete = exercise_for_variant(exercise, variant)  # type: ignore[arg-type]
+    assert concrete.cases["yours"][0].examples[0] == {"z": [a, a + 1, a * n]}
+    assert concrete.checks[1].where == {"c": [10 * a, 1.0]}  # type: ignore[union-attr]
+
+
 def test_every_key_of_a_hint_premise_has_a_row_with_a_valid_example() -> None:
     from grader.checks.base import Premise
 
