@@ -146,7 +146,7 @@ questions:
     [
         ("What is {m}?", '"n"', 9, "{m} names no param"),
         ("What is {n}?", '"m * 2"', 10, "reads 'm', which is not a param"),
-        ("What is {n}?", '"n +"', 10, "is not allowed"),
+        ("What is {n}?", '"n +"', 10, "must be a valid number, or in a quiz with params: an expression"),
         ("What is {n}?", '"reference.f(n)"', 10, "numpy functions only"),
     ],
     ids=["unknown-placeholder", "unknown-name", "not-an-expression", "reference-call"],

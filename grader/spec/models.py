@@ -17,7 +17,7 @@ from grader.checks.cases import CaseGenerator
 from grader.checks.given import GivenFunction
 from grader.checks.registry import CheckSpec
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
-from grader.spec.params import ParamSpec, check_case_params, check_quiz_params
+from grader.spec.params import ParamSpec, check_case_params, check_quiz_params, number_or_expression
 
 __all__ = [
     "Assignment",
@@ -240,6 +240,11 @@ class NumericMistake(_Strict):
     tolerance: float = Field(default=0.001, ge=0)
     reason: str = Field(min_length=1)
 
+    @field_validator("value")
+    @classmethod
+    def _number_or_expression(cls, value: NumberOrExpression) -> NumberOrExpression:
+        return number_or_expression(value)
+
 
 class NumericQuestion(_Question):
     type: Literal["numeric"]
@@ -248,6 +253,11 @@ class NumericQuestion(_Question):
     reason_correct: str = Field(min_length=1)
     reason_wrong: str = Field(min_length=1, description="for any other number: how to get the right one")
     mistakes: list[NumericMistake] = Field(default_factory=list, description="common wrong numbers and why")
+
+    @field_validator("answer")
+    @classmethod
+    def _number_or_expression(cls, value: NumberOrExpression) -> NumberOrExpression:
+        return number_or_expression(value)
 
 
 Question = Annotated[ChoiceQuestion | NumericQuestion, Field(discriminator="type")]

@@ -42,6 +42,7 @@ __all__ = [
     "computed_text",
     "computed_values",
     "fill_text",
+    "number_or_expression",
     "placeholders",
 ]
 
@@ -174,6 +175,28 @@ def computed_values(exercise: Any) -> Iterator[tuple[tuple[str | int, ...], Any]
             for name, values in where.items():
                 for index, value in enumerate(values):
                     yield ("checks", number, "where", name, index), value
+
+
+def number_or_expression(value: float | str) -> float | str:
+    """A numeric answer as a field holds it: a number, or text that may be an expression of params.
+
+    Whether its names are params is the quiz's check (``check_quiz_params``); here, text that is neither a
+    number nor an expression whose names could be params is refused where it is written.
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        float(value)
+        return value
+    except ValueError:
+        pass
+    try:
+        names = parse_expression(value).names()
+    except ExpressionError:
+        names = {"?"}
+    if not names or not all(PARAM_NAME.match(name) for name in names):
+        raise ValueError(f"must be a valid number, or in a quiz with params: an expression of them, not {value!r}")
+    return value
 
 
 def check_quiz_params(quiz: Any) -> None:
