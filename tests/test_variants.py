@@ -182,7 +182,7 @@ def test_a_param_drawn_no_single_way_is_refused(tmp_path: Path, params: str, wor
 
 def test_an_answer_expression_needs_params_to_compute_from(tmp_path: Path) -> None:
     path = tmp_path / "v-quiz.yaml"
-    text = QUIZ.replace("params:\n  n: {integers: [1, 3]}\n", "").replace("{PROMPT}", "Q").replace("ANSWER", '"2*3"')
+    text = QUIZ.replace("params:\n  n: {integers: [1, 3]}\n", "").replace("{PROMPT}", "Q").replace("ANSWER", '"a * 2"')
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SpecError, match="unless the quiz declares params"):
         load_spec_file(path)
