@@ -15,9 +15,12 @@ from pathlib import Path
 
 from grader import __version__
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.case_variants import grade_variant
 from grader.engine.memory import GradingMemo
-from grader.engine.quiz import QUIZ_FORMS, QuizForm, check_quiz_form, grade_quiz
+from grader.engine.quiz import QUIZ_FORMS, QuizForm, check_quiz_form
+from grader.engine.quiz_variants import grade_quiz_variant, variant_for
 from grader.engine.reasons import describe_start_failure
+from grader.engine.variants import read_secret
 from grader.errors import UsageError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
@@ -136,24 +139,32 @@ class GradingSession:
         assignment: str | None = None,
         public_only: bool = False,
         label: str | None = None,
+        learner: str | None = None,
     ) -> Report:
-        """Grade one submission (a file or a folder)."""
+        """Grade one submission (a file or a folder); ``learner`` (their id) picks their variant of quizzes with
+        params."""
         selected = self.select(exercise_ids, assignment)
         submission = read_submission(path)
         if label is not None:
             submission.label = label
-        return self.grade_loaded(submission, selected, public_only=public_only)
+        return self.grade_loaded(submission, selected, public_only=public_only, learner=learner)
 
     def grade_loaded(
-        self, submission: Submission, selected: list[Exercise] | None, *, public_only: bool = False
+        self,
+        submission: Submission,
+        selected: list[Exercise] | None,
+        *,
+        public_only: bool = False,
+        learner: str | None = None,
     ) -> Report:
-        formed: list[QuizForm] = []  # quizzes a handout knows only by the form of their answers
         """Grade an already-read submission against ``selected`` (or what it attempts).
 
         Raises ``WeakSandboxError`` (before any learner code runs) when hidden
         checks would run on a machine whose sandbox is weaker than tier A or
-        failed its self-test, unless the session allows a weak sandbox.
+        failed its self-test, unless the session allows a weak sandbox; a
+        ``UsageError`` when a quiz with params is graded with no ``learner``.
         """
+        formed: list[QuizForm] = []  # quizzes a handout knows only by the form of their answers
         if selected is not None and submission.python:  # before the wait below: the warm parent may still be booting
             self.memo.warm(selected, public_only=public_only)
         self._require_sandbox(submission, selected, public_only)
@@ -184,6 +195,8 @@ class GradingSession:
                         "and no quiz is answered. "
                         "Run 'grader list' to see the exercises and their entry functions."
                     )
+            # drawn before anything runs: an exercise with params and no learner is bad usage
+            variants = {exercise.id: variant_for(exercise, learner, read_secret) for exercise in selected}
             graded: dict[int, ExerciseResult] = {}
             replies = ReplyBudget()  # what the submission's processes may send the grader, all exercises together
             # Exercises that hand the learner process the exercise's given functions go last: that process then
@@ -194,9 +207,13 @@ class GradingSession:
                     given = submission.answers.get(exercise.id)
                     # answers another, readable file gives are graded; an unreadable file explains only the rest
                     problem = submission.answers_problem if given is None else None
-                    graded[index] = grade_quiz(exercise, given, problem)
+                    graded[index] = grade_quiz_variant(exercise, given, problem, variants.get(exercise.id))
                 else:
-                    graded[index] = self._grade_implementation(exercise, modules, public_only, replies)
+                    graded[index] = grade_variant(
+                        exercise,
+                        variants.get(exercise.id),
+                        lambda concrete: self._grade_implementation(concrete, modules, public_only, replies),
+                    )
                     graded[index].note = _choice_note(exercise, choices)
                     _locate(graded[index], submission, modules, exercise)
             results = [graded[index] for index in range(len(selected))]

@@ -156,7 +156,8 @@ class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
     ``note`` says which file was graded when several files of the submission define an entry;
-    ``adjustments`` the changes an instructor made to its score, in the order they were made.
+    ``adjustments`` the changes an instructor made to its score, in the order they were made;
+    ``variant`` the values of the exercise's params this learner was graded on (``engine.variants``).
     ``file`` and ``line``: where the graded entry is defined (``line`` unknown for a notebook), for
     annotations on the learner's own line.
     ``outcome`` is ``status`` told apart further (``exercise_outcome``): the word the gradebook, the
@@ -179,6 +180,7 @@ class ExerciseResult:
     adjustments: list[Adjustment] | None = None
     file: str | None = None
     line: int | None = None
+    variant: dict[str, int | float | str] | None = None
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")

@@ -53,6 +53,40 @@ def test_the_worked_examples_validate(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "ok      stable-sigmoid examples: the reference gives the result of 1 example" in result.output
 
 
+def test_the_variants_worked_example_validates_and_shows_a_learners_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quiz = next(block for block in _yaml_blocks() if "params:" in block and "kind: quiz" in block)
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises/temperature-variant-quiz.yaml").write_text(quiz)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRADER_VARIANT_SECRET", "a course secret of enough bytes")
+    validated = CliRunner().invoke(main, ["--exercises", "exercises", "validate"])
+    assert validated.exit_code == 0, validated.output
+    assert "on 8 variants the answer key passes" in validated.output
+    shown = CliRunner().invoke(
+        main, ["--exercises", "exercises", "show", "temperature-variant-quiz", "--learner", "ada"]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "{t}" not in shown.output and "{n}" not in shown.output
+    assert re.search(r"for ada: t = [0-9.]+, n = [2-6]\n", shown.output)
+
+
+def test_the_case_variants_worked_example_loads_and_computes_a_learners_cases(tmp_path: Path) -> None:
+    from grader.engine.case_variants import exercise_for_variant
+    from grader.engine.variants import draw_variant
+    from grader.spec.loader import load_spec_file
+
+    spec = next(block for block in _yaml_blocks() if "id: shift-scores" in block)
+    (tmp_path / "shift-scores.yaml").write_text(spec)
+    exercise = load_spec_file(tmp_path / "shift-scores.yaml")
+    variant = draw_variant(exercise.id, exercise.params, "ada", b"a course secret of enough bytes")  # type: ignore[union-attr]
+    a, n = variant.values["a"], variant.values["n"]
+    concrete = exercise_for_variant(exercise, variant)  # type: ignore[arg-type]
+    assert concrete.cases["yours"][0].examples[0] == {"z": [a, a + 1, a * n]}
+    assert concrete.checks[1].where == {"c": [10 * a, 1.0]}  # type: ignore[union-attr]
+
+
 def test_every_key_of_a_hint_premise_has_a_row_with_a_valid_example() -> None:
     from grader.checks.base import Premise
 

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import ast
 
+from grader.engine.case_variants import exercise_for_variant, shown_params
 from grader.engine.quiz import letters
-from grader.errors import SpecError
+from grader.engine.quiz_variants import quiz_for_variant, variant_for
+from grader.engine.variants import VariantError, read_secret
+from grader.errors import SpecError, UsageError
 from grader.spec.loader import Catalog
-from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise
+from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
 
 __all__ = [
     "CHECK_COMMAND",
     "KINDS",
     "describe_exercise",
+    "describe_variant",
     "given_code_lines",
     "handout_code",
+    "params_note",
     "scaffold_entries",
     "stub",
 ]
@@ -48,6 +53,8 @@ def describe_exercise(exercise: Exercise) -> str:
     if exercise.prompt:
         lines += [exercise.prompt.rstrip(), ""]
     if isinstance(exercise, ImplementationExercise):
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         lines.append("Write:")
         for entry in exercise.entries.values():
             lines.append(f"  def {entry.signature}  ->  {entry.returns}")
@@ -72,6 +79,8 @@ def describe_exercise(exercise: Exercise) -> str:
                 f"  ... and {hidden} hidden check{'s' if hidden != 1 else ''} that run when your work is graded."
             )
     else:
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         lines.append(f"Answer in a YAML or JSON file under the key '{exercise.id}':")
         for question in exercise.questions:
             points = f"{question.points:g} point{'s' if question.points != 1 else ''}"
@@ -80,6 +89,39 @@ def describe_exercise(exercise: Exercise) -> str:
                 for letter, option in zip(letters(len(question.options)), question.options, strict=True):
                     lines.append(f"    {letter}. {option.text}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def params_note(exercise: Exercise) -> str:
+    """The line a template carries: its values are drawn for each learner."""
+    if isinstance(exercise, QuizExercise):
+        names = ", ".join(f"{{{name}}}" for name in exercise.params)
+        return f"Each learner answers this quiz for values of their own in place of {names}."
+    return "Each learner gets this exercise with values of their own, drawn for them."
+
+
+def describe_variant(exercise: Exercise, learner: str) -> str:
+    """What ``learner`` sees of ``exercise``: for a quiz with params, their variant (the values filled in).
+
+    The values come from the course's secret (``engine.variants.read_secret``); an exercise without params
+    is the same for everyone, and is shown as ``describe_exercise`` shows it.
+    """
+    variant = variant_for(exercise, learner, read_secret)
+    if variant is None:
+        return describe_exercise(exercise)
+    try:
+        filled: Exercise = (
+            quiz_for_variant(exercise, variant)
+            if isinstance(exercise, QuizExercise)
+            else exercise_for_variant(exercise, variant)
+        )
+    except VariantError as error:
+        raise UsageError(f"{exercise.id}: {error}; grader validate finds such values") from None
+    if isinstance(exercise, ImplementationExercise):  # the learner is told the values their prompt shows
+        shown = shown_params(exercise, variant)
+        head = f"Variant of {exercise.id} for {learner}: {variant.describe()}"
+        head += f" (the prompt shows {shown}; the rest stay hidden)" if shown else " (the prompt shows none of them)"
+        return head + "\n\n" + describe_exercise(filled)
+    return f"Variant of {exercise.id} for {learner}: {variant.describe()}\n\n" + describe_exercise(filled)
 
 
 def given_code_lines(exercise: ImplementationExercise) -> list[str]:

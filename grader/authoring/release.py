@@ -47,9 +47,12 @@ from typing import Any
 
 import yaml
 
-from grader.authoring.handout import CHECK_COMMAND, KINDS, stub
+from grader.authoring.handout import CHECK_COMMAND, KINDS, params_note, stub
 from grader.authoring.leaks import find_leaks
+from grader.authoring.validate_quiz import located
+from grader.engine.case_variants import default_exercise
 from grader.engine.quiz import QUIZ_FORMS, letters, quiz_form
+from grader.engine.variants import VariantError
 from grader.errors import GraderError, SpecError, UsageError
 from grader.spec.folder import HANDOUT_MARKER, HANDOUT_SPECS
 from grader.spec.loader import ALL, Catalog, load_catalog
@@ -82,6 +85,7 @@ def release_handout(
             else "; choose a new or empty folder"
         )
         raise UsageError(f"{target}: {why}{hint}")
+    catalog = _default_variants(catalog)
     files = handout_files(catalog, public_answers(catalog, session=session))
     leaks = find_leaks(catalog, files)
     if leaks:
@@ -131,6 +135,18 @@ def release_assignment(
                 "for every line, fix it, or pass --force to release anyway"
             )
     return release_handout(chosen, out=out, replace=replace, session=session)
+
+
+def _default_variants(catalog: Catalog) -> Catalog:
+    """``catalog`` with each implementation exercise with params as its default variant (``default_exercise``)."""
+    exercises = dict(catalog.exercises)
+    for key, exercise in catalog.exercises.items():
+        if isinstance(exercise, ImplementationExercise) and exercise.params:
+            try:
+                exercises[key] = default_exercise(exercise)
+            except VariantError as error:
+                raise SpecError(f"{located(catalog, key, error)}; release stopped, nothing was written") from None
+    return Catalog(root=catalog.root, exercises=exercises, assignments=catalog.assignments, sources=catalog.sources)
 
 
 def assignment_catalog(catalog: Catalog, assignment: str) -> Catalog:
@@ -360,6 +376,8 @@ def _page(exercise: Exercise) -> str:
         lines += [exercise.prompt.strip(), ""]
     if isinstance(exercise, QuizExercise):
         lines += [f"Answer in `answers.yaml`, under `{exercise.id}:`.", ""]
+        if exercise.params:
+            lines += [params_note(exercise), ""]
         for question in exercise.questions:
             lines += [
                 f"## {question.id}",

@@ -13,7 +13,8 @@ For each implementation exercise, ``validate_catalog`` grades
 
 For each quiz it grades the answer key (which must score full marks) and
 each wrong option or listed numeric mistake (which must not), so an answer
-key and its reasons cannot drift apart. Spec structure itself (exactly one
+key and its reasons cannot drift apart; a quiz with params, on several of
+its variants (``validate_quiz``). Spec structure itself (exactly one
 correct option for a single-choice question, a reason on every option...)
 is enforced when the catalog loads.
 
@@ -26,26 +27,25 @@ result is data (``ValidationReport``); ``grader validate`` prints its lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from grader.authoring.validate_examples import check_examples, stubbed_entries
+from grader.authoring.validate_quiz import located, validate_quiz, validation_variants
 from grader.authoring.verdicts import ValidationLine, to_author
 from grader.checks.guard import RespondsToInput, movable_problem, reference_still
 from grader.engine.call_loop import SourceModule, grade_implementation
+from grader.engine.case_variants import exercise_for_variant
 from grader.engine.diagnosis import separation
 from grader.engine.instructor_runs import reference_failure, reference_outcomes
-from grader.engine.quiz import grade_quiz, letters
+from grader.engine.variants import VariantError
 from grader.errors import SpecError, UsageError
 from grader.grading import GradingSession
 from grader.results import CheckResult, ExerciseResult
 from grader.spec.crossrefs import top_level_functions
 from grader.spec.loader import Catalog
 from grader.spec.models import (
-    ChoiceQuestion,
     ImplementationExercise,
     KnownWrong,
-    NumericQuestion,
-    QuizExercise,
 )
 from grader.submission.files import read_submission
 
@@ -99,9 +99,9 @@ def validate_catalog(
     try:
         for exercise in chosen:
             verdicts = (
-                _implementation(catalog, exercise, grading)
+                _implementation_variants(catalog, exercise, grading)
                 if isinstance(exercise, ImplementationExercise)
-                else iter(_quiz(exercise))
+                else iter(validate_quiz(catalog, exercise))
             )
             for line in verdicts:
                 if on_line is not None:
@@ -111,6 +111,24 @@ def validate_catalog(
         if own:
             grading.close()
     return report
+
+
+def _implementation_variants(
+    catalog: Catalog, exercise: ImplementationExercise, session: GradingSession
+) -> Iterator[ValidationLine]:
+    """The self-test of an exercise; one with params, of three of its variants (both ends and one drawn), each
+    line naming the variant, and a value that cannot be computed for one a problem at its file:line."""
+    if not exercise.params:
+        yield from _implementation(catalog, exercise, session)
+        return
+    for variant in validation_variants(exercise, drawn=1):
+        try:
+            concrete = exercise_for_variant(exercise, variant)
+        except VariantError as error:
+            yield ValidationLine(exercise.id, "variants", "problem", located(catalog, exercise.id, error))
+            continue
+        for line in _implementation(catalog, concrete, session):
+            yield replace(line, message=f"{line.message} [variant {variant.describe()}]")
 
 
 def _grade(
@@ -365,38 +383,3 @@ def _known_wrong(exercise: ImplementationExercise, wrong: KnownWrong, result: Ex
         )
         for check in escaped
     ]
-
-
-def _quiz(quiz: QuizExercise) -> list[ValidationLine]:
-    """The answer key scores full marks; every wrong option or listed mistake does not."""
-    key: dict[str, object] = {}
-    wrong: list[tuple[str, object]] = []
-    for question in quiz.questions:
-        if isinstance(question, NumericQuestion):
-            key[question.id] = question.answer
-            wrong += [(question.id, mistake.value) for mistake in question.mistakes]
-            continue
-        assert isinstance(question, ChoiceQuestion)
-        options = letters(len(question.options))
-        right = [letter for letter, option in zip(options, question.options, strict=True) if option.correct]
-        key[question.id] = right[0] if question.type == "single" else right
-        wrong += [
-            (question.id, letter if question.type == "single" else right + [letter])
-            for letter, option in zip(options, question.options, strict=True)
-            if not option.correct
-        ]
-        if question.type == "multiple" and len(right) > 1:  # leaving out a correct option is wrong too
-            wrong += [(question.id, [other for other in right if other != letter]) for letter in right]
-    problems = []
-    graded = grade_quiz(quiz, key)
-    for check in graded.checks:
-        if check.status != "passed":
-            problems.append(f"the answer key fails {check.id}: {check.reason}")
-    for question_id, answer in wrong:
-        check = next(c for c in grade_quiz(quiz, {**key, question_id: answer}).checks if c.id == question_id)
-        if check.status == "passed":
-            problems.append(f"{question_id} accepts the wrong answer {answer!r}: {check.reason}")
-    if problems:
-        return [ValidationLine(quiz.id, "quiz", "problem", problem) for problem in problems]
-    message = f"{len(quiz.questions)} questions; the answer key passes and {len(wrong)} wrong answers fail"
-    return [ValidationLine(quiz.id, "quiz", "ok", message)]

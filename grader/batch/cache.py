@@ -35,6 +35,7 @@ from typing import Any
 import grader
 from grader import __version__
 from grader.batch.fingerprint import fingerprint_learner
+from grader.engine.variants import read_secret, secret_fingerprint
 from grader.spec.files import spec_files_of
 from grader.spec.loader import Catalog
 
@@ -175,6 +176,9 @@ def spec_digest(catalog: Catalog, exercises_dir: Path) -> str:
     for relative in spec_files_of(catalog.exercises.values()):
         digest.update(f"spec file\0{relative}\0".encode())
         _hash_named_file(digest, catalog.resolve(relative))
+    if any(getattr(exercise, "params", None) for exercise in catalog.exercises.values()):
+        # another course secret draws other variants: a keyed fingerprint of it, never the secret itself
+        digest.update(f"variants\0{secret_fingerprint(read_secret())}\0".encode())
     return digest.hexdigest()
 
 

@@ -67,6 +67,7 @@ from grader.batch.summary import (
     similarity_markdown,
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
+from grader.engine.quiz_variants import require_variant_secret
 from grader.errors import UsageError
 from grader.results import Report, report_from_json, report_from_worker
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
@@ -159,6 +160,7 @@ def run_batch(
     exercises_path = find_exercises_dir(exercises_dir).resolve()
     catalog = catalog if catalog is not None else prepare(exercises_path, assignment)
     exercises = catalog.assignment(assignment)
+    require_variant_secret(exercises)  # before any learner: without it, every one would fail alike
     check_out(folder, out_dir)
     learners, notes = discover_learners(folder)
     if not learners:

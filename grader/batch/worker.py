@@ -222,7 +222,10 @@ class _Worker:
         path = Path(task.path)
         try:
             found = grade_settled(
-                path, lambda notes: grade_entry(self.session, self.selected, path, task.label, notes=notes)
+                path,
+                lambda notes: grade_entry(
+                    self.session, self.selected, path, task.label, notes=notes, learner=task.learner
+                ),
             )
         except Exception:  # noqa: BLE001 - a fault of ours, never of the learner: keep the traceback for the instructor
             return Outcome(grader_error=traceback.format_exc())
@@ -240,10 +243,19 @@ class _Worker:
             self.warm_parent.close()
 
 
-def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, notes: tuple[str, ...] = ()) -> Report:
+def grade_entry(
+    session: Any,
+    selected: list[Any],
+    path: Path,
+    label: str,
+    *,
+    notes: tuple[str, ...] = (),
+    learner: str | None = None,
+) -> Report:
     """Grade one learner's entry; an entry with nothing gradable still gets a result that says why.
 
-    ``notes`` go into the result after the submission's own.
+    ``notes`` go into the result after the submission's own; ``learner`` (the batch's name for them) picks
+    their variant of quizzes with params.
     """
     from grader.errors import SubmissionError
     from grader.submission.files import Submission, read_submission
@@ -276,7 +288,7 @@ def grade_entry(session: Any, selected: list[Any], path: Path, label: str, *, no
             )
     submission.label = label
     submission.notes.extend(notes)
-    return session.grade_loaded(submission, selected)
+    return session.grade_loaded(submission, selected, learner=learner)
 
 
 def grader_error_report(label: str, exercises: list[Any]) -> Report:

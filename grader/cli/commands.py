@@ -60,7 +60,9 @@ from grader.cli.common import (
     exercises_option,
     fail,
     guard,
+    learner_option,
     load_specs,
+    variant_secret_option,
     write_atomically,
 )
 from grader.cli.export import export_group
@@ -150,15 +152,18 @@ def list_command(ctx: click.Context) -> None:
 
 @main.command("show")
 @click.argument("exercise_id")
+@learner_option
+@variant_secret_option
 @exercises_option
 @click.pass_context
 @guard
-def show_command(ctx: click.Context, exercise_id: str) -> None:
-    """Show what a learner sees of an exercise (never hidden checks or answers)."""
-    from grader.authoring.handout import describe_exercise
+def show_command(ctx: click.Context, exercise_id: str, learner: str | None = None) -> None:
+    """Show what a learner sees of an exercise (never hidden checks or answers); --learner: their variant."""
+    from grader.authoring.handout import describe_exercise, describe_variant
 
-    catalog = load_specs(ctx)
-    click.echo(describe_exercise(catalog.exercise(exercise_id)), nl=False)
+    exercise = load_specs(ctx).exercise(exercise_id)
+    text = describe_exercise(exercise) if learner is None else describe_variant(exercise, learner)
+    click.echo(text, nl=False)
 
 
 @main.command("schema")
@@ -176,6 +181,7 @@ def schema_command() -> None:
 
 @main.command("validate")
 @click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
+@variant_secret_option
 @exercises_option
 @click.pass_context
 @guard
@@ -213,6 +219,8 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     help="Grade hidden checks even where the sandbox is below tier A or failed its self-test "
     "(every result then carries a warning).",
 )
+@learner_option
+@variant_secret_option
 @exercises_option
 @click.pass_context
 @guard
@@ -226,6 +234,7 @@ def grade_command(
     min_score: float | None,
     public_only: bool,
     allow_weak_sandbox: bool = False,
+    learner: str | None = None,
 ) -> None:
     """Grade one submission: a .py file, an answers file, or a directory of them."""
     from grader.errors import SubmissionError
@@ -251,7 +260,9 @@ def grade_command(
         ) as session:
             if assignment:
                 exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
-            report = session.grade(path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only)
+            report = session.grade(
+                path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only, learner=learner
+            )
         text = render(report, format_name, catalog=session.catalog)
     finally:
         warm_parent.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
@@ -308,6 +319,7 @@ def grade_command(
     help="Also write similarity.html: pairs of learners with unusually similar code or wrong outputs, for the "
     "instructor (never in feedback; changes no grade).",
 )
+@variant_secret_option
 @exercises_option
 @click.pass_context
 @guard

@@ -21,7 +21,9 @@ __all__ = [
     "exercises_option",
     "fail",
     "guard",
+    "learner_option",
     "load_specs",
+    "variant_secret_option",
     "write_atomically",
 ]
 
@@ -86,6 +88,40 @@ def exercises_option(command: Callable[..., Any]) -> Callable[..., Any]:
         is_eager=True,
         callback=remember,
         help=EXERCISES_HELP,
+    )(command)
+
+
+def variant_secret_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--variant-secret FILE``: the file holding the course's secret that draws learners' variants.
+
+    It is handed on as ``GRADER_VARIANT_SECRET_FILE`` (``engine.variants``), so a batch's workers read it too.
+    """
+
+    def remember(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            from grader.engine.variants import SECRET_FILE_ENV
+
+            os.environ[SECRET_FILE_ENV] = value
+
+    return click.option(
+        "--variant-secret",
+        type=click.Path(dir_okay=False),
+        default=None,
+        expose_value=False,
+        callback=remember,
+        metavar="FILE",
+        help="File holding the course's secret that draws each learner's variant of exercises with params "
+        "[env GRADER_VARIANT_SECRET_FILE, or the secret itself in GRADER_VARIANT_SECRET].",
+    )(command)
+
+
+def learner_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--learner NAME``: whose variant of exercises with params (the learner's id, as batch names them)."""
+    return click.option(
+        "--learner",
+        default=None,
+        metavar="NAME",
+        help="The learner's id (their folder name in a batch): their own variant of exercises with params.",
     )(command)
 
 

@@ -88,7 +88,8 @@ class GradingMemo:
     def warm(self, exercises: list[Any], *, public_only: bool = False) -> None:
         """Build (or load) the plan of every implementation exercise among ``exercises`` now, as grading would."""
         for exercise in exercises:
-            if exercise.kind in ("implementation", "witness"):  # an ImplementationExercise
+            # an ImplementationExercise; one with params is planned per learner, as their variant
+            if exercise.kind in ("implementation", "witness") and not exercise.params:
                 self.plan(exercise, checks_to_run(exercise, public_only))
 
     def cases(self, exercise: ImplementationExercise, name: str, kinds: dict[str, str]) -> list[Case]:

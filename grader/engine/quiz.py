@@ -300,13 +300,12 @@ def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[Check
     value = _number(given)
     if isinstance(value, str):
         return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
-    if abs(value - question.answer) <= question.tolerance:
-        return "passed", (
-            f"Right: {value:g} is within {question.tolerance:g} of {question.answer:g}. {question.reason_correct}"
-        )
-    answer = f" The answer is {question.answer:g} (within {question.tolerance:g})." if reveal else ""
+    key = float(question.answer)  # a number: a quiz with params is graded as a learner's variant (engine.variants)
+    if abs(value - key) <= question.tolerance:
+        return "passed", f"Right: {value:g} is within {question.tolerance:g} of {key:g}. {question.reason_correct}"
+    answer = f" The answer is {key:g} (within {question.tolerance:g})." if reveal else ""
     for mistake in question.mistakes:
-        if abs(value - mistake.value) <= mistake.tolerance:
+        if abs(value - float(mistake.value)) <= mistake.tolerance:
             return "failed", f"Not quite: {value:g}. {mistake.reason}{answer}"
     return "failed", (
         f"Not quite: {value:g} is not within {question.tolerance:g} of the answer. {question.reason_wrong}{answer}"

@@ -17,6 +17,7 @@ from grader.checks.cases import CaseGenerator
 from grader.checks.given import GivenFunction
 from grader.checks.registry import CheckSpec
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
+from grader.spec.params import ParamSpec, check_case_params, check_quiz_params, number_or_expression
 
 __all__ = [
     "Assignment",
@@ -153,6 +154,12 @@ class ImplementationExercise(_Strict):
         "and the result says so",
     )
 
+    params: dict[str, ParamSpec] = Field(
+        default_factory=dict,
+        description="values drawn for each learner, as a quiz's: case values and where: values written "
+        '{expr: "[a, 2 * a]"} are computed from them, and the prompt writes {a} (grader.spec.params)',
+    )
+
     @field_validator("scaffold")
     @classmethod
     def _scaffold_parses(cls, value: str) -> str:
@@ -172,6 +179,7 @@ class ImplementationExercise(_Strict):
         problem = first_problem(self)
         if problem is not None:
             raise problem
+        check_case_params(self)
         return self
 
     @property
@@ -223,19 +231,33 @@ class ChoiceQuestion(_Question):
         return self
 
 
+# A number, or (in a quiz with params:) an expression of the params, such as "a * n" (grader.spec.params).
+NumberOrExpression = float | str
+
+
 class NumericMistake(_Strict):
-    value: float
+    value: NumberOrExpression
     tolerance: float = Field(default=0.001, ge=0)
     reason: str = Field(min_length=1)
+
+    @field_validator("value")
+    @classmethod
+    def _number_or_expression(cls, value: NumberOrExpression) -> NumberOrExpression:
+        return number_or_expression(value)
 
 
 class NumericQuestion(_Question):
     type: Literal["numeric"]
-    answer: float
+    answer: NumberOrExpression
     tolerance: float = Field(ge=0)
     reason_correct: str = Field(min_length=1)
     reason_wrong: str = Field(min_length=1, description="for any other number: how to get the right one")
     mistakes: list[NumericMistake] = Field(default_factory=list, description="common wrong numbers and why")
+
+    @field_validator("answer")
+    @classmethod
+    def _number_or_expression(cls, value: NumberOrExpression) -> NumberOrExpression:
+        return number_or_expression(value)
 
 
 Question = Annotated[ChoiceQuestion | NumericQuestion, Field(discriminator="type")]
@@ -256,12 +278,19 @@ class QuizExercise(_Strict):
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
     questions: list[Question] = Field(min_length=1)
+    params: dict[str, ParamSpec] = Field(
+        default_factory=dict,
+        description="values drawn for each learner, e.g. '{a: {uniform: [1, 5], round: 2}, n: {integers: [3, 9]}}': "
+        "texts write {a} where the learner's value goes, numeric answers may be expressions of them "
+        "(grader.spec.params)",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> QuizExercise:
         ids = [q.id for q in self.questions]
         if len(set(ids)) != len(ids):
             raise ValueError("question ids must be unique")
+        check_quiz_params(self)
         return self
 
     @property
