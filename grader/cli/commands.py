@@ -163,13 +163,12 @@ def show_command(ctx: click.Context, exercise_id: str) -> None:
 @exercises_option
 @guard
 def schema_command() -> None:
-    """Print the JSON Schema of exercise specs, for editors."""
+    """Print the JSON Schema (draft 2020-12) of exercise specs, for editors and validators."""
     import json
 
-    from grader.record.validation import adapter
-    from grader.spec.models import Spec
+    from grader.spec.schema import spec_schema
 
-    click.echo(json.dumps(adapter(Spec).json_schema(), indent=2, sort_keys=True))
+    click.echo(json.dumps(spec_schema(), indent=2, sort_keys=True))
 
 
 @main.command("validate")
