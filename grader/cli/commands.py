@@ -66,6 +66,7 @@ from grader.cli.common import (
     load_specs,
     write_atomically,
 )
+from grader.cli.completion import complete_assignment_ids, complete_exercise_ids
 from grader.cli.export import export_group
 
 __all__ = ["main", "run"]
@@ -150,7 +151,7 @@ def list_command(ctx: click.Context) -> None:
 
 
 @main.command("show")
-@click.argument("exercise_id")
+@click.argument("exercise_id", shell_complete=complete_exercise_ids)
 @exercises_option
 @click.pass_context
 @guard
@@ -179,6 +180,7 @@ def schema_command() -> None:
     "--exercise",
     "exercise_ids",
     multiple=True,
+    shell_complete=complete_exercise_ids,
     help="Self-test only this exercise (repeatable).",
 )
 @exercises_option
@@ -203,11 +205,13 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     "--exercise",
     "exercise_ids",
     multiple=True,
+    shell_complete=complete_exercise_ids,
     help="Grade this exercise (repeatable).",
 )
 @click.option(
     "--assignment",
     default=None,
+    shell_complete=complete_assignment_ids,
     help="Grade every exercise of this assignment ('all' for everything).",
 )
 @click.option("--format", "format_name", type=click.Choice(FORMAT_NAMES), default="text", show_default=True)
@@ -307,6 +311,7 @@ def grade_command(
 @click.option(
     "--assignment",
     required=True,
+    shell_complete=complete_assignment_ids,
     help="Grade every learner for this assignment ('all' for everything).",
 )
 @click.option(
