@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grader.cli import main
 from grader.cli.stdin import guess_suffix, spooled_stdin
@@ -51,6 +53,18 @@ NOTEBOOK = {
 )
 def test_guess_suffix_reads_the_content(data: bytes, suffix: str) -> None:
     assert guess_suffix(data) == suffix
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.lists(
+            st.sampled_from([b"{", b"}", b"[", b'"cells"', b":", b"\n  ", b"a", b"\x00", b"\xff", b"- ", b"&x"])
+        ).map(b"".join),
+    )
+)
+def test_guess_suffix_names_a_suffix_for_any_bytes(data: bytes) -> None:
+    assert guess_suffix(data) in (".py", ".ipynb", ".json", ".yaml")
 
 
 def test_spooled_stdin_is_a_private_file_removed_afterwards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
