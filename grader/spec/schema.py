@@ -8,7 +8,9 @@ typo in one check then fails every branch, and the error is that the whole
 document matches none of them. Here each union becomes an enum of its tags
 (an unknown tag is reported at its key, with the allowed ones) and one
 ``if: {tag: X} then: {$ref: X}`` per branch, so an object is checked against
-its own branch alone and an unknown key is reported at that object.
+its own branch alone and an unknown key is reported at that object. A union
+told apart by which key is present (a case set's ``examples:``, ``random:``,
+``matrices:``) gets the same shape, keyed by ``required``.
 
 Every property carries a description: the one its record field declares, or,
 for a union's tag, the docstring of the record class the tag selects.
