@@ -312,9 +312,10 @@ def test_batch_cli_exit_codes_and_summary(world, tmp_path) -> None:
         main, [*base, str(folder), "--assignment", ASSIGNMENT, "--out", str(tmp_path / "o"), "--jobs", "2"]
     )
     assert result.exit_code == 0, result.output
-    assert "2 learners: 2 graded now, 0 unchanged since the last run." in result.output
-    assert "graded 2/2, 2 below full marks" in result.output
-    assert "Most failed checks:" in result.output
+    assert "2 learners: 2 graded now, 0 unchanged since the last run." in result.stdout
+    assert "graded 2/2, 2 below full marks" in result.stderr  # progress: on standard error only
+    assert "graded 2/2" not in result.stdout
+    assert "Most failed checks:" in result.stdout
     assert (tmp_path / "o" / "summary.md").is_file() and (tmp_path / "o" / "report.html").is_file()
     missing = runner.invoke(main, [*base, str(tmp_path / "nowhere"), "--assignment", ASSIGNMENT, "--out", "o"])
     assert missing.exit_code == 2 and "not a folder" in missing.output
@@ -324,6 +325,25 @@ def test_batch_cli_exit_codes_and_summary(world, tmp_path) -> None:
     empty.mkdir()
     nobody = runner.invoke(main, [*base, str(empty), "--assignment", ASSIGNMENT, "--out", str(tmp_path / "o2")])
     assert nobody.exit_code == 2 and "no learners" in nobody.output
+
+
+def test_batch_to_a_file_holds_the_summary_alone(world, tmp_path) -> None:
+    """``grader batch ... > summary.txt``: the progress, with the learner graded last, goes to standard error."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "one.py").write_text(CORRECT)
+    (folder / "two.yaml").write_text("why-softmax-quiz: {divide-by-sum-fails: B}\n")
+    command = [sys.executable, "-m", "grader.cli", "--exercises", str(world["exercises"]), "batch", str(folder)]
+    command += ["--assignment", ASSIGNMENT, "--out", str(tmp_path / "o"), "--jobs", "1"]
+    summary = tmp_path / "summary.txt"
+    with summary.open("w", encoding="utf-8") as stdout:
+        done = subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("2 learners: 2 graded now, 0 unchanged since the last run.")
+    assert "graded 2/2" not in text and "elapsed" not in text
+    (last,) = [line for line in done.stderr.splitlines() if line.startswith("graded 2/2")]
+    assert " elapsed" in last and last.rsplit("; last: ", 1)[1] in ("one", "two")
 
 
 def test_batch_output_folder_inside_class_folder_is_refused(world, tmp_path) -> None:

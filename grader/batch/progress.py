@@ -1,9 +1,13 @@
-"""Progress of a batch: a live bar on a terminal, plain periodic lines in a CI log.
+"""Progress of a batch, on standard error: a live bar on a terminal, plain periodic lines in a CI log.
 
 A ``Progress`` is told three things: ``start(total, reused)`` once, ``update(...)``
-after every learner graded in this run, ``finish()`` once. ``auto_progress``
-picks the bar when the stream is a terminal and rich is installed, plain
-lines otherwise.
+after every learner graded in this run, ``finish()`` once. Both kinds show the
+counts, the time elapsed, the time left once the pace is known, and the
+learner graded last (with several grading processes, several are under way at
+once; the last one finished is the one the grader can name truthfully).
+``auto_progress`` picks the bar when standard error is a terminal and rich is
+installed, plain lines otherwise. Nothing of it goes to standard output, which
+holds the summary alone (``grader batch ... > summary.txt``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any, Protocol, TextIO
 
 from grader.report._common import printable
 from grader.report.runner_safe import inert_lines
+from grader.submission.excerpts import excerpt
 
 __all__ = ["PlainProgress", "Progress", "RichProgress", "auto_progress"]
 
@@ -38,20 +43,26 @@ class _Counts:
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
+        self.began = clock()  # the progress is made as the batch begins: elapsed counts its whole run
         self.total = self.todo = self.done = self.below = self.errors = 0
         self.first_done: float | None = None
         self.last_done = 0.0
+        self.last_learner = ""
 
     def start(self, total: int, reused: int) -> None:
         self.total, self.todo = total, total - reused
 
-    def update(self, below_full: bool, grader_error: bool) -> None:
+    def update(self, learner: str, below_full: bool, grader_error: bool) -> None:
+        self.last_learner = excerpt(learner, 60)  # a learner's folder name: any length, any characters
         self.done += 1
         self.below += below_full
         self.errors += grader_error
         self.last_done = self.clock()
         if self.first_done is None:
             self.first_done = self.last_done
+
+    def seconds_elapsed(self) -> float:
+        return max(0.0, self.clock() - self.began)
 
     def seconds_left(self) -> float | None:
         """Seconds until the last learner is graded, or None when the learners finished so far cannot tell."""
@@ -73,12 +84,13 @@ def _duration(seconds: float) -> str:
 
 
 class PlainProgress:
-    """Lines like ``graded 120/300, 14 below full marks, ~9 s left``, at most one per ``interval`` seconds."""
+    """Lines like ``graded 120/300, 14 below full marks, 80 s elapsed, ~9 s left; last: alice``, at most one per
+    ``interval`` seconds, on standard error unless told another stream."""
 
     def __init__(
         self, stream: TextIO | None = None, *, interval: float = 10.0, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.stream: TextIO | None = stream or sys.stdout
+        self.stream: TextIO | None = stream or sys.stderr
         self.interval = interval
         self.counts = _Counts(clock)
         self._last = 0.0
@@ -90,7 +102,7 @@ class PlainProgress:
         self._say(f"{total} learner{'s' if total != 1 else ''}{unchanged}; grading {total - reused}")
 
     def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
-        self.counts.update(below_full, grader_error)
+        self.counts.update(learner, below_full, grader_error)
         now = self.counts.clock()
         if now - self._last >= self.interval and self.counts.done < self.counts.todo:
             self._last = now
@@ -105,10 +117,11 @@ class PlainProgress:
         line = f"graded {counts.done}/{counts.todo}, {counts.below} below full marks"
         if counts.errors:
             line += f", {counts.errors} grader error{'s' if counts.errors != 1 else ''}"
+        line += f", {_duration(counts.seconds_elapsed())} elapsed"
         left = counts.seconds_left()
         if left is not None:
             line += f", ~{_duration(left)} left"
-        return line
+        return f"{line}; last: {counts.last_learner}" if counts.last_learner else line
 
     def _say(self, line: str) -> None:
         if self.stream is None:
@@ -120,18 +133,19 @@ class PlainProgress:
 
 
 class RichProgress:
-    """A live bar: done/total, learners below full marks so far, grader errors, time left (once known)."""
+    """A live bar: done/total, learners below full marks so far, grader errors, elapsed, time left (once known),
+    the learner graded last."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         from rich.console import Console
 
-        self.console = Console(file=stream or sys.stdout)
+        self.console = Console(file=stream or sys.stderr)
         self.counts = _Counts(time.monotonic)
         self._bar: Any = None
         self._task: Any = None
 
     def start(self, total: int, reused: int) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.counts.start(total, reused)
         if reused:
@@ -143,22 +157,27 @@ class RichProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("· {task.fields[below]} below full marks{task.fields[errors]} ·"),
+            TimeElapsedColumn(),
             TextColumn("{task.fields[left]}"),
+            TextColumn("{task.fields[last]}", markup=False),  # a learner's name is text, never rich markup
             console=self.console,
             transient=False,
             auto_refresh=False,
         )  # no refresh thread: grading processes are forked from this one
-        self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="", left="")
+        self._task = self._bar.add_task("grading", total=total - reused, below=0, errors="", left="", last="")
         self._bar.start()
 
     def update(self, learner: str, *, below_full: bool, grader_error: bool) -> None:
-        self.counts.update(below_full, grader_error)
+        self.counts.update(learner, below_full, grader_error)
         count = self.counts.errors
         errors = f", {count} grader error{'s' if count != 1 else ''}" if count else ""
         if self._bar is not None and self._task is not None:
             seconds = self.counts.seconds_left()  # the same estimate as the plain lines, not rich's own
             left = f"~{_duration(seconds)} left" if seconds is not None else ""
-            self._bar.update(self._task, advance=1, below=self.counts.below, errors=errors, left=left, refresh=True)
+            last = f"last: {self.counts.last_learner}"
+            self._bar.update(
+                self._task, advance=1, below=self.counts.below, errors=errors, left=left, last=last, refresh=True
+            )
 
     def finish(self) -> None:
         if self._bar is not None:
@@ -179,8 +198,8 @@ class NoProgress:
 
 
 def auto_progress(stream: TextIO | None = None) -> Progress:
-    """A bar on a terminal (with rich), plain lines elsewhere."""
-    stream = stream or sys.stdout
+    """A bar when ``stream`` (standard error by default) is a terminal and rich is installed, plain lines elsewhere."""
+    stream = stream or sys.stderr
     if stream.isatty():
         try:
             return RichProgress(stream)

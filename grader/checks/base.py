@@ -189,8 +189,12 @@ class Check(Record):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", description="stable kebab-case id stating the property")
     entry: str | None = Field(default=None, description="entry function checked; default: the exercise's first")
     cases: list[str] = Field(default_factory=list, description="names of the exercise's case sets to run")
-    points: float = Field(default=1.0, gt=0)
-    visibility: Visibility = "hidden"
+    points: float = Field(default=1.0, gt=0, description="what the check is worth; default 1")
+    visibility: Visibility = Field(
+        default="hidden",
+        description="public (in the handout, a learner can run it), hidden (the default), or on Gradescope "
+        "after_due_date or after_published (when its result is shown)",
+    )
     reveal: Literal["full", "property"] = Field(
         default="full", description="after grading, show the failing input and hint (full) or only the property"
     )

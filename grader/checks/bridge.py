@@ -47,8 +47,8 @@ class ExpSumsToOne(ArrayCheck):
 
     property: Literal["exp-sums-to-one"]
     axis_arg: str | None = Field(default="axis", description="argument naming the axis; None to use `axis`")
-    axis: int = -1
-    atol: float = Field(default=1e-9, ge=0)
+    axis: int = Field(default=-1, description="the normalised axis where the case gives no `axis_arg` argument")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         return f"the exponentials of what {entry} returns sum to 1 along the normalised axis"
@@ -80,9 +80,11 @@ class TemperatureLimit(ArrayCheck):
     """
 
     property: Literal["temperature-limit"]
-    limit: Literal["one-hot", "uniform"]
-    arg: str = "z"
-    atol: float = Field(default=1e-6, ge=0)
+    limit: Literal["one-hot", "uniform"] = Field(
+        description="the limit expected: one-hot (T far below the score gaps) or uniform (T far above their spread)"
+    )
+    arg: str = Field(default="z", description="the argument holding the scores")
+    atol: float = Field(default=1e-6, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         if self.limit == "one-hot":
@@ -120,8 +122,8 @@ class EntropyGrows(Check):
     property: Literal["entropy-grows"]
     arg: str = Field(default="T", description="the argument to raise")
     values: list[float] = Field(min_length=2, description="increasing values of `arg`, called on the same scores")
-    score_arg: str = "z"
-    atol: float = Field(default=1e-9, ge=0)
+    score_arg: str = Field(default="z", description="the argument holding the scores")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     @field_validator("values")
     @classmethod
@@ -174,7 +176,7 @@ class MaskedGetsZero(ArrayCheck):
     """Where the boolean mask is False the weight is exactly 0; cases without a mask pass trivially."""
 
     property: Literal["masked-gets-zero"]
-    mask_arg: str = "mask"
+    mask_arg: str = Field(default="mask", description="the argument holding the boolean mask")
 
     def default_description(self, entry: str) -> str:
         return f"{entry} gives every entry whose {self.mask_arg} is False a weight of exactly 0"
@@ -191,9 +193,9 @@ class MeanOverBatch(Check):
 
     property: Literal["mean-over-batch"]
     args: list[str] = Field(default=["logits", "targets"], min_length=1, description="arguments indexed by example")
-    repeats: int = Field(default=3, ge=2)
-    rtol: float = Field(default=1e-6, ge=0)
-    atol: float = Field(default=1e-9, ge=0)
+    repeats: int = Field(default=3, ge=2, description="how many times the whole batch is repeated")
+    rtol: float = Field(default=1e-6, ge=0, description="relative tolerance")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         return f"{entry} averages over the batch: repeating every example {self.repeats} times changes nothing"

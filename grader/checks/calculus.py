@@ -75,8 +75,8 @@ class MatchesJacobian(ArrayCheck):
     point_arg: str = Field(default="z", description="argument holding the point")
     step_arg: str = Field(default="h", description="argument holding the step")
     default_step: float = Field(default=1e-5, gt=0, description="the entry's default step, for cases that give none")
-    rtol: float = Field(default=1e-6, ge=0)
-    atol: float = Field(default=1e-8, ge=0)
+    rtol: float = Field(default=1e-6, ge=0, description="relative tolerance")
+    atol: float = Field(default=1e-8, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         if self.expect == "exact":
@@ -240,7 +240,7 @@ class SumsToZero(ArrayCheck):
 
     property: Literal["sums-to-zero"]
     axes: list[int] = Field(default=[1, 0], min_length=1, description="axes summed: 1 gives row sums, 0 column sums")
-    atol: float = Field(default=1e-9, ge=0)
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         names = {1: "row", 0: "column"}
@@ -269,8 +269,8 @@ class Symmetric(ArrayCheck):
     """The result is a square matrix equal to its own transpose."""
 
     property: Literal["symmetric"]
-    rtol: float = Field(default=1e-9, ge=0)
-    atol: float = Field(default=1e-12, ge=0)
+    rtol: float = Field(default=1e-9, ge=0, description="relative tolerance")
+    atol: float = Field(default=1e-12, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         return f"the matrix {entry} returns is symmetric"

@@ -54,7 +54,7 @@ class ArrayDraw(_Strict):
         min_length=1, description="candidate shapes; entries are sizes or names from `dims`"
     )
     scale: list[float] = Field(default=[1.0], min_length=1, description="candidate standard deviations")
-    dtype: Literal["float64", "float32", "int64", "bool"] = "float64"
+    dtype: Literal["float64", "float32", "int64", "bool"] = Field(default="float64", description="the array's dtype")
     high: int | str | None = Field(default=None, description="for int64: exclusive upper bound (a size or a dim name)")
     p_true: float = Field(default=0.7, ge=0, le=1, description="for bool: probability of True")
     keep_one_per_row: bool = Field(default=True, description="for bool: every row keeps at least one True")
@@ -62,19 +62,27 @@ class ArrayDraw(_Strict):
 
 
 class RandomSpec(_Strict):
-    count: int = Field(gt=0, le=500)
+    """Cases drawn from a seed derived from the exercise and case-set ids, sorted simplest first."""
+
+    count: int = Field(gt=0, le=500, description="how many cases are drawn")
     dims: dict[str, list[int]] = Field(default_factory=dict, description="named sizes shared between arguments")
     args: dict[str, ArrayDraw | list[Any]] = Field(description="an ArrayDraw, or a list of values to choose from")
     axis_of: str | None = Field(default=None, description="argument whose ndim an `axis` argument must fit")
 
 
 class ExamplesGenerator(_Strict):
-    examples: list[dict[str, Any]] = Field(min_length=1)
-    label: str | None = None
+    """Cases written out, one mapping of argument names to values each."""
+
+    examples: list[dict[str, Any]] = Field(
+        min_length=1, description="the cases: argument names and values; an argument with a default may be left out"
+    )
+    label: str | None = Field(default=None, description="a name for these cases, which reasons may use for an input")
 
 
 class RandomGenerator(_Strict):
-    random: RandomSpec
+    """Cases drawn at random, the same on every run."""
+
+    random: RandomSpec = Field(description="how many cases, and how each argument is drawn")
 
 
 MATRIX_FAMILIES = ("hilbert", "orthogonal", "spd", "near-singular", "gaussian")
@@ -117,7 +125,9 @@ class MatrixSpec(_Strict):
 
 
 class MatrixGenerator(_Strict):
-    matrices: MatrixSpec
+    """Matrices of a named family, one per size."""
+
+    matrices: MatrixSpec = Field(description="the family, the sizes and the argument that receives them")
 
 
 CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator | MatrixGenerator, Field(union_mode="left_to_right")]

@@ -169,9 +169,9 @@ class _SmallSamples(Check):
     )
     rounds: int = Field(default=6, ge=1, description="how many times each size is called, with a new seed each time")
     first_seed: int = Field(default=1000, ge=0, description="the seed of the first call; each next call adds 1")
-    d_arg: str = "d_k"
-    n_arg: str = "n_samples"
-    seed_arg: str = "seed"
+    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
+    seed_arg: str = Field(default="seed", description="the argument giving the seed")
 
     def _names(self) -> tuple[str, str, str]:
         return self.d_arg, self.n_arg, self.seed_arg
@@ -262,8 +262,8 @@ class SpreadShrinks(_SmallSamples):
     """
 
     property: Literal["spread-shrinks-with-samples"]
-    large: int = Field(default=256, ge=3)
-    large_seeds: int = Field(default=16, ge=4)
+    large: int = Field(default=256, ge=3, description="the large value of n_samples the scatter is compared with")
+    large_seeds: int = Field(default=16, ge=4, description="how many seeds are called at the large n_samples")
     fraction: float = Field(default=0.22, gt=0, lt=1, description="share of the expected shrinking that must show")
 
     def default_description(self, entry: str) -> str:

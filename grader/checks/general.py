@@ -95,7 +95,9 @@ class Monotone(ArrayCheck):
 
     property: Literal["monotone"]
     arg: str | None = Field(default=None, description="the input argument; default: the first")
-    direction: Literal["increasing", "decreasing"] = "increasing"
+    direction: Literal["increasing", "decreasing"] = Field(
+        default="increasing", description="whether outputs rise or fall as the input grows"
+    )
     strict: bool = Field(default=False, description="also refuse equal outputs for different inputs")
     saturates_at: list[float] = Field(
         default=[-1.0, 0.0, 1.0],

@@ -94,8 +94,8 @@ class SumsToOne(ArrayCheck):
 
     property: Literal["sums-to-one"]
     axis_arg: str | None = Field(default="axis", description="argument naming the axis; None to use `axis`")
-    axis: int = -1
-    atol: float = Field(default=1e-9, ge=0)
+    axis: int = Field(default=-1, description="the normalised axis where the case gives no `axis_arg` argument")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         return f"each slice of {self.output()} {entry} returns sums to 1 along the normalised axis"
@@ -157,9 +157,9 @@ class OrderPreserving(ArrayCheck):
     """A larger score never gets a smaller weight, and distinct weights keep their order."""
 
     property: Literal["order-preserving"]
-    arg: str = "z"
-    axis_arg: str | None = "axis"
-    axis: int = -1
+    arg: str = Field(default="z", description="the argument holding the scores")
+    axis_arg: str | None = Field(default="axis", description="argument naming the axis; None to use `axis`")
+    axis: int = Field(default=-1, description="the normalised axis where the case gives no `axis_arg` argument")
 
     def default_description(self, entry: str) -> str:
         return f"a higher score never gets a lower value in {self.output()} {entry} returns"
@@ -202,10 +202,12 @@ class TranslationInvariant(Check):
     """Adding the same constant to every score changes nothing: f(z + c) = f(z)."""
 
     property: Literal["translation-invariant"]
-    arg: str = "z"
-    shifts: list[float] = Field(default=[-100.0, 1000.0], min_length=1)
-    rtol: float = Field(default=1e-6, ge=0)
-    atol: float = Field(default=1e-9, ge=0)
+    arg: str = Field(default="z", description="the argument holding the scores")
+    shifts: list[float] = Field(
+        default=[-100.0, 1000.0], min_length=1, description="constants added to every score, one call each"
+    )
+    rtol: float = Field(default=1e-6, ge=0, description="relative tolerance")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
 
     def default_description(self, entry: str) -> str:
         return f"adding the same constant to every score leaves {entry} unchanged"
@@ -414,7 +416,7 @@ class NegInfGetsZero(ArrayCheck):
     """Entries whose score is -inf get weight exactly 0; the rest still sum to one."""
 
     property: Literal["neg-inf-gets-zero"]
-    arg: str = "z"
+    arg: str = Field(default="z", description="the argument holding the scores")
 
     def default_description(self, entry: str) -> str:
         return f"{entry} gives a -inf score a value of exactly 0 in {self.output()}"

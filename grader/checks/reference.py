@@ -49,8 +49,8 @@ class MatchesReference(ArrayCheck):
     property: Literal["matches-reference"]
     uses_reference = True
     reference: str | None = Field(default=None, description=REFERENCE_FIELD)
-    rtol: float = Field(default=1e-6, ge=0)
-    atol: float = Field(default=1e-9, ge=0)
+    rtol: float = Field(default=1e-6, ge=0, description="relative tolerance")
+    atol: float = Field(default=1e-9, ge=0, description="absolute tolerance")
     names: list[str] = Field(default_factory=list, description=NAMES_FIELD)
     compare: TextComparison = Field(
         default="exact", description="how a returned string compares: exact, casefold, whitespace or pattern"

@@ -162,7 +162,7 @@ class FloatTuple(Check):
     """The entry returns a tuple of ``count`` finite real numbers (Python or NumPy scalars)."""
 
     property: Literal["returns-float-tuple"]
-    count: int = Field(default=2, ge=1)
+    count: int = Field(default=2, ge=1, description="how many numbers the tuple holds")
     names: list[str] = Field(default_factory=list, description="the items' names, as the prompt writes them")
 
     def default_description(self, entry: str) -> str:
@@ -226,9 +226,11 @@ class VarianceNear(_ReadsScaling):
     """
 
     property: Literal["variance-near"]
-    which: Literal["unscaled", "scaled"]
-    d_arg: str = "d_k"
-    n_arg: str = "n_samples"
+    which: Literal["unscaled", "scaled"] = Field(
+        description="the estimate judged: unscaled (true value d_k) or scaled (true value 1)"
+    )
+    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
     default_n: int = Field(default=10000, ge=2, description="n_samples when a case leaves it to its default")
     delta: float = Field(default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed")
 
@@ -329,10 +331,10 @@ class VarianceTracksDimension(_ReadsScaling):
 
     property: Literal["variance-tracks-dimension"]
     dims: list[int] = Field(min_length=2, description="increasing values of d_k to call the entry with")
-    d_arg: str = "d_k"
-    n_arg: str = "n_samples"
-    default_n: int = Field(default=10000, ge=2)
-    delta: float = Field(default=1e-11, gt=0, lt=1)
+    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
+    default_n: int = Field(default=10000, ge=2, description="n_samples when a case leaves it to its default")
+    delta: float = Field(default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed")
 
     def default_description(self, entry: str) -> str:
         return f"as d_k grows, the first value {entry} returns grows like d_k while the second stays near 1"

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from grader.cli.common import exercises_option, guard, load_specs
+from grader.cli.completion import complete_assignment_ids
 
 __all__ = ["new_command", "release_command"]
 
@@ -55,6 +56,7 @@ def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
 @click.option(
     "--assignment",
     default=None,
+    shell_complete=complete_assignment_ids,
     help="Release only this assignment, after self-testing it ('grader validate'). [default: everything, "
     "not self-tested]",
 )

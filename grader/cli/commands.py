@@ -56,6 +56,9 @@ from grader import __version__
 from grader.cli.authoring import new_command, release_command
 from grader.cli.common import (
     EXERCISES_HELP,
+    STDIN,
+    STDIN_KINDS,
+    STDOUT,
     exercise_not_assignment,
     exercises_option,
     fail,
@@ -65,6 +68,7 @@ from grader.cli.common import (
     variant_secret_option,
     write_atomically,
 )
+from grader.cli.completion import complete_assignment_ids, complete_exercise_ids
 from grader.cli.export import export_group
 from grader.cli.mistakes import batch_mistake_command
 
@@ -151,7 +155,7 @@ def list_command(ctx: click.Context) -> None:
 
 
 @main.command("show")
-@click.argument("exercise_id")
+@click.argument("exercise_id", shell_complete=complete_exercise_ids)
 @learner_option
 @variant_secret_option
 @exercises_option
@@ -170,17 +174,22 @@ def show_command(ctx: click.Context, exercise_id: str, learner: str | None = Non
 @exercises_option
 @guard
 def schema_command() -> None:
-    """Print the JSON Schema of exercise specs, for editors."""
+    """Print the JSON Schema (draft 2020-12) of exercise specs, for editors and validators."""
     import json
 
-    from grader.record.validation import adapter
-    from grader.spec.models import Spec
+    from grader.spec.schema import spec_schema
 
-    click.echo(json.dumps(adapter(Spec).json_schema(), indent=2, sort_keys=True))
+    click.echo(json.dumps(spec_schema(), indent=2, sort_keys=True))
 
 
 @main.command("validate")
-@click.option("--exercise", "exercise_ids", multiple=True, help="Self-test only this exercise (repeatable).")
+@click.option(
+    "--exercise",
+    "exercise_ids",
+    multiple=True,
+    shell_complete=complete_exercise_ids,
+    help="Self-test only this exercise (repeatable).",
+)
 @variant_secret_option
 @exercises_option
 @click.pass_context
@@ -200,11 +209,33 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
 
 @main.command("grade")
 @click.argument("path", type=click.Path())
-@click.option("--exercise", "exercise_ids", multiple=True, help="Grade this exercise (repeatable).")
-@click.option("--assignment", default=None, help="Grade every exercise of this assignment ('all' for everything).")
+@click.option(
+    "--exercise",
+    "exercise_ids",
+    multiple=True,
+    shell_complete=complete_exercise_ids,
+    help="Grade this exercise (repeatable).",
+)
+@click.option(
+    "--assignment",
+    default=None,
+    shell_complete=complete_assignment_ids,
+    help="Grade every exercise of this assignment ('all' for everything).",
+)
 @click.option("--format", "format_name", type=click.Choice(FORMAT_NAMES), default="text", show_default=True)
 @click.option(
-    "--output", type=click.Path(dir_okay=False), default=None, help="Write the report here instead of stdout."
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the report here instead of stdout ('-' for stdout).",
+)
+@click.option(
+    "--stdin-as",
+    "stdin_kind",
+    type=click.Choice(STDIN_KINDS),
+    default=None,
+    help="With PATH '-' (standard input): the kind of file it holds [default: a notebook if it is JSON with "
+    "cells, an answers file if it is JSON or YAML answers, else py].",
 )
 @click.option(
     "--min-score",
@@ -235,51 +266,70 @@ def grade_command(
     public_only: bool,
     allow_weak_sandbox: bool = False,
     learner: str | None = None,
+    stdin_kind: str | None = None,
 ) -> None:
-    """Grade one submission: a .py file, an answers file, or a directory of them."""
-    from grader.errors import SubmissionError
+    """Grade one submission: a .py file, a notebook, an answers file, a directory of them, or '-' (stdin)."""
+    from grader.errors import SubmissionError, UsageError
 
-    if not Path(path).exists():
+    if path != STDIN and not Path(path).exists():
         raise SubmissionError(f"{path}: no such file or directory")
+    if stdin_kind is not None and path != STDIN:
+        raise UsageError(f"--stdin-as is for PATH '-' (standard input), not {path!r}")
     _check_sandbox_layers()
-    from grader.sandbox.parents import start_parent
+    from grader.cli.stdin import submission_path
 
-    # The warm parent, booting on the other core while the specs load; the fallback runner where the kernel has
-    # no layers, for public checks only (it refuses the rest).
-    warm_parent = start_parent(public_only=public_only, format_name=format_name)
-    try:
-        from grader.grading import GradingSession
-        from grader.report import render
+    # '-' is standard input, spooled to a private file for as long as it is graded; the report names it '-'
+    with submission_path(path, stdin_kind) as (path, label):
+        from grader.sandbox.parents import start_parent
 
-        only = exercise_ids if exercise_ids and not assignment else ()
-        with GradingSession(
-            exercises_dir=ctx.obj["exercises_dir"],
-            warm_parent=warm_parent,
-            only=only,
-            allow_weak_sandbox=True if allow_weak_sandbox else None,
-        ) as session:
-            if assignment:
-                exercise_not_assignment(session.catalog, assignment, hint=f"grade it with --exercise {assignment}; ")
-            report = session.grade(
-                path, exercise_ids=exercise_ids, assignment=assignment, public_only=public_only, learner=learner
-            )
-        text = render(report, format_name, catalog=session.catalog)
-    finally:
-        warm_parent.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
-    if output:
-        write_atomically(Path(output), text)
-    else:
-        click.echo(text, nl=False)
-    if min_score is not None:
-        passed = report.max_score > 0 and report.score >= min_score * report.max_score - 1e-9
-    else:
-        passed = report.all_passed
-    sys.exit(0 if passed else 1)
+        # The warm parent, booting on the other core while the specs load; the fallback runner where the kernel has
+        # no layers, for public checks only (it refuses the rest).
+        warm_parent = start_parent(public_only=public_only, format_name=format_name)
+        try:
+            from grader.grading import GradingSession
+            from grader.report import render
+
+            only = exercise_ids if exercise_ids and not assignment else ()
+            with GradingSession(
+                exercises_dir=ctx.obj["exercises_dir"],
+                warm_parent=warm_parent,
+                only=only,
+                allow_weak_sandbox=True if allow_weak_sandbox else None,
+            ) as session:
+                if assignment:
+                    exercise_not_assignment(
+                        session.catalog, assignment, hint=f"grade it with --exercise {assignment}; "
+                    )
+                report = session.grade(
+                    path,
+                    exercise_ids=exercise_ids,
+                    assignment=assignment,
+                    public_only=public_only,
+                    label=label,
+                    learner=learner,
+                )
+            text = render(report, format_name, catalog=session.catalog)
+        finally:
+            warm_parent.close(wait=False)  # it ends by itself; this command has nothing left to ask of it
+        if output and output != STDOUT:
+            write_atomically(Path(output), text)
+        else:
+            click.echo(text, nl=False)
+        if min_score is not None:
+            passed = report.max_score > 0 and report.score >= min_score * report.max_score - 1e-9
+        else:
+            passed = report.all_passed
+        sys.exit(0 if passed else 1)
 
 
 @main.command("batch")
 @click.argument("directory", type=click.Path())
-@click.option("--assignment", required=True, help="Grade every learner for this assignment ('all' for everything).")
+@click.option(
+    "--assignment",
+    required=True,
+    shell_complete=complete_assignment_ids,
+    help="Grade every learner for this assignment ('all' for everything).",
+)
 @click.option(
     "--out",
     "out_dir",

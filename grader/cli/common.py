@@ -17,6 +17,9 @@ import click
 
 __all__ = [
     "EXERCISES_HELP",
+    "STDIN",
+    "STDIN_KINDS",
+    "STDOUT",
     "exercise_not_assignment",
     "exercises_option",
     "fail",
@@ -26,6 +29,11 @@ __all__ = [
     "variant_secret_option",
     "write_atomically",
 ]
+
+# '-' as a path: standard input for PATH, standard output for --output (grader.cli.stdin spools the input).
+STDIN = STDOUT = "-"
+# What --stdin-as names: the suffix the file on standard input would have had.
+STDIN_KINDS = ("py", "ipynb", "yaml", "json")
 
 EXERCISES_HELP = "Directory of exercise specs [default: ./exercises; env GRADER_EXERCISES]."
 

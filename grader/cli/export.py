@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from grader.cli.common import exercise_not_assignment, exercises_option, guard, load_specs, write_atomically
+from grader.cli.completion import complete_assignment_ids
 
 __all__ = ["export_group"]
 
@@ -32,7 +33,12 @@ def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(file_okay=False),
             help="The learner repository's root folder (or a folder to copy from).",
         ),
-        click.option("--assignment", required=True, help="The assignment to grade ('all' for everything)."),
+        click.option(
+            "--assignment",
+            required=True,
+            shell_complete=complete_assignment_ids,
+            help="The assignment to grade ('all' for everything).",
+        ),
         click.option(
             "--submission",
             default=".",
@@ -179,7 +185,12 @@ _ci_export(
 
 
 @export_group.command("gradescope")
-@click.option("--assignment", required=True, help="The assignment the autograder grades ('all' for everything).")
+@click.option(
+    "--assignment",
+    required=True,
+    shell_complete=complete_assignment_ids,
+    help="The assignment the autograder grades ('all' for everything).",
+)
 @click.option(
     "--out",
     "out_file",

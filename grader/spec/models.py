@@ -45,6 +45,11 @@ _GRADESCOPE_HIDDEN = (
 )
 
 
+_EXERCISE_ID = "kebab-case id of the exercise; it appears in reports and gradebooks"
+_TITLE = "a short title, shown by grader list"
+_LESSON = "optional: what it follows, e.g. the id of an earlier exercise"
+
+
 class _Strict(Record):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -65,9 +70,9 @@ class EntrySpec(_Strict):
 class PublicExample(_Strict):
     """An example shown to learners by ``grader show`` and in the handout."""
 
-    call: str
-    result: str
-    note: str = ""
+    call: str = Field(description="a call of an entry, as the learner would write it")
+    result: str = Field(description="what it returns; plain values are checked against the reference by validate")
+    note: str = Field(default="", description="a remark shown beside the example")
 
 
 class ExpectedException(_Strict):
@@ -89,7 +94,7 @@ class ExpectedException(_Strict):
 class KnownWrong(_Strict):
     """A known-wrong solution: the checks that must catch it, and the misconception it embodies."""
 
-    id: str = Field(pattern=_ID)
+    id: str = Field(pattern=_ID, description="kebab-case id of this known-wrong solution")
     path: str = Field(description="relative to the project root (the folder holding exercises/)")
     misconception: str = Field(min_length=1, description="told to a learner whose output matches this solution's")
     must_fail: list[str] = Field(min_length=1, description="ids of checks that must catch it")
@@ -101,15 +106,24 @@ class KnownWrong(_Strict):
 
 
 class ImplementationExercise(_Strict):
-    id: str = Field(pattern=_ID)
-    kind: Literal["implementation", "witness"]
-    title: str
-    lesson: str = ""
-    prompt: str
-    entries: dict[str, EntrySpec] = Field(min_length=1)
-    examples: list[PublicExample] = Field(default_factory=list)
-    cases: dict[str, list[CaseGenerator]] = Field(default_factory=dict)
-    checks: list[CheckSpec] = Field(min_length=1)
+    """An exercise where the learner writes functions (the entries), graded by property checks.
+
+    ``kind: witness`` is one whose entry returns a counterexample, judged by a ``witness`` check.
+    """
+
+    id: str = Field(pattern=_ID, description=_EXERCISE_ID)
+    kind: Literal["implementation", "witness"] = Field(
+        description="implementation, or witness: the entry returns a counterexample"
+    )
+    title: str = Field(description=_TITLE)
+    lesson: str = Field(default="", description=_LESSON)
+    prompt: str = Field(description="the task as the learner reads it")
+    entries: dict[str, EntrySpec] = Field(min_length=1, description="the functions the learner writes, by name")
+    examples: list[PublicExample] = Field(default_factory=list, description="public examples shown with the prompt")
+    cases: dict[str, list[CaseGenerator]] = Field(
+        default_factory=dict, description="named case sets the checks run on, each a list of generators"
+    )
+    checks: list[CheckSpec] = Field(min_length=1, description="the property checks, each with an id and a property")
     reference_solution: str | None = Field(
         default=None,
         description="path of a solution that passes every check; it also gives every expected value the checks "
@@ -136,7 +150,9 @@ class ImplementationExercise(_Strict):
         description="Python code the learner receives: written into the handout's stub (an entry it defines is "
         "not stubbed again) and shown with the prompt; its lines are public, so the leak scan lets them through",
     )
-    known_wrong: list[KnownWrong] = Field(default_factory=list)
+    known_wrong: list[KnownWrong] = Field(
+        default_factory=list, description="wrong solutions that grader validate proves the checks catch"
+    )
     time_limit: float = Field(default=2.0, gt=0, le=60, description="seconds of wall clock per call")
     gate: str | None = Field(
         default=None,
@@ -205,21 +221,25 @@ class ImplementationExercise(_Strict):
 
 
 class Option(_Strict):
-    text: str
-    correct: bool = False
+    """One option of a choice question."""
+
+    text: str = Field(description="the option as the learner reads it")
+    correct: bool = Field(default=False, description="whether picking it is right")
     reason: str = Field(min_length=1, description="why this option is right, or the misconception behind it")
 
 
 class _Question(_Strict):
-    id: str = Field(pattern=_ID)
-    prompt: str
-    points: float = Field(default=1.0, gt=0)
+    id: str = Field(pattern=_ID, description="kebab-case id of the question; the key of its answer")
+    prompt: str = Field(description="the question as the learner reads it")
+    points: float = Field(default=1.0, gt=0, description="what the question is worth; default 1")
     reveal: QuizReveal | None = Field(default=None, description="this question's reveal, replacing the quiz's")
 
 
 class ChoiceQuestion(_Question):
-    type: Literal["single", "multiple"]
-    options: list[Option] = Field(min_length=2, max_length=26)
+    """A question answered by picking options: one (single) or several (multiple)."""
+
+    type: Literal["single", "multiple"] = Field(description="single: exactly one correct option; multiple: one or more")
+    options: list[Option] = Field(min_length=2, max_length=26, description="the options, 2 to 26, each with a reason")
 
     @model_validator(mode="after")
     def _has_correct(self) -> ChoiceQuestion:
@@ -236,9 +256,11 @@ NumberOrExpression = float | str
 
 
 class NumericMistake(_Strict):
-    value: NumberOrExpression
-    tolerance: float = Field(default=0.001, ge=0)
-    reason: str = Field(min_length=1)
+    """A common wrong number and the misconception behind it."""
+
+    value: NumberOrExpression = Field(description="the wrong number (in a quiz with params, or an expression of them)")
+    tolerance: float = Field(default=0.001, ge=0, description="how far from value an answer still counts as it")
+    reason: str = Field(min_length=1, description="told to a learner who answers it")
 
     @field_validator("value")
     @classmethod
@@ -247,10 +269,12 @@ class NumericMistake(_Strict):
 
 
 class NumericQuestion(_Question):
-    type: Literal["numeric"]
-    answer: NumberOrExpression
-    tolerance: float = Field(ge=0)
-    reason_correct: str = Field(min_length=1)
+    """A question answered with a number, right within a tolerance."""
+
+    type: Literal["numeric"] = Field(description="numeric: the answer is a number")
+    answer: NumberOrExpression = Field(description="the right number (in a quiz with params, or an expression of them)")
+    tolerance: float = Field(ge=0, description="how far from answer an answer is still right")
+    reason_correct: str = Field(min_length=1, description="told to a learner who answers right")
     reason_wrong: str = Field(min_length=1, description="for any other number: how to get the right one")
     mistakes: list[NumericMistake] = Field(default_factory=list, description="common wrong numbers and why")
 
@@ -264,12 +288,14 @@ Question = Annotated[ChoiceQuestion | NumericQuestion, Field(discriminator="type
 
 
 class QuizExercise(_Strict):
-    id: str = Field(pattern=_ID)
-    kind: Literal["quiz"]
-    title: str
-    lesson: str = ""
-    prompt: str = ""
-    visibility: Visibility = "public"
+    """A quiz: questions with options or a numeric answer, each option and mistake with its reason."""
+
+    id: str = Field(pattern=_ID, description=_EXERCISE_ID)
+    kind: Literal["quiz"] = Field(description="quiz")
+    title: str = Field(description=_TITLE)
+    lesson: str = Field(default="", description=_LESSON)
+    prompt: str = Field(default="", description="an introduction shown before the questions")
+    visibility: Visibility = Field(default="public", description="as a check's visibility, for the whole quiz")
     reveal: QuizReveal = Field(
         default="picked",
         description="what feedback on a wrong answer names beyond the options the learner picked: 'picked' counts "
@@ -277,7 +303,7 @@ class QuizExercise(_Strict):
         "or numeric question. Set 'full' once the due date has passed",
     )
     gradescope_hidden: GradescopeHidden = Field(default="after_published", description=_GRADESCOPE_HIDDEN)
-    questions: list[Question] = Field(min_length=1)
+    questions: list[Question] = Field(min_length=1, description="the questions, each with a unique id")
     params: dict[str, ParamSpec] = Field(
         default_factory=dict,
         description="values drawn for each learner, e.g. '{a: {uniform: [1, 5], round: 2}, n: {integers: [3, 9]}}': "
@@ -299,10 +325,12 @@ class QuizExercise(_Strict):
 
 
 class Assignment(_Strict):
-    id: str = Field(pattern=_ID)
-    kind: Literal["assignment"]
-    title: str
-    exercises: list[str] = Field(min_length=1)
+    """A group of exercises graded together (grader grade --assignment, grader batch)."""
+
+    id: str = Field(pattern=_ID, description="kebab-case id of the assignment")
+    kind: Literal["assignment"] = Field(description="assignment")
+    title: str = Field(description=_TITLE)
+    exercises: list[str] = Field(min_length=1, description="ids of its exercises")
 
 
 Exercise = ImplementationExercise | QuizExercise
