@@ -37,6 +37,7 @@ from grader.sandbox.protocol import (
 )
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
+from grader.sandbox.scripts import ScriptFailure, run_script
 from grader.sandbox.signatures import describe_defaults
 
 __all__ = ["serve"]
@@ -365,16 +366,10 @@ def run_call(
     floats.start()
     try:
         with watching:
-            value = function(*args, **kwargs)
+            value = run_script(function, args[0]) if "script" in call else function(*args, **kwargs)
         events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
-        return {
-            "op": "result",
-            "index": index,
-            "ok": False,
-            "stage": "call",
-            "error": describe_exception(exc, scratch),
-        }, []
+        return {"op": "result", "index": index, "ok": False, "stage": "call", "error": _call_error(exc, scratch)}, []
     try:
         kind, types, encoded, keys = encode_result(value)
         header: dict[str, Any] = {
@@ -406,6 +401,21 @@ def run_call(
 
 
 _NOT_AGAIN = contextlib.nullcontext()
+
+
+def _call_error(exc: BaseException, scratch: str) -> dict[str, Any]:
+    """What a call raised; for a script, what its failing step raised (or that it raised nothing), and the
+    step's number, for the grader to phrase the steps up to it."""
+    if not isinstance(exc, ScriptFailure):
+        return describe_exception(exc, scratch)
+    if exc.cause is None:
+        error: dict[str, Any] = {"type": "", "message": "", "frames": [], "kind": "not-raised"}
+    else:
+        error = describe_exception(exc.cause, scratch)
+    error["step"] = exc.step
+    if exc.expected:
+        error["expected"] = exc.expected[:100]
+    return error
 
 
 class _TooLarge(ValueError):
