@@ -18,14 +18,19 @@ from click.testing import CliRunner
 
 from grader.authoring.handout import stub
 from grader.cli import main
+from grader.engine.instructor_runs import answers_file, read_answers_file
+from grader.engine.memory import GradingMemo
 from grader.engine.plan import build_plan
 from grader.engine.plan_data import plan_data, plan_from_data
 from grader.errors import SpecError
+from grader.record.plain import from_plain, to_plain
 from grader.sandbox import child
 from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.calls import encode_calls
+from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.scripts import ScriptFailure, run_script
 from grader.spec.loader import load_catalog, load_spec_file
+from grader.spec.models import Spec
 from tests.grading_helpers import grade_in_process
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "classes"
@@ -194,7 +199,7 @@ def _broken(tmp_path: Path, old: str, new: str) -> Path:
         ("new: {window: 2}", "new: {size: 2}", "new: {size: 2}", "'size' is not an argument of RunningMean(...)"),
         ("    kind: class\n", "", None, "a function has no methods"),
         (
-            "    description: count is how many numbers the mean is over\n",
+            "    description: count is the number of values the mean covers\n",
             "",
             None,
             "say what it judges in description:",
@@ -262,3 +267,35 @@ def test_the_worked_example_of_the_docs_validates(tmp_path: Path) -> None:
     (root / "exercises" / "running-mean.yaml").write_text(block)
     result = CliRunner().invoke(main, ["--exercises", str(root / "exercises"), "validate"])
     assert result.exit_code == 0, result.output
+
+
+def test_a_class_spec_reads_back_from_the_spec_cache_as_written() -> None:
+    spec = load_spec_file(SPEC)
+    again = from_plain(json.loads(json.dumps(to_plain(spec))), Spec)
+    assert again.entries == spec.entries and again.cases["streams"] == spec.cases["streams"]  # type: ignore[union-attr]
+
+
+def test_a_handout_answers_file_keeps_the_names_of_kept_values(tmp_path: Path) -> None:
+    exercise = _exercise()
+    plan = build_plan(exercise, list(exercise.checks))
+    number = plan.table.numbers("reference")[0]
+    values: list[Any] = [np.float64(2.5), np.int64(2)]
+    kept = CallOutcome(status="ok", values=values, kind="mapping", types=["float", "int"], keys=["m", "n"])
+    path = tmp_path / "answers.json"
+    path.write_text(answers_file(plan, {number: kept}))
+    (read,) = read_answers_file(path, GradingMemo()).values()
+    assert read.keys == ["m", "n"] and read.value == {"m": 2.5, "n": 2}
+
+
+@pytest.mark.slow
+def test_a_released_handout_grades_a_class_against_its_reference_answers(tmp_path: Path) -> None:
+    root, out = tmp_path / "classes", tmp_path / "handout"
+    shutil.copytree(FIXTURES, root)
+    released = CliRunner().invoke(main, ["--exercises", str(root / "exercises"), "release", "--out", str(out)])
+    assert released.exit_code == 0, released.output
+    assert "class RunningMean:" in (out / "running-mean.md").read_text()
+    wrong = out / "mine.py"
+    shutil.copy(FIXTURES / "solutions/running-mean/wrong_count.py", wrong)
+    result = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade", str(wrong), "--public"])
+    assert result.exit_code == 1, result.output
+    assert "expected: m: -4" in result.output and "got: m: -1.33333" in result.output
