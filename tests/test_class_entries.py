@@ -75,8 +75,17 @@ def test_the_reference_class_passes_every_check() -> None:
             "got RunningMean(), then update(x=1000000000.0) raised AttributeError",
         ),
         ("huge.py", "mean-matches", "error", "then mean"),
+        ("returns_none.py", "mean-matches", "error", "then update(x=1000000001.0), then mean returned None"),
     ],
-    ids=["forgets-state", "divides-by-window", "raises-late", "shared-class-state", "no-such-method", "huge-value"],
+    ids=[
+        "forgets-state",
+        "divides-by-window",
+        "raises-late",
+        "shared-class-state",
+        "no-such-method",
+        "huge-value",
+        "keeps-none",
+    ],
 )
 def test_a_wrong_class_loses_points_with_a_reason_naming_the_step(
     learner: str, check: str, status: str, shown: str

@@ -257,10 +257,14 @@ def script_failure(case: Case, entry: str, outcome: CallOutcome) -> tuple[str, s
     """What a class entry's script showed at the step that failed, and what was expected there; ``None`` for a
     call that is no script, or one that did not stop at a step."""
     script, error = case.args.get("script"), outcome.error or {}
-    if not isinstance(script, Script) or outcome.status != "raised" or type(error.get("step")) is not int:
+    if not isinstance(script, Script) or outcome.status not in ("raised", "bad_value"):
+        return None
+    if type(error.get("step")) is not int:
         return None
     number = min(error["step"], len(script.steps) - 1)
     steps, step = format_steps(entry, script, number + 1), script.steps[number]
+    if outcome.status == "bad_value":  # the value this step kept cannot be sent back
+        return describe_error(outcome, steps), "a value of numbers or a string to keep"
     due = f"{step.name} to raise {step.raises}" if step.raises else "each step to run"
     if error.get("kind") == "not-raised":
         return f"{steps}: raised nothing", due

@@ -396,8 +396,28 @@ def run_call(
             error.update(type="MemoryError", kind="memory")
         if isinstance(exc, _TooLarge):  # a fact, for the grader to phrase with its own figure
             error.update(type="ValueError", message="", kind="size")
+        if "script" in call:
+            error.update(_unsendable_step(args[0], value))
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
+
+
+def _unsendable_step(steps: list[dict[str, Any]], kept: Any) -> dict[str, Any]:
+    """Of a script whose kept values cannot all be sent: the step that kept the first that cannot, and why
+    (that value alone, as if returned), so the grader names that step and not the whole script."""
+    if type(kept) is not dict:  # pragma: no cover - run_script returns a dict
+        return {}
+    for number, step in enumerate(steps):
+        if step.get("keep") not in kept:
+            continue
+        try:
+            encode_result(kept[step["keep"]])
+        except BaseException as exc:
+            error: dict[str, Any] = {"step": number, "type": type(exc).__name__[:100], "message": _safe_text(exc)}
+            if isinstance(exc, _TooLarge):
+                error.update(type="ValueError", message="", kind="size")
+            return error
+    return {}
 
 
 _NOT_AGAIN = contextlib.nullcontext()
