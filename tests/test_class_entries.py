@@ -17,7 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from grader.authoring.handout import stub
+from grader.checks.base import Call, Finding
 from grader.cli import main
+from grader.engine.defaults import judge_defaults
 from grader.engine.instructor_runs import answers_file, read_answers_file
 from grader.engine.memory import GradingMemo
 from grader.engine.plan import build_plan
@@ -28,7 +30,7 @@ from grader.sandbox import child
 from grader.sandbox.arguments import decode_arguments
 from grader.sandbox.calls import encode_calls
 from grader.sandbox.outcomes import CallOutcome
-from grader.sandbox.scripts import ScriptFailure, run_script
+from grader.sandbox.scripts import Script, ScriptFailure, Step, run_script
 from grader.spec.loader import load_catalog, load_spec_file
 from grader.spec.models import Spec
 from tests.grading_helpers import grade_in_process
@@ -67,7 +69,12 @@ def test_the_reference_class_passes_every_check() -> None:
             "error",
             "got RunningMean(), then update(x=2.0), then update(x=nan): raised nothing",
         ),
-        ("shared_state.py", "count-matches", "failed", "then update(x=8.0), then count (kept as n)"),
+        (
+            "shared_state.py",
+            "count-matches",
+            "failed",
+            "then update(x=6.0), then mean (kept as m), then count (kept as n)",
+        ),
         (
             "named_add.py",
             "mean-matches",
@@ -308,3 +315,17 @@ def test_a_released_handout_grades_a_class_against_its_reference_answers(tmp_pat
     result = CliRunner().invoke(main, ["--exercises", str(out / "public-checks"), "grade", str(wrong), "--public"])
     assert result.exit_code == 1, result.output
     assert "expected: m: -4" in result.output and "got: m: -1.33333" in result.output
+
+
+@pytest.mark.parametrize(("new", "said"), [((), True), ((("window", 3),), False)], ids=["left-out", "given"])
+def test_a_constructor_default_is_named_only_where_the_script_left_it_out(new: tuple[Any, ...], said: bool) -> None:
+    script = Script((Step("new", "", new), Step("read", "mean", (), "m")))
+    verdict = judge_defaults(
+        Finding(got="m: 4", expected="m: 3"),
+        entry="RunningMean",
+        signature="RunningMean(window=None)",
+        learner={"window": "2"},
+        calls=[Call("RunningMean", {"script": script})],
+        outcomes=[],
+    )
+    assert bool(verdict.said) is said
