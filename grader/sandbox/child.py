@@ -37,7 +37,7 @@ from grader.sandbox.protocol import (
 )
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
-from grader.sandbox.scripts import ScriptFailure, run_script
+from grader.sandbox.scripts import ScriptFailure, run_script, unsendable_step
 from grader.sandbox.signatures import describe_defaults
 
 __all__ = ["serve"]
@@ -369,7 +369,8 @@ def run_call(
             value = run_script(function, args[0]) if "script" in call else function(*args, **kwargs)
         events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
-        return {"op": "result", "index": index, "ok": False, "stage": "call", "error": _call_error(exc, scratch)}, []
+        error = describe_exception(exc, scratch) if not isinstance(exc, ScriptFailure) else exc.report(scratch)
+        return {"op": "result", "index": index, "ok": False, "stage": "call", "error": error}, []
     try:
         kind, types, encoded, keys = encode_result(value)
         header: dict[str, Any] = {
@@ -396,46 +397,16 @@ def run_call(
             error.update(type="MemoryError", kind="memory")
         if isinstance(exc, _TooLarge):  # a fact, for the grader to phrase with its own figure
             error.update(type="ValueError", message="", kind="size")
-        if "script" in call:
-            error.update(_unsendable_step(args[0], value))
+        unsent = unsendable_step(args[0], value, encode_result) if "script" in call else None
+        if unsent is not None:  # the step that kept the first value that cannot be sent, and why
+            error.update(step=unsent[0], type=type(unsent[1]).__name__[:100], message=_safe_text(unsent[1]))
+            if isinstance(unsent[1], _TooLarge):
+                error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
 
 
-def _unsendable_step(steps: list[dict[str, Any]], kept: Any) -> dict[str, Any]:
-    """Of a script whose kept values cannot all be sent: the step that kept the first that cannot, and why
-    (that value alone, as if returned), so the grader names that step and not the whole script."""
-    if type(kept) is not dict:  # pragma: no cover - run_script returns a dict
-        return {}
-    for number, step in enumerate(steps):
-        if step.get("keep") not in kept:
-            continue
-        try:
-            encode_result(kept[step["keep"]])
-        except BaseException as exc:
-            error: dict[str, Any] = {"step": number, "type": type(exc).__name__[:100], "message": _safe_text(exc)}
-            if isinstance(exc, _TooLarge):
-                error.update(type="ValueError", message="", kind="size")
-            return error
-    return {}
-
-
 _NOT_AGAIN = contextlib.nullcontext()
-
-
-def _call_error(exc: BaseException, scratch: str) -> dict[str, Any]:
-    """What a call raised; for a script, what its failing step raised (or that it raised nothing), and the
-    step's number, for the grader to phrase the steps up to it."""
-    if not isinstance(exc, ScriptFailure):
-        return describe_exception(exc, scratch)
-    if exc.cause is None:
-        error: dict[str, Any] = {"type": "", "message": "", "frames": [], "kind": "not-raised"}
-    else:
-        error = describe_exception(exc.cause, scratch)
-    error["step"] = exc.step
-    if exc.expected:
-        error["expected"] = exc.expected[:100]
-    return error
 
 
 class _TooLarge(ValueError):

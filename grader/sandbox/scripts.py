@@ -22,7 +22,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_STEPS", "Script", "ScriptFailure", "Step", "decode_script", "encode_script", "run_script"]
+from grader.sandbox.learner_errors import describe_exception
+
+__all__ = [
+    "MAX_STEPS",
+    "Script",
+    "ScriptFailure",
+    "Step",
+    "decode_script",
+    "encode_script",
+    "run_script",
+    "unsendable_step",
+]
 
 # A script is written by an author; its length is bounded so that one answer's header stays small.
 MAX_STEPS = 200
@@ -93,6 +104,17 @@ class ScriptFailure(Exception):
         super().__init__(step)
         self.step, self.cause, self.expected = step, cause, expected
 
+    def report(self, scratch: str) -> dict[str, Any]:
+        """The facts for the grader: what the step raised (or ``kind: not-raised``), its number, what was due."""
+        if self.cause is None:
+            error: dict[str, Any] = {"type": "", "message": "", "frames": [], "kind": "not-raised"}
+        else:
+            error = describe_exception(self.cause, scratch)
+        error["step"] = self.step
+        if self.expected:
+            error["expected"] = self.expected[:100]
+        return error
+
 
 def run_script(entry: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """Run the steps on the learner's class ``entry``: the values kept, by name; ``ScriptFailure`` on a step
@@ -123,6 +145,22 @@ def run_script(entry: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
         if step.get("keep"):
             kept[str(step["keep"])] = _snapshot(value)
     return kept
+
+
+def unsendable_step(
+    steps: list[dict[str, Any]], kept: Any, encode: Callable[[Any], Any]
+) -> tuple[int, BaseException] | None:
+    """Of a script whose kept values cannot all be sent: the step that kept the first one ``encode`` refuses
+    (each value alone, as if returned), and why; ``None`` when none is refused alone."""
+    if type(kept) is not dict:  # pragma: no cover - run_script returns a dict
+        return None
+    for number, step in enumerate(steps):
+        if step.get("keep") in kept:
+            try:
+                encode(kept[step["keep"]])
+            except BaseException as exc:
+                return number, exc
+    return None
 
 
 def _is_a(exc: BaseException, name: str) -> bool:
