@@ -105,3 +105,28 @@ def test_new_quiz_validates_as_written(project: Path, monkeypatch: pytest.Monkey
     grader(project, monkeypatch, "new", "sigmoid-quiz", "--kind", "quiz")
     code, out, _ = grader(project, monkeypatch, "validate", "--exercise", "sigmoid-quiz")
     assert code == 0, out
+
+
+def test_new_class_writes_a_class_entry_with_scripts(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = grader(project, monkeypatch, "new", "running-total", "--kind", "class")
+    assert code == 0, err
+    assert "wrote solutions/running-total/wrong_shared_state.py" in out
+    exercise = load_catalog(project / "exercises").exercise("running-total")
+    entry = exercise.entries["RunningTotal"]  # type: ignore[union-attr]
+    assert entry.kind == "class" and entry.methods == ["add(x)"] and entry.attributes == ["total"]
+
+
+@pytest.mark.slow
+def test_new_class_validates_once_the_reference_is_written(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    grader(project, monkeypatch, "new", "running-total", "--kind", "class")
+    code, out, _ = grader(project, monkeypatch, "validate", "--exercise", "running-total")
+    assert code == 1
+    assert "is still a stub (RunningTotal() only raises NotImplementedError)" in out
+    (project / "solutions/running-total/reference.py").write_text(
+        "class RunningTotal:\n    def __init__(self):\n        self.values = []\n\n"
+        "    def add(self, x):\n        self.values.append(x)\n\n"
+        "    @property\n    def total(self):\n        return float(sum(self.values))\n"
+    )
+    code, out, _ = grader(project, monkeypatch, "validate", "--exercise", "running-total")
+    assert code == 0, out
+    assert "ok      running-total known-wrong shared-state" in out

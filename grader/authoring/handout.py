@@ -17,11 +17,12 @@ from grader.engine.quiz_variants import quiz_for_variant, variant_for
 from grader.engine.variants import VariantError, read_secret
 from grader.errors import SpecError, UsageError
 from grader.spec.loader import Catalog
-from grader.spec.models import ChoiceQuestion, Exercise, ImplementationExercise, QuizExercise
+from grader.spec.models import ChoiceQuestion, EntrySpec, Exercise, ImplementationExercise, QuizExercise
 
 __all__ = [
     "CHECK_COMMAND",
     "KINDS",
+    "class_stub",
     "describe_exercise",
     "describe_variant",
     "given_code_lines",
@@ -57,7 +58,11 @@ def describe_exercise(exercise: Exercise) -> str:
             lines += [params_note(exercise), ""]
         lines.append("Write:")
         for entry in exercise.entries.values():
-            lines.append(f"  def {entry.signature}  ->  {entry.returns}")
+            if entry.kind == "class":  # what scripts call and read is the class's whole surface
+                surface = ", ".join([*entry.methods, *entry.attributes])
+                lines.append(f"  class {entry.signature}  with  {surface}  ->  {entry.returns}")
+            else:
+                lines.append(f"  def {entry.signature}  ->  {entry.returns}")
         given = given_code_lines(exercise)
         if given:
             lines += ["", *given]
@@ -141,7 +146,9 @@ def given_code_lines(exercise: ImplementationExercise) -> list[str]:
 def scaffold_entries(exercise: ImplementationExercise) -> set[str]:
     """The entries the scaffold defines at top level: the stub gives them as the scaffold writes them."""
     tree = ast.parse(exercise.scaffold)  # parses: the spec was checked on loading
-    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    defined = {
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     return defined & set(exercise.entries)
 
 
@@ -166,6 +173,9 @@ def stub(exercise: ImplementationExercise, catalog: Catalog) -> str:
     for name, entry in exercise.entries.items():
         _check_signature(catalog, exercise, name, entry.signature)
         if name in given:
+            continue
+        if entry.kind == "class":
+            lines += class_stub(name, entry)
             continue
         doc = [f"Return {entry.returns}."]
         if entry.args:
@@ -192,6 +202,23 @@ def handout_code(catalog: Catalog, assignment: str) -> list[str]:
         for exercise in catalog.assignment(assignment)
         if isinstance(exercise, ImplementationExercise)
     ]
+
+
+def class_stub(name: str, entry: EntrySpec) -> list[str]:
+    """A class entry's skeleton: its constructor, each method and each attribute (as a property), each raising
+    ``NotImplementedError``; the spec's ``returns`` as its docstring."""
+    lines = ["", f"class {name}:", '    """' + _docstring_text(entry.returns[:1].upper() + entry.returns[1:]) + '."""']
+    for method in [f"__init__{entry.signature[len(name) :]}", *entry.methods]:
+        title, _, rest = method.partition("(")
+        rest = rest.strip()
+        with_self = rest if rest.startswith("self") and rest[4:5] in (",", ")", " ") else f"self, {rest}"
+        with_self = "self)" if with_self == "self, )" else with_self
+        what = name if title == "__init__" else f"{name}.{title}"
+        lines += ["", f"    def {title}({with_self}:", f"        raise NotImplementedError({f'write {what}'!r})"]
+    for attribute in entry.attributes:
+        lines += ["", "    @property", f"    def {attribute}(self):"]
+        lines.append(f"        raise NotImplementedError({f'write {name}.{attribute}'!r})")
+    return [*lines, ""]
 
 
 def _docstring_text(text: str) -> str:

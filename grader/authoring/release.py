@@ -47,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from grader.authoring.handout import CHECK_COMMAND, KINDS, params_note, stub
+from grader.authoring.handout import CHECK_COMMAND, KINDS, class_stub, params_note, stub
 from grader.authoring.leaks import find_leaks
 from grader.authoring.validate_quiz import located
 from grader.engine.case_variants import default_exercise
@@ -397,8 +397,11 @@ def _page(exercise: Exercise) -> str:
                 lines.append("")
         return "\n".join(lines).rstrip("\n") + "\n"
     lines += ["## What to write", "", f"In `{exercise.id}.py`:", "", "```python"]
-    for entry in exercise.entries.values():
-        lines += [f"def {entry.signature}:", f"    # returns {entry.returns}"]
+    for name, entry in exercise.entries.items():
+        if entry.kind == "class":  # the skeleton the stub holds: its constructor, methods and attributes
+            lines += class_stub(name, entry)[1:-1]
+        else:
+            lines += [f"def {entry.signature}:", f"    # returns {entry.returns}"]
     lines += ["```", ""]
     if exercise.scaffold.strip():
         lines += ["Your file starts with this code, given to you:", "", "```python"]

@@ -3,7 +3,8 @@
 An implementation exercise gets its spec, a reference stub (each entry
 raising ``NotImplementedError``, which ``grader validate`` reports as a stub
 until it is written) and one known-wrong solution that every exercise can
-catch (it writes into its input). A quiz gets a spec with one question of each
+catch (it writes into its input); ``--kind class`` makes its entry a class
+(``scaffold_class``). A quiz gets a spec with one question of each
 kind. Every skeleton loads as it is written, so an author can run
 ``grader validate --exercise ID`` at any point.
 """
@@ -14,11 +15,12 @@ import keyword
 import re
 from pathlib import Path
 
+from grader.authoring.scaffold_class import class_known_wrong_stub, class_name, class_reference_stub, class_spec
 from grader.errors import UsageError
 
 __all__ = ["KINDS", "new_exercise"]
 
-KINDS = ("implementation", "quiz")
+KINDS = ("implementation", "class", "quiz")
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -34,7 +36,7 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str, *, taken: set
         raise UsageError(
             f"{exercise_id!r} is not an exercise id: use lower-case words joined by hyphens, like 'stable-sigmoid'"
         )
-    if kind == "implementation" and not (
+    if kind in ("implementation", "class") and not (
         exercise_id[0].isalpha()
         and exercise_id.replace("-", "_").isidentifier()
         and not keyword.iskeyword(exercise_id.replace("-", "_"))
@@ -53,6 +55,13 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str, *, taken: set
             raise UsageError(f"{path} already exists; choose another id or remove it")
     if kind == "quiz":
         files = {spec: quiz_spec(exercise_id)}
+    elif kind == "class":  # an implementation exercise whose entry is a class (scaffold_class)
+        name = class_name(exercise_id)
+        files = {
+            spec: class_spec(exercise_id, name, f"solutions/{exercise_id}"),
+            solutions / "reference.py": class_reference_stub(exercise_id, name),
+            solutions / "wrong_shared_state.py": class_known_wrong_stub(exercise_id, name),
+        }
     else:
         function = exercise_id.replace("-", "_")
         files = {

@@ -122,13 +122,21 @@ def stubbed_entries(path: Path, exercise: ImplementationExercise) -> str | None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return None
-    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    stubs = [name for name in exercise.entries if name in defined and _only_raises(defined[name])]
+    defined = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    stubs = [name for name in exercise.entries if name in defined and _stubbed(defined[name])]
     return (
         ", ".join(f"{name}()" for name in stubs)
         if stubs and len(stubs) == len([name for name in exercise.entries if name in defined])
         else None
     )
+
+
+def _stubbed(node: ast.FunctionDef | ast.ClassDef) -> bool:
+    """A function that only raises ``NotImplementedError``, or a class whose every method does (a class stub)."""
+    if isinstance(node, ast.FunctionDef):
+        return _only_raises(node)
+    methods = [item for item in node.body if isinstance(item, ast.FunctionDef)]
+    return bool(methods) and all(_only_raises(method) for method in methods)
 
 
 def _only_raises(function: ast.FunctionDef) -> bool:

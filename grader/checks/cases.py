@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
+from grader.checks.scripts import ScriptsGenerator, script_case_args
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
 from grader.sandbox.calls import TrustedFunction
 
@@ -130,7 +131,9 @@ class MatrixGenerator(_Strict):
     matrices: MatrixSpec = Field(description="the family, the sizes and the argument that receives them")
 
 
-CaseGenerator = Annotated[ExamplesGenerator | RandomGenerator | MatrixGenerator, Field(union_mode="left_to_right")]
+CaseGenerator = Annotated[
+    ExamplesGenerator | RandomGenerator | MatrixGenerator | ScriptsGenerator, Field(union_mode="left_to_right")
+]
 
 
 @dataclass
@@ -214,6 +217,10 @@ def build_cases(generators: list[Any], arg_kinds: Mapping[str, str], seed_parts:
                     for name in arg_kinds
                     if name in example
                 }
+                cases.append(Case(args=args, origin="example", label=generator.label))
+        elif isinstance(generator, ScriptsGenerator):  # a class entry's cases (checks.scripts)
+            for steps in generator.scripts:
+                args = script_case_args(steps, dict(arg_kinds), convert_argument)
                 cases.append(Case(args=args, origin="example", label=generator.label))
         elif isinstance(generator, MatrixGenerator):
             rng = np.random.default_rng(stable_seed(*seed_parts, str(number)))

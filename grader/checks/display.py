@@ -18,13 +18,16 @@ from typing import Any, SupportsFloat
 
 import numpy as np
 
+from grader.checks.scripts import script_text
 from grader.sandbox.calls import TrustedFunction
+from grader.sandbox.scripts import Script
 
 __all__ = [
     "Pair",
     "count_of",
     "differing",
     "format_call",
+    "format_steps",
     "format_number",
     "format_pair",
     "format_value",
@@ -91,14 +94,29 @@ def format_value(value: Any, digits: int = DIGITS) -> str:
     return repr(value)
 
 
-def format_call(function: str, args: dict[str, Any]) -> str:
+def format_call(function: str, args: dict[str, Any], upto: str | None = None) -> str:
     """``softmax(z=array([1000., 1001.]), axis=-1)``: the call, with named arguments.
 
     A 0-d array is written as one (``x=array(0.)``), so it is not read as the number the entry was
-    handed: code that works for a Python float may fail for it, and the other way round.
+    handed: code that works for a Python float may fail for it, and the other way round. A class
+    entry's script is written as its steps, up to the one keeping ``upto`` when a check judges that.
     """
+    script = args.get("script")
+    if isinstance(script, Script):
+        return script_text(function, script, script.upto(upto), _step_argument)
     inner = ", ".join(f"{name}={_argument_text(value)}" for name, value in args.items())
     return f"{function}({inner})"
+
+
+def format_steps(function: str, script: Script, count: int) -> str:
+    """The first ``count`` steps of a class entry's script, as ``format_call`` writes them, the last one bare
+    (what it was to keep or raise left out: the reason says what it did)."""
+    return script_text(function, script, count, _step_argument, bare_last=True)
+
+
+def _step_argument(value: Any) -> str:
+    """A script's argument: a Python float in full (``1000000001.0``, never ``1e+09``), else as in a call."""
+    return repr(value) if type(value) is float else _argument_text(value)
 
 
 @dataclass(frozen=True)

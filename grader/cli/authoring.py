@@ -20,9 +20,10 @@ __all__ = ["new_command", "release_command"]
 @click.argument("exercise_id")
 @click.option(
     "--kind",
-    type=click.Choice(["implementation", "quiz"]),
+    type=click.Choice(["implementation", "class", "quiz"]),
     required=True,
-    help="An implementation exercise (spec, reference stub, known-wrong solution) or a quiz (spec).",
+    help="An implementation exercise (spec, reference stub, known-wrong solution), one whose entry is a class "
+    "(the same, exercised by scripts), or a quiz (spec).",
 )
 @exercises_option
 @click.pass_context
@@ -43,7 +44,7 @@ def new_command(ctx: click.Context, exercise_id: str, kind: str) -> None:
     written = new_exercise(exercises_dir, exercise_id, kind, taken=taken)
     for path in written:
         click.echo(f"wrote {path}")
-    if kind == "implementation":
+    if kind in ("implementation", "class"):
         click.echo(f"next: write the reference in {written[1]}, then run 'grader validate --exercise {exercise_id}'")
     else:
         click.echo(f"next: write the questions in {written[0]}, then run 'grader validate --exercise {exercise_id}'")

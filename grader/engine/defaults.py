@@ -18,10 +18,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from grader.checks.base import Call, Finding
 from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.scripts import Script
 
 __all__ = ["DefaultsVerdict", "judge_defaults", "signature_defaults"]
 
@@ -87,7 +88,8 @@ def judge_defaults(
     left_out = [
         name
         for name, default in spec.items()
-        if default is not None and any(c.function == entry and c.on == "learner" and name not in c.args for c in calls)
+        if default is not None
+        and any(c.function == entry and c.on == "learner" and name not in _given(c) for c in calls)
     ]
     if not left_out or learner is None:
         return DefaultsVerdict(finding)
@@ -140,3 +142,11 @@ def _type_error(outcome: CallOutcome) -> bool:
 
 def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _given(call: Call) -> Collection[str]:
+    """The arguments a call gives its entry by name; a class entry's script gives its constructor its ``new`` step's."""
+    script = call.args.get("script")
+    if isinstance(script, Script):
+        return [name for step in script.steps if step.op == "new" for name, _ in step.args]
+    return call.args.keys()

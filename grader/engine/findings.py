@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
-from grader.checks.display import format_call, values_not_shown
+from grader.checks.display import format_call, format_steps, values_not_shown
 from grader.engine.failure_modes import Failure
 from grader.engine.plan import CallTable, Plan, PlannedCheck
 from grader.engine.reasons import describe_error, outcome_detail, ragged, returned_value
 from grader.memo import BoundedMemo
 from grader.sandbox.answers import numbers_only
 from grader.sandbox.outcomes import CallOutcome
+from grader.sandbox.scripts import Script
 
 __all__ = ["STOPPED", "STOPPED_AS", "CheckRun", "Findings", "PlanFindings", "judge_case", "signature_of", "stop_key"]
 
@@ -222,6 +223,15 @@ def judge_case(
                 status="timeout",
                 extra={STOPPED: stop_key(outcome), STOPPED_AS: ""},
             )
+        failed_step = script_failure(case, entry, outcome)
+        if failed_step is not None:
+            got, expected = failed_step
+            return Finding(
+                got=got,
+                expected=expected,
+                status="error",
+                extra={STOPPED: stop_key(outcome), STOPPED_AS: _raised(outcome)},
+            )
         if outcome.status != "ok":
             wanted = check.wanted()
             note = ""
@@ -241,6 +251,24 @@ def judge_case(
             got=f"{entry} returned a value this property cannot be computed on ({exc.__class__.__name__}: {exc})",
             expected="a value of the documented form",
         )
+
+
+def script_failure(case: Case, entry: str, outcome: CallOutcome) -> tuple[str, str] | None:
+    """What a class entry's script showed at the step that failed, and what was expected there; ``None`` for a
+    call that is no script, or one that did not stop at a step."""
+    script, error = case.args.get("script"), outcome.error or {}
+    if not isinstance(script, Script) or outcome.status not in ("raised", "bad_value"):
+        return None
+    if type(error.get("step")) is not int:
+        return None
+    number = min(error["step"], len(script.steps) - 1)
+    steps, step = format_steps(entry, script, number + 1), script.steps[number]
+    if outcome.status == "bad_value":  # the value this step kept cannot be sent back
+        return describe_error(outcome, steps), "a value of numbers or a string to keep"
+    due = f"{step.name} to raise {step.raises}" if step.raises else "each step to run"
+    if error.get("kind") == "not-raised":
+        return f"{steps}: raised nothing", due
+    return describe_error(outcome, steps), due
 
 
 def _made(calls: Sequence[Call], position: int) -> str:

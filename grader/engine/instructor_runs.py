@@ -311,6 +311,8 @@ def answers_file(plan: Plan, outcomes: dict[int, CallOutcome]) -> str:
             "types": list(outcome.types),
             "values": [base64.b64encode(encode_array(value)).decode("ascii") for value in outcome.values],
         }
+        if outcome.keys:  # a dict's field names (a class's kept values): the values alone name no field
+            written[by_number[number]]["keys"] = list(outcome.keys)
     return json.dumps({"format": 1, "answers": written}, sort_keys=True, indent=1) + "\n"
 
 
@@ -326,9 +328,17 @@ def _read_answers(path: Path) -> dict[str, CallOutcome]:
         held: dict[str, CallOutcome] = {}
         for key, item in answers.items():
             values = [decode_array(base64.b64decode(text)) for text in item["values"]]
+            keys = item.get("keys", [])
+            if (item["kind"] == "mapping") != bool(keys) or (keys and len(keys) != len(values)):
+                raise ValueError("a mapping's field names do not match its values")
             digest = hashlib.blake2b(json.dumps(item, sort_keys=True).encode(), digest_size=16).digest()
             held[str(key)] = CallOutcome(
-                status="ok", values=values, kind=str(item["kind"]), types=[str(t) for t in item["types"]], digest=digest
+                status="ok",
+                values=values,
+                kind=str(item["kind"]),
+                types=[str(t) for t in item["types"]],
+                digest=digest,
+                keys=[str(name) for name in keys],
             )
         return held
     except (OSError, ValueError, KeyError, TypeError, AttributeError, ProtocolError):

@@ -100,8 +100,9 @@ class Plan:
         key = (planned.check.id, index)
         text = self.call_texts.get(key)
         if text is None:
-            call = planned.calls[index][0]
-            text = self.call_texts[key] = format_call(call.function, call.args)
+            call, item = planned.calls[index][0], getattr(planned.check, "item", None)
+            upto = item if isinstance(item, str) else None  # a script is shown up to the value the check judges
+            text = self.call_texts[key] = format_call(call.function, call.args, upto)
         return text
 
     def verified_text(self, planned: PlannedCheck) -> str:

@@ -31,6 +31,7 @@ from grader.checks.cases import Case
 from grader.engine.plan import CallTable, Plan, PlannedCheck
 from grader.sandbox.calls import TrustedFunction
 from grader.sandbox.protocol import ProtocolError, decode_array, encode_array
+from grader.sandbox.scripts import Script, Step
 
 if TYPE_CHECKING:
     from grader.spec.models import ImplementationExercise
@@ -96,6 +97,9 @@ class _Writer:
             return {"a": self.array(value)}
         if type(value) is TrustedFunction:
             return {"f": value.name, "b": [[name, {"a": self.array(array)}] for name, array in value.bound]}
+        if type(value) is Script:  # each step as [op, name, args, keep, raises]
+            steps = [[s.op, s.name, [[k, self.value(v)] for k, v in s.args], s.keep, s.raises] for s in value.steps]
+            return {"s": steps}
         if type(value) is list:
             return [self.value(item) for item in value]
         if type(value) is tuple:
@@ -182,6 +186,8 @@ class _Reader:
             pairs = [(name, self.value(value)) for name, value in bound]
             _need(all(type(n) is str and type(a) is np.ndarray for n, a in pairs), "a given function's bound arrays")
             return TrustedFunction(data["f"], tuple(pairs))
+        if data.keys() == {"s"}:
+            return Script(tuple(self.step(item) for item in _list(data["s"])))
         if data.keys() == {"t"}:
             return tuple(self.value(item) for item in _list(data["t"]))
         if data.keys() == {"d"}:
@@ -190,6 +196,14 @@ class _Reader:
         dtype, number = data["n"]
         _need(dtype in _NUMPY_SCALARS and type(number) in (int, float, bool), "a numpy scalar of no known type")
         return _NUMPY_SCALARS[dtype](number)
+
+    def step(self, data: Any) -> Step:
+        _need(type(data) is list and len(data) == 5, "a script step of no known form")
+        op, name, args, keep, raises = data
+        _need(op in ("new", "call", "read") and all(type(t) is str for t in (name, keep, raises)), "a script step")
+        pairs = [_list(pair) for pair in _list(args)]
+        _need(all(len(pair) == 2 and type(pair[0]) is str for pair in pairs), "a script step's arguments")
+        return Step(op, name, tuple((key, self.value(value)) for key, value in pairs), keep, raises)
 
     def array(self, number: Any) -> np.ndarray:
         _need(type(number) is int and 0 <= number < len(self.texts), "an array number out of range")

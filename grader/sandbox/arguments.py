@@ -15,6 +15,7 @@ import numpy as np
 
 from grader.memo import BoundedMemo
 from grader.sandbox.protocol import MessageParser, ProtocolError, decode_array
+from grader.sandbox.scripts import decode_script
 
 __all__ = [
     "decode_arguments",
@@ -54,6 +55,8 @@ def preload(key: str, message: bytes) -> bool:
         if not isinstance(call, dict) or not isinstance(call.get("fn"), str):
             return False
         specs = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
+        if "script" in call:  # a script's steps hold their own arguments: not worth a form of their own here
+            return False
         if any(spec.get("t") not in ("array", "value") for spec in specs):
             return False  # given functions are found only in a process that holds the given file
         args, kwargs = decode_arguments(call, blobs)
@@ -81,6 +84,12 @@ def requested_calls(request: dict[str, Any], blobs: list[bytes]) -> list[tuple[d
 
 
 def decode_arguments(call: dict[str, Any], blobs: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
+    """A call's positional and keyword arguments; for a script, its decoded steps as the one positional."""
+    if "script" in call:
+        try:
+            return [decode_script(call["script"], partial(_decode_value, blobs=blobs))], {}
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ProtocolError(f"{exc}") from None
     args = [_decode_value(spec, blobs) for spec in call.get("args", [])]
     kwargs = {name: _decode_value(spec, blobs) for name, spec in call.get("kwargs", {}).items()}
     return args, kwargs

@@ -5,6 +5,9 @@ array payload, an inline number, or the name of a function of the exercise's
 given file, whose source travels with the request that needs it) plus the
 array payloads themselves (``protocol``).
 
+A class entry's case is a script (``scripts.Script``): it goes as one call
+whose ``script`` lists the steps, their arguments encoded the same way.
+
 A ``CallBatch`` is one such request: its calls, their payloads, and a key
 that is a digest of both. Two batches with the same key ask for exactly the
 same thing, so whatever is matched or remembered about a batch (the answers
@@ -23,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from grader.sandbox.protocol import encode_array
+from grader.sandbox.scripts import Script, encode_script
 
 __all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
 
@@ -126,6 +130,12 @@ def encode_calls(calls: Iterable[PlannedCall], signatures: Mapping[str, list[str
         return {"t": "value", "v": item}
 
     for call in calls:
+        script = call.args.get("script")
+        if isinstance(script, Script):  # a class entry's case: the whole script is one call
+            encoded.append(
+                {"fn": call.function, "args": [], "script": encode_script(script, value), "return_inputs": False}
+            )
+            continue
         order = (signatures or {}).get(call.function) or list(call.args)
         positional: list[dict[str, Any]] = []
         keywords: dict[str, dict[str, Any]] = {}
@@ -160,6 +170,8 @@ def shift_payloads(item: dict[str, Any], offset: int) -> dict[str, Any]:
         return spec
 
     moved = dict(item, args=[move(spec) for spec in item["args"]])
+    if "script" in item:
+        moved["script"] = [dict(step, args={k: move(v) for k, v in step["args"].items()}) for step in item["script"]]
     if "kwargs" in item:
         moved["kwargs"] = {name: move(spec) for name, spec in item["kwargs"].items()}
     return moved

@@ -37,6 +37,7 @@ from grader.sandbox.protocol import (
 )
 from grader.sandbox.reading import Reader
 from grader.sandbox.replies import ANSWER_BYTES
+from grader.sandbox.scripts import ScriptFailure, run_script, unsendable_step
 from grader.sandbox.signatures import describe_defaults
 
 __all__ = ["serve"]
@@ -365,16 +366,11 @@ def run_call(
     floats.start()
     try:
         with watching:
-            value = function(*args, **kwargs)
+            value = run_script(function, args[0]) if "script" in call else function(*args, **kwargs)
         events = floats.take()  # what encoding the value might log is not the learner's
     except BaseException as exc:
-        return {
-            "op": "result",
-            "index": index,
-            "ok": False,
-            "stage": "call",
-            "error": describe_exception(exc, scratch),
-        }, []
+        error = describe_exception(exc, scratch) if not isinstance(exc, ScriptFailure) else exc.report(scratch)
+        return {"op": "result", "index": index, "ok": False, "stage": "call", "error": error}, []
     try:
         kind, types, encoded, keys = encode_result(value)
         header: dict[str, Any] = {
@@ -401,6 +397,11 @@ def run_call(
             error.update(type="MemoryError", kind="memory")
         if isinstance(exc, _TooLarge):  # a fact, for the grader to phrase with its own figure
             error.update(type="ValueError", message="", kind="size")
+        unsent = unsendable_step(args[0], value, encode_result) if "script" in call else None
+        if unsent is not None:  # the step that kept the first value that cannot be sent, and why
+            error.update(step=unsent[0], type=type(unsent[1]).__name__[:100], message=_safe_text(unsent[1]))
+            if isinstance(unsent[1], _TooLarge):
+                error.update(type="ValueError", message="", kind="size")
         return {"op": "result", "index": index, "ok": False, "stage": "value", "error": error}, []
     return header, encoded
 

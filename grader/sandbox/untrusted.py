@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["clean_error", "clean_float_errors", "clean_layers", "clean_text", "clean_type"]
 
 _FLOAT_KINDS = ("overflow", "invalid", "divide")
-_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size")
+_KINDS = ("memory", "process", "network", "file", "import", "signal", "limits", "forbidden", "size", "not-raised")
 
 
 def clean_text(value: Any, limit: int) -> str:
@@ -68,6 +68,10 @@ def clean_error(error: Any) -> dict[str, Any]:
         cleaned["kind"] = error["kind"]
     if type(error.get("errno")) is int:
         cleaned["errno"] = error["errno"]
+    if type(error.get("step")) is int and 0 <= error["step"] < 1000:  # the failing step of a script
+        cleaned["step"] = error["step"]
+        if "expected" in error:
+            cleaned["expected"] = clean_text(error["expected"], 100)
     return cleaned
 
 

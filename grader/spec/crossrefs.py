@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.spec.classes import class_problems
+
 __all__ = ["SpecProblem", "first_problem", "parameters", "solution_problems", "top_level_functions"]
 
 
@@ -79,6 +81,8 @@ def _problems(exercise: Any) -> Iterator[SpecProblem]:
         ids.setdefault(check.id, number)
     for number, check in enumerate(exercise.checks):
         yield from _check_problems(exercise, number, check, signatures)
+    for message, loc in class_problems(exercise, signatures):  # class entries and their scripts (spec.classes)
+        yield SpecProblem(message, *loc)
     if exercise.gate is not None and exercise.gate not in ids:
         yield SpecProblem(
             f"names the check {exercise.gate!r}, which does not exist{_close(exercise.gate, ids)}", "gate"
@@ -203,6 +207,8 @@ def _matrix_problems(
 def _case_problems(
     entry: str, written: str, signature: dict[str, bool], where: tuple[str | int, ...], generator: Any
 ) -> Iterator[SpecProblem]:
+    if getattr(generator, "scripts", None) is not None:  # a class entry's: spec.classes checks them
+        return
     required = [name for name, has_default in signature.items() if not has_default]
     examples = getattr(generator, "examples", None)
     if examples is not None:

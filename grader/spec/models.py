@@ -55,9 +55,22 @@ class _Strict(Record):
 
 
 class EntrySpec(_Strict):
-    """One function the learner writes."""
+    """One function the learner writes, or (``kind: class``) one class, exercised by script cases."""
 
+    kind: Literal["function", "class"] = Field(
+        default="function",
+        description="'class': the entry is a class, its signature the constructor's, its cases scripts "
+        "(grader.checks.scripts)",
+    )
     signature: str = Field(description="as the learner sees it, e.g. 'softmax(z, axis=-1)'")
+    methods: list[str] = Field(
+        default_factory=list,
+        description="a class's methods as the learner sees them, e.g. 'update(x)': what scripts may call, and the stub",
+    )
+    attributes: list[str] = Field(
+        default_factory=list,
+        description="a class's attributes or properties that scripts may read, e.g. 'mean' (stubbed as properties)",
+    )
     args: dict[str, ArgKind] = Field(default_factory=dict, description="argument names in order, with their kinds")
     returns: str = Field(default="a NumPy array of floats", description="what it returns, in words")
     output: str = Field(
