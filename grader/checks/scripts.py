@@ -63,7 +63,7 @@ class ScriptsGenerator(_Strict):
     """A case set of a class entry: scripts written out by hand, each one case."""
 
     scripts: list[list[ScriptStep]] = Field(min_length=1, description="each script a list of steps")
-    label: str | None = None
+    label: str | None = Field(default=None, description="a name for these cases, which reasons may use for an input")
 
     @model_validator(mode="after")
     def _constructs_first(self) -> ScriptsGenerator:

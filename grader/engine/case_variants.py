@@ -112,7 +112,9 @@ def _generator(generator: Any, variant: Variant, at: tuple[str | int, ...]) -> A
             for index, example in enumerate(generator.examples)
         ]
         return generator.model_copy(update={"examples": examples})
-    kind = "random" if hasattr(generator, "random") else "matrices"
+    kind = next((name for name in ("random", "matrices") if hasattr(generator, name)), None)
+    if kind is None:  # a class entry's scripts, written out as they are
+        return generator
     spec = getattr(generator, kind)
     args = {
         arg: [_value(value, variant, (*at, kind, "args", arg, index)) for index, value in enumerate(values)]

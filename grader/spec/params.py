@@ -163,8 +163,10 @@ def computed_values(exercise: Any) -> Iterator[tuple[tuple[str | int, ...], Any]
                     for arg, value in example.items():
                         yield (*at, "examples", index, arg), value
                 continue
-            spec = generator.random if hasattr(generator, "random") else generator.matrices
-            kind = "random" if hasattr(generator, "random") else "matrices"
+            kind = next((name for name in ("random", "matrices") if hasattr(generator, name)), None)
+            if kind is None:  # a class entry's scripts: their steps' arguments are written out as they are
+                continue
+            spec = getattr(generator, kind)
             for arg, values in spec.args.items():
                 if isinstance(values, list):
                     for index, value in enumerate(values):
