@@ -183,6 +183,12 @@ class Check(Record):
     cases: list[str] = Field(default_factory=list, description="names of the exercise's case sets to run")
     points: float = Field(default=1.0, gt=0)
     visibility: Visibility = "hidden"
+    task: int | None = Field(
+        default=None,
+        ge=1,
+        description="the numbered task of the instructions this check tests (Exercism's '## 1. ...'); "
+        "give it only when the check tests that one task",
+    )
     reveal: Literal["full", "property"] = Field(
         default="full", description="after grading, show the failing input and hint (full) or only the property"
     )
