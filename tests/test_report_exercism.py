@@ -12,7 +12,7 @@ from test_report_formats import CASES
 
 from grader.errors import SpecError
 from grader.report import render
-from grader.report.exercism import OUTPUT_LIMIT, capped, format_exercism
+from grader.report.exercism import OUTPUT_LIMIT, capped, format_exercism, own_output
 from grader.results import CheckResult, ExerciseResult, Report
 from grader.spec.loader import load_spec_file
 
@@ -145,3 +145,20 @@ def test_grade_cli_writes_exercism_results(tmp_path: Path) -> None:
             assert any(t["status"] == "fail" and t["test_code"].startswith("softmax(z=") for t in results["tests"])
         else:
             assert "SyntaxError" in results["message"]
+
+
+def test_exercism_output_is_what_the_learner_printed_without_pythons_warnings() -> None:
+    printed = (
+        "step 1\n"
+        "softmax.py:5: RuntimeWarning: overflow encountered in exp\n"
+        "  e = np.exp(z)\n"
+        "step 2\n"
+        "helpers.py:9: DeprecationWarning: old\n"
+    )
+    assert own_output(printed) == "step 1\nstep 2\n"
+    exercise = ExerciseResult(
+        id="e", status="failed", score=0, max_score=1, reason="r", output=printed, checks=[_check("a")]
+    )
+    report = Report(grader_version="0", submission="s", score=0, max_score=1, exercises=[exercise])
+    assert json.loads(format_exercism(report))["tests"][0]["output"] == "step 1\nstep 2\n"
+    assert own_output("a: Warning: not a file line\n") == "a: Warning: not a file line\n"

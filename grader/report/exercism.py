@@ -13,7 +13,8 @@ is one check::
                otherwise (the interface asks for code, and a property in words is not code)
     task_id    the check's ``task`` from its spec, left out when the spec names none: the
                interface links a test to a task only when it tests exactly that one
-    output     what the learner's code printed, at most 500 characters; the first test's
+    output     what the learner's code printed, at most 500 characters, without the warnings
+               Python printed for it (its own output only, as the interface asks); the first test's
                output (and ``message``) start with the note of a report graded against a
                handout, which is not a grade of record
 
@@ -26,6 +27,7 @@ hidden checks say what their spec lets them reveal, as in every format.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from grader.report._common import check_rows, printable
@@ -33,10 +35,12 @@ from grader.report._runnable import nothing_ran, why_nothing_ran
 from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
-__all__ = ["OUTPUT_LIMIT", "format_exercism"]
+__all__ = ["OUTPUT_LIMIT", "capped", "format_exercism", "own_output"]
 
 OUTPUT_LIMIT = 500  # characters, Exercism's cap on a test's output
 _TRUNCATED = "\n[Output was truncated. Please limit to 500 chars.]"
+# The first line of a warning as Python's warnings module shows it: "softmax.py:5: RuntimeWarning: overflow ...".
+_WARNING = re.compile(r"^\S[^:\n]*\.py:\d+: [A-Za-z_]*Warning: ")
 _STATUS = {"passed": "pass", "failed": "fail", "skipped": "fail", "error": "error", "timeout": "error"}
 
 
@@ -76,10 +80,27 @@ def _test(exercise: ExerciseResult, index: int, check: CheckResult, stopped: boo
         test["test_code"] = printable(code)
     if check.task is not None:
         test["task_id"] = check.task
-    if index == 0 and (exercise.output or exercise.note):
+    printed = own_output(exercise.output or "")
+    if index == 0 and (printed or exercise.note):
         noted = f"note: {exercise.note}\n" if exercise.note else ""
-        test["output"] = capped(noted + (exercise.output or ""))
+        test["output"] = capped(noted + printed)
     return test
+
+
+def own_output(text: str) -> str:
+    """What the learner printed, without the warnings Python wrote for them (``FILE:LINE: XWarning: ...`` and the
+    source line under it): the interface's ``output`` is what a user deliberately prints, and each NumPy warning
+    that matters is already in the reason of the check it broke."""
+    kept: list[str] = []
+    lines = text.splitlines(keepends=True)
+    index = 0
+    while index < len(lines):
+        if _WARNING.match(lines[index]):
+            index += 2 if index + 1 < len(lines) and lines[index + 1].startswith("  ") else 1
+            continue
+        kept.append(lines[index])
+        index += 1
+    return "".join(kept)
 
 
 def _test_code(check: CheckResult) -> str | None:
