@@ -100,8 +100,12 @@ def test_exercism_export_refuses_hidden_checks_and_solutions(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_exports_run_from_a_wheel_installed_outside_the_repository(public_checks: Path, tmp_path: Path) -> None:
+    source = tmp_path / "source"  # a copy: building in the checkout would rewrite its grader.egg-info
+    shutil.copytree(ROOT / "grader", source / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(source)],
         capture_output=True,
         text=True,
         timeout=600,
