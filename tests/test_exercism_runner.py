@@ -82,3 +82,35 @@ def test_finishing_keeps_paths_of_other_folders_and_the_output_cap(tmp_path: Pat
     (test,) = json.loads((tmp_path / "results.json").read_text())["tests"]
     assert test["message"] == "<solution-dir>/a.py; /solutions/b.py"
     assert len(test["output"]) == 500 and test["output"].endswith("Please limit to 500 chars.]")
+
+
+@pytest.mark.slow
+def test_a_checks_task_in_its_spec_becomes_the_tests_task_id(tmp_path: Path) -> None:
+    specs = tmp_path / "specs" / "exercises"
+    specs.mkdir(parents=True)
+    text = (ROOT / "exercises/stable-softmax.yaml").read_text(encoding="utf-8")
+    marked = text.replace("  - id: rows-sum-to-one\n", "  - id: rows-sum-to-one\n    task: 1\n", 1)
+    assert marked != text
+    (specs / "stable-softmax.yaml").write_text(marked, encoding="utf-8")
+    (tmp_path / "specs" / "solutions").symlink_to(ROOT / "solutions")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader.cli",
+            "--exercises",
+            str(specs),
+            "grade",
+            str(ROOT / "solutions/stable-softmax/wrong_no_max_shift.py"),
+            "--exercise",
+            "stable-softmax",
+            "--format",
+            "exercism",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    tests = {t["name"]: t for t in json.loads(done.stdout)["tests"]}
+    assert tests["stable-softmax / rows-sum-to-one"]["task_id"] == 1
+    assert [name for name, test in tests.items() if "task_id" in test] == ["stable-softmax / rows-sum-to-one"]

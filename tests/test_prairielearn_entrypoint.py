@@ -171,3 +171,12 @@ def test_entrypoint_ignores_a_grader_folder_beside_the_student_files(tmp_path: P
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["gradable"] is True and 0 < results["score"] < 1
+
+
+def test_a_refusal_names_the_students_folder_not_the_machines(tmp_path: Path) -> None:
+    root = tmp_path / "grade"
+    (root / "student").mkdir(parents=True)
+    (root / "student" / "notes.txt").write_text("no code here\n")
+    results = grade(root, GRADER_EXERCISES=str(ROOT / "exercises"), GRADER_EXERCISE="stable-softmax")
+    assert results["gradable"] is False and "student: nothing to grade" in results["message"]
+    assert str(tmp_path) not in json.dumps(results)

@@ -91,7 +91,8 @@ def _public_specs(catalog: Catalog) -> dict[str, bytes]:
         hidden = [check.id for check in exercise.checks if check.visibility != "public"]
         solutions = [exercise.reference_solution, *(wrong.path for wrong in exercise.known_wrong)]
         if hidden or any(solutions):
-            what = f"hidden checks ({', '.join(hidden)})" if hidden else "a reference or known-wrong solution"
+            named = ", ".join(hidden[:3]) + (f" and {len(hidden) - 3} more" if len(hidden) > 3 else "")
+            what = f"hidden checks ({named})" if hidden else "a reference or known-wrong solution"
             raise UsageError(
                 f"{source}: {exercise.id} has {what}, and an Exercism runner image is public; export from "
                 "the handout's public checks instead ('grader release --out H', then "
