@@ -91,18 +91,18 @@ def _public_specs(catalog: Catalog) -> dict[str, bytes]:
         hidden = [check.id for check in exercise.checks if check.visibility != "public"]
         solutions = [exercise.reference_solution, *(wrong.path for wrong in exercise.known_wrong)]
         if hidden or any(solutions):
-            named = ", ".join(hidden[:3]) + (f" and {len(hidden) - 3} more" if len(hidden) > 3 else "")
-            what = f"hidden checks ({named})" if hidden else "a reference or known-wrong solution"
+            listed = ", ".join(hidden[:3]) + (f" and {len(hidden) - 3} more" if len(hidden) > 3 else "")
+            what = f"hidden checks ({listed})" if hidden else "a reference or known-wrong solution"
             raise UsageError(
                 f"{source}: {exercise.id} has {what}, and an Exercism runner image is public; export from "
                 "the handout's public checks instead ('grader release --out H', then "
                 "'grader --exercises H/public-checks export exercism DIR')"
             )
         chosen[f"specs/exercises/{source.name}"] = source.read_bytes()
-        for named in spec_files(exercise):
-            path = catalog.resolve(named.relative)
+        for file in spec_files(exercise):
+            path = catalog.resolve(file.relative)
             if not path.is_relative_to(root):
-                raise UsageError(f"{source}: {named.relative!r} is outside {root}; move it under that folder")
+                raise UsageError(f"{source}: {file.relative!r} is outside {root}; move it under that folder")
             chosen[f"specs/{path.relative_to(root).as_posix()}"] = path.read_bytes()
     _check_loads(chosen)
     return chosen
