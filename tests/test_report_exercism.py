@@ -12,7 +12,7 @@ from test_report_formats import CASES
 
 from grader.errors import SpecError
 from grader.report import render
-from grader.report.exercism import OUTPUT_LIMIT, capped, format_exercism, own_output
+from grader.report.exercism import MESSAGE_LIMIT, OUTPUT_LIMIT, capped, format_exercism, own_output
 from grader.results import CheckResult, ExerciseResult, Report
 from grader.spec.loader import load_spec_file
 
@@ -162,3 +162,9 @@ def test_exercism_output_is_what_the_learner_printed_without_pythons_warnings() 
     report = Report(grader_version="0", submission="s", score=0, max_score=1, exercises=[exercise])
     assert json.loads(format_exercism(report))["tests"][0]["output"] == "step 1\nstep 2\n"
     assert own_output("a: Warning: not a file line\n") == "a: Warning: not a file line\n"
+
+
+def test_exercism_top_level_message_keeps_within_the_interfaces_limit() -> None:
+    report = Report(grader_version="0", submission="s", score=0, max_score=0, exercises=[], problems=["p" * 70_000])
+    results = json.loads(format_exercism(report))
+    assert results["status"] == "error" and len(results["message"]) == MESSAGE_LIMIT

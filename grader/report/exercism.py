@@ -35,9 +35,10 @@ from grader.report._runnable import nothing_ran, why_nothing_ran
 from grader.report.runner_safe import inert_lines
 from grader.results import CheckResult, ExerciseResult, Report
 
-__all__ = ["OUTPUT_LIMIT", "capped", "format_exercism", "own_output"]
+__all__ = ["MESSAGE_LIMIT", "OUTPUT_LIMIT", "capped", "format_exercism", "own_output"]
 
 OUTPUT_LIMIT = 500  # characters, Exercism's cap on a test's output
+MESSAGE_LIMIT = 65535  # characters, Exercism's cap on the top-level message
 _TRUNCATED = "\n[Output was truncated. Please limit to 500 chars.]"
 # The first line of a warning as Python's warnings module shows it: "softmax.py:5: RuntimeWarning: overflow ...".
 _WARNING = re.compile(r"^\S[^:\n]*\.py:\d+: [A-Za-z_]*Warning: ")
@@ -53,13 +54,13 @@ def format_exercism(report: Report) -> str:
         for index, check in enumerate(check_rows(exercise))
     ]
     if stopped:
-        status, message = "error", printable("\n".join(why_nothing_ran(report)))
+        status, message = "error", printable("\n".join(why_nothing_ran(report)))[:MESSAGE_LIMIT]
     else:
         status, message = ("pass" if report.all_passed else "fail"), None
     results: dict[str, Any] = {"version": 3, "status": status, "message": message, "tests": tests}
     if report.handout:  # not a grade of record: said first in the message and in the first test's output
         if message is not None:
-            results["message"] = printable(f"{report.handout}\n{message}")
+            results["message"] = printable(f"{report.handout}\n{message}")[:MESSAGE_LIMIT]
         if tests:
             tests[0]["output"] = capped(f"note: {report.handout}\n" + tests[0].get("output", ""))
     return inert_lines(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "json")
