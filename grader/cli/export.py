@@ -205,12 +205,17 @@ def _write_build_folder(out_dir: str, built: dict[str, bytes]) -> Path:
 
 @export_group.command("prairielearn")
 @click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False))
+@exercises_option
+@click.pass_context
 @guard
-def export_prairielearn(out_dir: str) -> None:
+def export_prairielearn(ctx: click.Context, out_dir: str) -> None:
     """Write DIR, the build folder of a PrairieLearn grader image: the grader's wheel, pinned dependencies,
-    the entrypoint; no spec and no solution (the course's serverFilesCourse holds those)."""
+    the entrypoint; no spec and no solution (the course's serverFilesCourse holds those). Specs at hand
+    (--exercises, GRADER_EXERCISES, ./exercises) are loaded first, so the image is never one they fail on."""
     from grader.export.images import prairielearn_image
 
+    if ctx.obj["exercises_dir"] or Path(os.environ.get("GRADER_EXERCISES") or "exercises").is_dir():
+        load_specs(ctx)
     root = _write_build_folder(out_dir, prairielearn_image())
     click.echo(f"wrote {root}: build it with 'docker build --platform linux/amd64 -t COURSE/grader {root}'")
 
