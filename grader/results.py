@@ -104,7 +104,9 @@ class CheckResult:
     learner's output matches. ``picked``, for a quiz question the learner
     answered, the option letters the answer picks in letter order (empty when
     it names no option, and for a numeric question); left out when there was
-    no answer. The class's item statistics count options from it.
+    no answer. The class's item statistics count options from it. ``task``
+    is the numbered task of the instructions the check tests, when its spec
+    names one (Exercism links the test to it).
     """
 
     __pydantic_config__ = _FORBID_EXTRA
@@ -125,6 +127,7 @@ class CheckResult:
     more_failures: int = 0
     picked: list[str] | None = None
     failing: FailingOutput | None = None
+    task: int | None = None
 
     def __post_init__(self) -> None:
         _require(self, _CHECK_STATUSES, "check")

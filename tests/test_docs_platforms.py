@@ -32,8 +32,10 @@ def test_doc_has_a_checked_recipe_for_every_platform() -> None:
         "grader export github-actions",
         "grader export gitlab-ci",
         "grader export gradescope",
-        "platforms/prairielearn/entrypoint.sh",
-        "platforms/exercism/run.sh",
+        "grader export prairielearn",
+        "pl-image/entrypoint.sh",
+        "export exercism exercism-runner",
+        "exercism-runner/bin/run.sh",
     ):
         assert command in commands, command
 
@@ -66,14 +68,15 @@ def test_doc_says_a_repository_check_is_feedback_and_where_the_grade_comes_from(
 def test_doc_builds_the_prairielearn_image_without_specs_for_amd64() -> None:
     prairielearn = _section(DOC.read_text(encoding="utf-8"), "PrairieLearn")
     build = next(line for line in prairielearn.splitlines() if line.startswith("docker build"))
-    assert "--platform linux/amd64" in build and "platforms/prairielearn/Dockerfile" in build
+    assert "--platform linux/amd64" in build and build.endswith(" pl-image")
+    assert "grader export prairielearn pl-image" in prairielearn
     assert "serverFilesCourse/grader/" in prairielearn and "/opt/grader-course" not in prairielearn
     assert "publicly" in prairielearn or "public registry" in prairielearn
 
 
 @pytest.mark.slow
 def test_doc_commands_run_and_write_what_they_promise(tmp_path: Path) -> None:
-    for name in ("exercises", "solutions", "platforms"):  # the course repository the doc is run from
+    for name in ("exercises", "solutions"):  # the course repository the doc is run from
         (tmp_path / name).symlink_to(ROOT / name)
     env = {key: value for key, value in os.environ.items() if key != "GRADER_EXERCISES"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
@@ -93,6 +96,7 @@ def test_doc_commands_run_and_write_what_they_promise(tmp_path: Path) -> None:
         assert {"setup.sh", "run_autograder"} <= set(archive.namelist())
     prairielearn = json.loads((tmp_path / "pl-job/results/results.json").read_text())
     assert prairielearn["gradable"] is True and 0 < prairielearn["score"] < 1
+    assert (tmp_path / "pl-image/Dockerfile").is_file() and (tmp_path / "exercism-runner/Dockerfile").is_file()
     exercism = json.loads((tmp_path / "exercism-out/results.json").read_text())
     assert exercism["version"] == 3 and exercism["status"] == "fail"
     assert json.loads((tmp_path / "exercism.json").read_text())["status"] == "fail"

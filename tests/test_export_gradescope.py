@@ -53,7 +53,7 @@ def test_bundle_holds_scripts_wheel_specs_and_solutions_and_is_deterministic(tmp
         names = set(archive.namelist())
         modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
         run_autograder = archive.read("run_autograder").decode()
-    assert {"setup.sh", "run_autograder", "finish_results.py"} <= names
+    assert {"setup.sh", "run_autograder", "finish_results.py", "collect_submission.py", "requirements.txt"} <= names
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     assert any(n.startswith("wheels/grader-") and n.endswith("-py3-none-any.whl") for n in names)
     assert {"exercises/why-softmax.yaml", "exercises/stable-softmax.yaml", "exercises/why-softmax-quiz.yaml"} <= names
@@ -180,10 +180,34 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
         archive.extractall(autograder / "source")
     for name in ("setup.sh", "run_autograder"):
         (autograder / "source" / name).chmod(0o755)  # as Gradescope's unzip keeps them
-    (autograder / "submission").mkdir()
-    shutil.copy(BUGGY, autograder / "submission" / "softmax.py")
+    # A zip holding a folder, as a Mac makes it: the file is one folder down, beside the Mac's metadata.
+    (autograder / "submission" / "my-work").mkdir(parents=True)
+    shutil.copy(BUGGY, autograder / "submission" / "my-work" / "softmax.py")
+    (autograder / "submission" / "__MACOSX" / "my-work").mkdir(parents=True)
+    (autograder / "submission" / "__MACOSX" / "my-work" / "._softmax.py").write_bytes(b"\x00\x05\x16\x07")
     fresh = tmp_path / "venv"
+    wheelhouse = tmp_path / "pinned"
+    downloaded = subprocess.run(  # the pinned dependencies, fetched here so setup.sh's pip needs no network
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "-q",
+            "-d",
+            str(wheelhouse),
+            "-r",
+            str(autograder / "source" / "requirements.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if downloaded.returncode != 0:
+        pytest.skip(f"the pinned dependencies cannot be fetched here: {downloaded.stderr.strip()[-300:]}")
     env = {**fresh_venv_env(tmp_path), "AUTOGRADER_ROOT": str(autograder)}
+    env["PIP_FIND_LINKS"] = f"{env['PIP_FIND_LINKS']} {wheelhouse}"
     setup = subprocess.run(
         ["bash", str(autograder / "source" / "setup.sh")],
         env=env,
@@ -193,7 +217,15 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
         cwd=autograder / "source",
     )
     assert setup.returncode == 0, setup.stdout + setup.stderr
-    assert (autograder / "source" / ".grader-python").read_text().strip().startswith(str(fresh))
+    grader_python = (autograder / "source" / ".grader-python").read_text().strip()
+    assert grader_python == str(autograder / "venv" / "bin" / "python")  # a venv of its own
+    harness = subprocess.run(["python", "-I", "-c", "import grader"], env=env, capture_output=True, timeout=60)
+    assert harness.returncode != 0 and str(fresh) in shutil.which("python", path=env["PATH"])  # untouched
+    pins = dict(line.split("==") for line in (autograder / "source" / "requirements.txt").read_text().splitlines())
+    frozen = subprocess.run([grader_python, "-I", "-m", "pip", "freeze"], capture_output=True, text=True, timeout=60)
+    assert {name.lower(): version for name, version in pins.items()}.items() <= {
+        name.lower(): version for name, _, version in (line.partition("==") for line in frozen.stdout.splitlines())
+    }.items()
     shutil.copy(autograder / "source" / "run_autograder", autograder / "run_autograder")  # where Gradescope runs it
     graded = subprocess.run(
         [str(autograder / "run_autograder")], env=env, capture_output=True, text=True, timeout=600, cwd=autograder
@@ -210,12 +242,14 @@ def test_bundle_installs_and_grades_a_buggy_submission_in_a_fresh_venv(tmp_path:
     assert 0 < results["score"] < maximum == results["extra_data"]["max_score"]
     failing = [t for t in results["tests"] if t["status"] == "failed" and t["name"].startswith("stable-softmax")]
     assert failing and any("1000." in t["output"] for t in failing)
+    assert results["extra_data"]["submission"] == "submission"  # relative: no folder of the machine
+    assert str(tmp_path) not in json.dumps(results)
 
 
 def test_every_python_the_bundle_starts_is_isolated() -> None:
     """No folder beside the submission, in the working directory or on PYTHONPATH can stand in for pip or the grader."""
-    from grader.export.gradescope_scripts import SETUP_SH, run_autograder
+    from grader.export.gradescope_scripts import run_autograder, setup_sh
 
-    for script in (SETUP_SH, run_autograder("why-softmax", allow_weak_sandbox=False)):
-        starts = re.findall(r'(?:"\$PYTHON"|\|\| python3) (?!--version)(\S+)', script)
+    for script in (setup_sh("w.whl", "0" * 64, "3.11"), run_autograder("why-softmax", allow_weak_sandbox=False)):
+        starts = re.findall(r'(?:"\$PYTHON"|"\$GRADER"|\|\| python3) (?!--version)(\S+)', script)
         assert starts and all(flag == "-I" for flag in starts), starts

@@ -1,4 +1,4 @@
-"""The platform scripts in ``platforms/`` start every Python isolated, so the learner's files cannot shadow it."""
+"""The platform scripts in ``grader/export/platforms/`` start every Python isolated: learner files cannot shadow it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(ROOT.glob("platforms/*/*.sh"))
+SCRIPTS = sorted(ROOT.glob("grader/export/platforms/*/*.sh"))
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[path.parent.name for path in SCRIPTS])

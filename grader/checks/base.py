@@ -195,6 +195,12 @@ class Check(Record):
         description="public (in the handout, a learner can run it), hidden (the default), or on Gradescope "
         "after_due_date or after_published (when its result is shown)",
     )
+    task: int | None = Field(
+        default=None,
+        ge=1,
+        description="the numbered task of the instructions this check tests (Exercism's '## 1. ...'); "
+        "give it only when the check tests that one task",
+    )
     reveal: Literal["full", "property"] = Field(
         default="full", description="after grading, show the failing input and hint (full) or only the property"
     )

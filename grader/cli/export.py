@@ -20,7 +20,7 @@ __all__ = ["export_group"]
 
 @click.group("export")
 def export_group() -> None:
-    """Write what a course platform needs: a CI workflow for learners' repositories, a Gradescope autograder."""
+    """Write what a course platform needs: a CI workflow, a Gradescope autograder, a PrairieLearn or Exercism image."""
 
 
 def _ci_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -220,4 +220,51 @@ def export_gradescope(ctx: click.Context, assignment: str, out_file: str, allow_
     click.echo(
         f"wrote {out_file}: the autograder for {assignment}, with its hidden checks and solutions; "
         "keep it with the instructors"
+    )
+
+
+def _write_build_folder(out_dir: str, built: dict[str, bytes]) -> Path:
+    """Write a Docker build folder's files under ``out_dir`` (made if missing); scripts get mode 755."""
+    from grader.export.images import EXECUTABLE
+
+    root = Path(out_dir)
+    for name in sorted(built):
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, built[name])
+        if name in EXECUTABLE:
+            target.chmod(0o755)
+    return root
+
+
+@export_group.command("prairielearn")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False))
+@exercises_option
+@click.pass_context
+@guard
+def export_prairielearn(ctx: click.Context, out_dir: str) -> None:
+    """Write DIR, the build folder of a PrairieLearn grader image: the grader's wheel, pinned dependencies,
+    the entrypoint; no spec and no solution (the course's serverFilesCourse holds those). Specs at hand
+    (--exercises, GRADER_EXERCISES, ./exercises) are loaded first, so the image is never one they fail on."""
+    from grader.export.images import prairielearn_image
+
+    if ctx.obj["exercises_dir"] or Path(os.environ.get("GRADER_EXERCISES") or "exercises").is_dir():
+        load_specs(ctx)
+    root = _write_build_folder(out_dir, prairielearn_image())
+    click.echo(f"wrote {root}: build it with 'docker build --platform linux/amd64 -t COURSE/grader {root}'")
+
+
+@export_group.command("exercism")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False))
+@exercises_option
+@click.pass_context
+@guard
+def export_exercism(ctx: click.Context, out_dir: str) -> None:
+    """Write DIR, an Exercism test-runner (Dockerfile, bin/run.sh) grading the specs' implementation exercises;
+    the image is public, so every check must be public (export from the handout's public-checks)."""
+    from grader.export.images import exercism_runner
+
+    root = _write_build_folder(out_dir, exercism_runner(load_specs(ctx)))
+    click.echo(
+        f"wrote {root}: build it with 'docker build --platform linux/amd64 -t exercism/TRACK-test-runner {root}'"
     )

@@ -334,6 +334,7 @@ def _judge_run(
         score=0.0,
         max_score=check.points,
         visibility=check.visibility,
+        task=check.task,
         reason=reason,
         property=description,
         input=call_text if reveal else None,
@@ -393,6 +394,7 @@ def _result(check: Check, status: CheckStatus, reason: str) -> CheckResult:
         score=check.points if status == "passed" else 0.0,
         max_score=check.points,
         visibility=check.visibility,
+        task=check.task,
         reason=reason,
     )
 

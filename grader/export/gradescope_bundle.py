@@ -2,8 +2,12 @@
 
 Layout of the zip (Gradescope unzips it into ``/autograder/source``)::
 
-    setup.sh            installs the grader wheel into the image's Python
+    setup.sh            makes /autograder/venv, a venv apart from the image's Python, and installs into it
+                        requirements.txt, then the grader wheel by its sha256 (written into setup.sh)
+    requirements.txt    the grader's dependencies, each at the version installed here (grader.export.pins)
     run_autograder      grades /autograder/submission into /autograder/results/results.json
+    collect_submission.py  gathers the submission's files from its folders too (a zip holding a folder,
+                        a repository's src/), so the grader's entry rule chooses among them
     finish_results.py   adds execution_time (the run's measured seconds); on any failure, a valid result
                         telling the learner to contact the instructor
     wheels/grader-VERSION-py3-none-any.whl
@@ -18,16 +22,20 @@ loaded as a catalog, so a bundle that cannot load is never produced.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import sys
 import tempfile
 import zipfile
+from importlib.resources import files as package_files
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.export.gradescope_scripts import FINISH_RESULTS, SETUP_SH, run_autograder
+from grader.export.gradescope_scripts import FINISH_RESULTS, run_autograder, setup_sh
+from grader.export.pins import pinned_requirements
 from grader.export.wheel import build_wheel
+from grader.spec.files import spec_files
 from grader.spec.loader import Catalog, load_catalog
-from grader.spec.models import ImplementationExercise
 
 __all__ = ["bundle_files", "gradescope_bundle"]
 
@@ -40,18 +48,24 @@ def gradescope_bundle(catalog: Catalog, assignment: str, *, allow_weak_sandbox: 
     with tempfile.TemporaryDirectory(prefix="grader-bundle-") as scratch:
         wheel = build_wheel(Path(scratch) / "wheels")
         files = bundle_files(catalog, assignment, allow_weak_sandbox=allow_weak_sandbox)
-        files[f"wheels/{wheel.name}"] = wheel.read_bytes()
+        data = wheel.read_bytes()
+        python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        files["setup.sh"] = setup_sh(wheel.name, hashlib.sha256(data).hexdigest(), python).encode("utf-8")
+        files[f"wheels/{wheel.name}"] = data
         _check_loads(files, assignment, Path(scratch) / "check")
     return _zip(files)
 
 
 def bundle_files(catalog: Catalog, assignment: str, *, allow_weak_sandbox: bool = False) -> dict[str, bytes]:
-    """Every file of the bundle but the wheel: scripts, specs and solutions, by name in the zip."""
+    """Every file of the bundle but the wheel and setup.sh (which names the wheel's sha256): scripts, pins,
+    specs and solutions, by name in the zip."""
     exercises = catalog.assignment(assignment)  # a usage error naming the known assignments, if unknown
+    collector = package_files("grader.export").joinpath("platforms").joinpath("gradescope")
     files: dict[str, bytes] = {
-        "setup.sh": SETUP_SH.encode("utf-8"),
         "run_autograder": run_autograder(assignment, allow_weak_sandbox=allow_weak_sandbox).encode("utf-8"),
         "finish_results.py": FINISH_RESULTS.encode("utf-8"),
+        "collect_submission.py": collector.joinpath("collect_submission.py").read_bytes(),
+        "requirements.txt": pinned_requirements().encode("utf-8"),
     }
     specs = [catalog.sources[exercise.id] for exercise in exercises]
     if assignment in catalog.assignments:
@@ -59,11 +73,8 @@ def bundle_files(catalog: Catalog, assignment: str, *, allow_weak_sandbox: bool 
     for path in specs:
         files[f"exercises/{path.name}"] = path.read_bytes()
     for exercise in exercises:
-        if isinstance(exercise, ImplementationExercise):
-            named = [exercise.reference_solution, exercise.functions, *(wrong.path for wrong in exercise.known_wrong)]
-            for relative in named:
-                if relative is not None:
-                    files[_inside(catalog, exercise.id, relative)] = catalog.resolve(relative).read_bytes()
+        for named in spec_files(exercise):  # solutions, functions, reference answers: all the spec names
+            files[_inside(catalog, exercise.id, named.relative)] = catalog.resolve(named.relative).read_bytes()
     return files
 
 

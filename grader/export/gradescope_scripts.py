@@ -14,38 +14,69 @@ from __future__ import annotations
 
 import shlex
 
-__all__ = ["FINISH_RESULTS", "SETUP_SH", "run_autograder"]
+__all__ = ["FINISH_RESULTS", "run_autograder", "setup_sh"]
 
-SETUP_SH = r"""#!/usr/bin/env bash
+_SETUP_SH = r"""#!/usr/bin/env bash
 # Installs the grader; Gradescope runs this once, as root, when it builds the autograder.
-# Written by 'grader export gradescope'. PYTHON picks the interpreter (default: python3 on PATH).
+# Written by 'grader export gradescope'. PYTHON picks the interpreter the venv is made from (default: python3).
+# The grader goes into a virtual environment of its own ($ROOT/venv, or GRADER_VENV), apart from the
+# image's Python and whatever the harness installs there: requirements.txt pins each dependency to the
+# version the export found installed (on Python @PYTHON_VERSION@), and the grader's wheel is installed only
+# if its bytes still have the sha256 the export wrote here.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 PYTHON="${PYTHON:-python3}"
+VENV="${GRADER_VENV:-$ROOT/venv}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 
-if ! "$PYTHON" -I -m pip --version >/dev/null 2>&1; then
+if ! "$PYTHON" -I -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
     if command -v apt-get >/dev/null 2>&1; then
         apt-get update
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-pip
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3
         PYTHON=python3
-    else
-        echo "setup.sh: no Python with pip found (set PYTHON to one)" >&2
-        exit 1
     fi
 fi
 "$PYTHON" -I -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
     echo "setup.sh: the grader needs Python 3.10 or later; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
     exit 1
 }
-# A throwaway image: installing beside the system's packages is what it is for.
-export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-"$PYTHON" -I -m pip install --no-cache-dir "$SOURCE"/wheels/*.whl
-"$PYTHON" -I -c 'import sys; print(sys.executable)' > "$SOURCE/.grader-python"
+rm -rf "$VENV"
+if ! "$PYTHON" -I -m venv "$VENV"; then  # Debian and Ubuntu keep venv (and its pip) in a package of its own
+    if command -v apt-get >/dev/null 2>&1; then
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
+        rm -rf "$VENV"
+        "$PYTHON" -I -m venv "$VENV"
+    else
+        echo "setup.sh: $PYTHON cannot make a virtual environment (python3 -m venv)" >&2
+        exit 1
+    fi
+fi
+GRADER="$VENV/bin/python"
+"$GRADER" -I -m pip install --no-cache-dir --no-input -r "$SOURCE/requirements.txt" || {
+    echo "setup.sh: the pinned dependencies (requirements.txt, taken on Python @PYTHON_VERSION@) do not install" \
+        "on $("$GRADER" --version 2>&1); export the bundle with a Python this image has, or pick a base" \
+        "image with Python @PYTHON_VERSION@" >&2
+    exit 1
+}
+printf '%s --hash=sha256:%s\n' "$SOURCE/wheels/@WHEEL@" "@SHA256@" > "$VENV/grader.txt"
+"$GRADER" -I -m pip install --no-cache-dir --no-input --no-deps --require-hashes -r "$VENV/grader.txt"
+"$GRADER" -I -m pip check
+printf '%s\n' "$VENV/bin/python" > "$SOURCE/.grader-python"
 # Proves the install, shows the sandbox tier this machine allows, and checks the specs load.
-"$PYTHON" -I -m grader.cli --version
-"$PYTHON" -I -m grader.cli --exercises "$SOURCE/exercises" list
+"$GRADER" -I -m grader.cli --version
+"$GRADER" -I -m grader.cli --exercises "$SOURCE/exercises" list
 """
+
+
+def setup_sh(wheel: str, sha256: str, python_version: str) -> str:
+    """The ``setup.sh`` script installing the wheel ``wheel`` (file name, with its ``sha256``) into a venv.
+
+    ``python_version`` is the Python the pins were taken on, named when they do not install.
+    """
+    return _SETUP_SH.replace("@WHEEL@", wheel).replace("@SHA256@", sha256).replace("@PYTHON_VERSION@", python_version)
+
 
 _RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Grades one submission; Gradescope runs this for every submission. Written by 'grader export gradescope'.
@@ -59,17 +90,27 @@ mkdir -p "$RESULTS"
 rm -f "$RESULTS/results.json"
 LOG="$(mktemp)"
 STARTED="$(date +%s)"
-cd "$SOURCE"
-"$PYTHON" -I -m grader.cli --exercises "$SOURCE/exercises" grade "$ROOT/submission" \
+# The submission's files from every folder of it (a zip holding a folder, a repository's src/), in one
+# folder named submission, so that what the grader says names no folder of the machine.
+STAGE="$(mktemp -d)"
+NOTES="$STAGE/notes.txt"
+if "$PYTHON" -I "$SOURCE/collect_submission.py" "$ROOT/submission" "$STAGE/submission" "$NOTES"; then
+    cd "$STAGE"
+else
+    : > "$NOTES"
+    cd "$ROOT"
+fi
+"$PYTHON" -I -m grader.cli --exercises "$SOURCE/exercises" grade submission \
     --assignment @ASSIGNMENT@ --format gradescope --output "$RESULTS/results.json"@EXTRA@ 2>"$LOG"
 STATUS=$?
 cat "$LOG" >&2  # for the instructor: Gradescope shows this output to students only if stdout_visibility says so
-"$PYTHON" -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
-    || python3 -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" \
+cd "$ROOT"
+"$PYTHON" -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" "$NOTES" \
+    || python3 -I "$SOURCE/finish_results.py" "$RESULTS/results.json" "$STATUS" "$STARTED" "$LOG" "$NOTES" \
     || printf '%s%s\n' '{"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [], ' \
         '"output": "The autograder failed before it could grade this submission. This is not a judgement of your work: please contact your instructor."}' \
         > "$RESULTS/results.json"
-rm -f "$LOG"
+rm -rf "$LOG" "$STAGE"
 exit 0
 """  # noqa: E501 -- the script's text as written into the bundle
 
@@ -82,7 +123,7 @@ def run_autograder(assignment: str, *, allow_weak_sandbox: bool) -> str:
 
 FINISH_RESULTS = r'''"""Finish Gradescope's results.json after the grader ran (standard library only).
 
-Usage: finish_results.py RESULTS_JSON GRADER_STATUS STARTED_EPOCH GRADER_LOG
+Usage: finish_results.py RESULTS_JSON GRADER_STATUS STARTED_EPOCH GRADER_LOG [NOTES]
 
 When the grader graded (status 0 or 1) and wrote a result, add the one
 top-level field it leaves to the platform: execution_time, the whole run in
@@ -90,7 +131,9 @@ whole seconds, measured here so the grader's own output stays byte-identical
 for the same submission. Otherwise (a refusal, status 2; a failure, 3; a
 crash; no file) write a valid result of score 0 that tells the learner to
 contact the instructor; the grader's messages stay in the autograder's
-output, which instructors see.
+output, which instructors see. NOTES, when given, holds lines about how
+the submission's files were gathered (collect_submission.py); they go first
+in the learner's output.
 """
 
 import json
@@ -140,11 +183,23 @@ def fallback(status, log):
             "stdout_visibility": "hidden", "tests": [], "extra_data": {"grader_exit_status": status}}
 
 
+def notes(path):
+    """The lines collect_submission.py wrote about the submission's files."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return [line.strip() for line in stream if line.strip()]
+    except OSError:
+        return []
+
+
 def main(argv):
     path, status, started, log = argv[1], int(argv[2]), float(argv[3]), argv[4]
     results = read(path) if status in (0, 1) else None
     if results is None:
         results = fallback(status, log)
+    said = notes(argv[5]) if len(argv) > 5 else []
+    if said:
+        results["output"] = "\n".join(said) + ("\n\n" + results["output"] if results.get("output") else "")
     results["execution_time"] = max(0, int(round(time.time() - started)))
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as stream:

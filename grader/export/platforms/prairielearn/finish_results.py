@@ -10,14 +10,17 @@ student's. It asks the student to contact the instructor; the grader's own
 messages stay in the container's output, which course staff see.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
+from typing import Any
 
 CONTACT = "Please contact your instructor, who can see the details in the grading job's output."
 
 
-def valid(path):
+def valid(path: str) -> bool:
     try:
         with open(path, encoding="utf-8") as stream:
             results = json.load(stream)
@@ -26,7 +29,7 @@ def valid(path):
     return isinstance(results, dict) and ("score" in results or results.get("gradable") is False)
 
 
-def refusal(log):
+def refusal(log: str) -> str:
     """The grader's one-line reason for refusing (exit 2), without its prefix."""
     try:
         with open(log, encoding="utf-8", errors="replace") as stream:
@@ -36,7 +39,7 @@ def refusal(log):
     return lines[0][len("grader: error:") :].strip().rstrip(".") if lines else ""
 
 
-def fallback(status, log):
+def fallback(status: int, log: str) -> dict[str, Any]:
     reason = refusal(log) if status == 2 else ""
     if "--allow-weak-sandbox" in reason:  # the machine's fault, and the fix is the instructor's
         why = "The grading machine cannot confine submitted code well enough to run the hidden checks."
@@ -47,7 +50,7 @@ def fallback(status, log):
     return {"gradable": False, "score": 0.0, "message": why + " " + CONTACT, "format_errors": [why], "tests": []}
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     path, status, log = argv[1], int(argv[2]), argv[3]
     if status in (0, 1) and valid(path):
         return 0

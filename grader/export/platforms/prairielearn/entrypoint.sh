@@ -15,9 +15,12 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 RESULTS="$ROOT/results"
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$RESULTS"
+ROOT="$(cd "$ROOT" && pwd)"
+RESULTS="$ROOT/results"
 rm -f "$RESULTS/results.json"
 
 EXERCISES="${GRADER_EXERCISES:-$ROOT/serverFilesCourse/grader/exercises}"
+case "$EXERCISES" in /*) ;; *) EXERCISES="$PWD/$EXERCISES" ;; esac  # the grader runs from $ROOT, below
 CHOSEN=()
 for id in ${GRADER_EXERCISE:-}; do
     CHOSEN+=(--exercise "$id")
@@ -28,7 +31,9 @@ fi
 
 LOG="$(mktemp)"
 # Isolated mode: nothing in the working directory or PYTHONPATH can stand in for the grader or numpy.
-"$PYTHON" -I -m grader.cli --exercises "$EXERCISES" grade "$ROOT/student" ${CHOSEN[@]+"${CHOSEN[@]}"} \
+# Graded from $ROOT as "student", so that what the grader says names no folder of the machine.
+cd "$ROOT"
+"$PYTHON" -I -m grader.cli --exercises "$EXERCISES" grade student ${CHOSEN[@]+"${CHOSEN[@]}"} \
     --format prairielearn --output "$RESULTS/results.json" 2>"$LOG"
 STATUS=$?
 cat "$LOG" >&2  # PrairieLearn keeps the container's output for the course staff
