@@ -53,6 +53,7 @@ from grader.batch.summary import (
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.engine.quiz_variants import require_variant_secret
+from grader.engine.variants import variant_environ
 from grader.errors import UsageError
 from grader.results import Report, report_from_worker
 from grader.spec.models import Exercise, ImplementationExercise
@@ -180,6 +181,7 @@ def run_batch(
             assignment=assignment,
             spec_digest=specs,
             allow_weak_sandbox=allow_weak_sandbox,
+            environ=variant_environ(),
         )
         if executor is not None:
             runner = executor(config)
