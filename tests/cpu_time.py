@@ -30,3 +30,15 @@ def cpu_seconds(work: Callable[[], object], expected: tuple[type[BaseException],
         if collecting:
             gc.enable()
     return elapsed
+
+
+def grows_linearly(scan: Callable[[str], object], text: str) -> bool:
+    """Whether ``scan`` of ``text`` costs about four times what a quarter of it (its first and last eighths) does.
+
+    A quadratic scan would cost sixteen times as much; held to the ratio, not to a time, since a MiB takes about
+    a second of CPU on a busy machine. (At most 5 s in all, whatever the ratio.)
+    """
+    eighth = len(text) // 8
+    quarter = cpu_seconds(lambda: scan(text[:eighth] + text[-eighth:]))
+    whole = cpu_seconds(lambda: scan(text))
+    return whole < 8 * max(quarter, 0.01) and whole < 5

@@ -72,7 +72,11 @@ def test_batch_grades_a_folder_holding_a_sparse_file_a_fifo_and_a_link_loop(exer
     first = run_batch(folder, assignment=ASSIGNMENT, out=out, jobs=1, exercises_dir=exercises)
     assert first.graded == 2 and not first.grader_errors
     graded, plain = _result(out, "eve"), _result(out, "plain")
-    assert graded["score"] == plain["score"] and graded["exercises"] == plain["exercises"]
+
+    def placeless(exercises: list[dict]) -> list[dict]:  # type: ignore[type-arg]
+        return [{key: value for key, value in exercise.items() if key != "file"} for exercise in exercises]
+
+    assert graded["score"] == plain["score"] and placeless(graded["exercises"]) == placeless(plain["exercises"])
     assert any("'big.py' is larger than 16 MiB" in note for note in graded["problems"])
     assert any("'pipe.py' is a FIFO" in note for note in graded["problems"])
     started = time.monotonic()

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from grader.batch.cache import current_umask, write_atomically
-from grader.batch.run import OutputLock, run_batch, same_file
+from grader.batch.lock import OutputLock, same_file
+from grader.batch.run import run_batch
 from grader.batch.worker import Outcome
 from grader.errors import UsageError
 from tests.batch_helpers import ASSIGNMENT, make_class, make_exercises
 
 HOLD = (
-    "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import OutputLock\n"
+    "import sys, time\nfrom pathlib import Path\nfrom grader.batch.lock import OutputLock\n"
     "with OutputLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
 )
 

@@ -155,7 +155,7 @@ def test_batch_output_folder_it_cannot_write_in_is_refused_before_grading(
 def test_batch_output_that_fails_mid_run_is_one_line_and_keeps_the_results_stored(
     exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import grader.batch.run as batch_run
+    import grader.batch.rebuild as batch_run  # where every output is written
 
     real = batch_run.write_atomically
 

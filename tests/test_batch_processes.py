@@ -144,7 +144,7 @@ def test_second_batch_on_one_output_folder_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     hold = (
-        "import sys, time\nfrom pathlib import Path\nfrom grader.batch.run import OutputLock\n"
+        "import sys, time\nfrom pathlib import Path\nfrom grader.batch.lock import OutputLock\n"
         "with OutputLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n"
     )
     with subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True) as holder:

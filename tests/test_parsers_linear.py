@@ -34,7 +34,7 @@ from grader.submission.notebook import (
     convert_notebook,
     is_ipython_line,
 )
-from tests.cpu_time import cpu_seconds
+from tests.cpu_time import cpu_seconds, grows_linearly
 
 MIB = 1 << 20
 GENERATED = settings(
@@ -124,13 +124,7 @@ PATHOLOGICAL_SOURCES = {
 
 @pytest.mark.parametrize("text", list(PATHOLOGICAL_SOURCES.values()), ids=list(PATHOLOGICAL_SOURCES))
 def test_scan_names_is_linear_on_crafted_source(text: str) -> None:
-    """A quarter of the text (its first and last eighths) costs about a quarter of the time; a quadratic scan
-    would cost a sixteenth. Held to the ratio, not to a time: a MiB takes about a second of CPU on a busy machine.
-    """
-    eighth = len(text) // 8
-    quarter = _timed(lambda: scan_names(text[:eighth] + text[-eighth:], ENTRIES))
-    whole = _timed(lambda: scan_names(text, ENTRIES))
-    assert whole < 8 * max(quarter, 0.01) and whole < 5
+    assert grows_linearly(lambda source: scan_names(source, ENTRIES), text)
 
 
 def test_reading_a_folder_of_crafted_python_files_is_bounded(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,25 @@ def test_cli_batch_grades_each_learner_on_the_variant_of_their_folder_name(proje
     for learner in ("ada", "bob"):
         exercise = json.loads((project / f"out/results/{learner}.json").read_text())["exercises"][0]
         assert exercise["status"] == "passed" and exercise["variant"] == _variant(project, learner).values
+
+
+def test_batch_workers_get_the_secret_however_they_start(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker from a forkserver (the batch's process has other threads) inherits no environment set later."""
+    from grader.batch.worker import WorkerConfig, _Worker
+    from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, variant_environ
+
+    (project / "secret.txt").write_text("a course secret of enough bytes\n")
+    (project / "exercises/a1.yaml").write_text("id: a1\nkind: assignment\ntitle: A\nexercises: [scale-quiz]\n")
+    monkeypatch.chdir(project)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    monkeypatch.setenv(SECRET_FILE_ENV, "secret.txt")
+    handed = variant_environ()
+    assert handed == ((SECRET_FILE_ENV, str(project / "secret.txt")),)  # by its absolute path: workers start elsewhere
+    monkeypatch.delenv(SECRET_FILE_ENV)
+    monkeypatch.chdir("/")
+    config = WorkerConfig(exercises_dir=str(project / "exercises"), assignment="a1", spec_digest="", environ=handed)
+    worker = _Worker(config)
+    try:
+        assert os.environ[SECRET_FILE_ENV] == str(project / "secret.txt")
+    finally:
+        worker.session.close()

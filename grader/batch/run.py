@@ -22,8 +22,6 @@ meets is not met again on every run.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,41 +34,29 @@ from grader.batch.cache import (
     remove_stale_temporaries,
     result_key,
     spec_digest,
-    write_atomically,
 )
 from grader.batch.executors import DaskExecutor, Executor, LocalPool, default_jobs
 from grader.batch.fingerprint import Fingerprint, fingerprint_learner
-from grader.batch.gradebook import GradebookRow, format_gradebook
-from grader.batch.html import format_report_html
-from grader.batch.items import format_items_csv, quiz_items
 from grader.batch.learners import Learner, discover_learners
+from grader.batch.lock import OutputLock
 from grader.batch.mistakes import (
-    FailingRecords,
-    SharedMistake,
-    failing_from_json,
     failing_to_json,
-    give_failing,
-    shared_mistakes,
     take_failing,
 )
 from grader.batch.outdir import OUTPUT_FILES, check_out, check_output_files, make_out
-from grader.batch.overrides import Override, find_overrides, load_overrides, readjust
+from grader.batch.overrides import find_overrides, load_overrides
 from grader.batch.progress import NoProgress, Progress
-from grader.batch.roster import class_roster
-from grader.batch.similarity_html import PAGE as SIMILARITY_PAGE
-from grader.batch.similarity_html import similarity_page
+from grader.batch.rebuild import failing_path, feedback_text, output_paths, rebuild_outputs, write_output
 from grader.batch.summary import (
     ClassStats,
-    class_stats,
-    format_summary_markdown,
     format_summary_text,
-    similarity_markdown,
 )
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.engine.quiz_variants import require_variant_secret
+from grader.engine.variants import variant_environ
 from grader.errors import UsageError
-from grader.results import Report, report_from_json, report_from_worker
-from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
+from grader.results import Report, report_from_worker
+from grader.spec.models import Exercise, ImplementationExercise
 
 __all__ = ["BatchSummary", "run_batch"]
 
@@ -170,7 +156,7 @@ def run_batch(
     names = [learner.name for learner in learners]
     adjust = load_overrides(override_file, learners=names, exercises=exercises) if override_file else []
     check_output_files([out_dir / name for name in (*OUTPUT_FILES, OutputLock.NAME)])
-    check_output_files(path for learner in learners for path in _paths(out_dir, learner))
+    check_output_files(path for learner in learners for path in output_paths(out_dir, learner))
     specs = spec_digest(catalog, exercises_path)
     prints = {learner.name: fingerprint_learner(learner.path) for learner in learners}
     keys = {name: result_key(found.digest, specs, assignment) for name, found in prints.items()}
@@ -195,6 +181,7 @@ def run_batch(
             assignment=assignment,
             spec_digest=specs,
             allow_weak_sandbox=allow_weak_sandbox,
+            environ=variant_environ(),
         )
         if executor is not None:
             runner = executor(config)
@@ -232,7 +219,7 @@ def run_batch(
         notes = notes + _kept_notes(kept) + _unlisted_notes(learners, prints) + _unsettled_notes(unsettled)
         if adjust and override_file is not None:
             notes.append(f"{len(adjust)} override{'s' if len(adjust) != 1 else ''} read from {override_file.name}")
-        stats, _, more_notes = _rebuild(out_dir, learners, exercises, title, notes, stored, adjust, similarity)
+        stats, _, more_notes = rebuild_outputs(out_dir, learners, exercises, title, notes, stored, adjust, similarity)
     return BatchSummary(
         out=out_dir,
         learners=len(learners),
@@ -268,86 +255,9 @@ def _each(pairs: Iterator[tuple[Task, Outcome]]) -> Iterator[tuple[Task, Outcome
             close()
 
 
-class OutputLock:
-    """One batch at a time per output folder: two would race on the same files.
-
-    A POSIX lock on ``.batch.lock``, held by this process alone (grading
-    processes forked from it do not inherit it). The kernel drops it however
-    the process ends, so the file a killed run leaves never blocks the next
-    one. A run that ends removes the file while it still holds the lock; a run
-    that opened the file just before (and so locks a file no longer there)
-    sees that the path names another file or none, and opens it again.
-    """
-
-    NAME = ".batch.lock"
-
-    def __init__(self, out_dir: Path) -> None:
-        self.path = out_dir / self.NAME
-        self.handle: int | None = None
-
-    def __enter__(self) -> None:
-        while self.handle is None:  # another round only when a run ended between our open and our lock
-            try:  # never through a link: O_CREAT would make the file it names, wherever that is
-                handle = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-            except OSError as error:
-                what = "is a symbolic link" if error.errno == errno.ELOOP else f"cannot be opened ({error.strerror})"
-                raise UsageError(f"{self.path}: the batch's lock file {what}") from None
-            try:
-                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(handle)
-                if exc.errno not in (errno.EACCES, errno.EAGAIN):
-                    raise
-                raise UsageError(
-                    f"{self.path.parent}: another 'grader batch' is writing there; wait for it to finish"
-                ) from None
-            if same_file(handle, self.path):
-                self.handle = handle
-            else:
-                os.close(handle)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.handle is not None:
-            try:
-                os.unlink(self.path)  # before the lock goes: no run can lock this file and take it for current
-            except FileNotFoundError:
-                pass
-            os.close(self.handle)
-            self.handle = None
-
-
-def same_file(handle: int, path: Path) -> bool:
-    """Whether ``path`` still names the file open as ``handle``."""
-    try:
-        named = os.stat(path)
-    except FileNotFoundError:
-        return False
-    held = os.fstat(handle)
-    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
-
-
-def _paths(out_dir: Path, learner: Learner) -> tuple[Path, Path, Path]:
-    results = out_dir / "results"
-    stem = learner.stem
-    return results / f"{stem}.json", out_dir / "feedback" / f"{stem}.md", results / f"{stem}.key"
-
-
-def _failing_path(out_dir: Path, learner: Learner) -> Path:
-    """The learner's failing cases, for the shared mistakes (``batch.mistakes``): the instructor's alone."""
-    return out_dir / "failing" / f"{learner.stem}.json"
-
-
-def _read_failing(out_dir: Path, learner: Learner) -> FailingRecords:
-    """The failing cases stored for the learner; none when the file is missing or not one the batch wrote."""
-    try:
-        return failing_from_json(_failing_path(out_dir, learner).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
 def _stored(out_dir: Path, learner: Learner, key: str) -> KeyRecord | None:
     """The record of the learner's stored result when it is fully written under the key the learner has now."""
-    result, feedback, key_path = _paths(out_dir, learner)
+    result, feedback, key_path = output_paths(out_dir, learner)
     record = read_key(key_path)
     if record is None or record.key != key or record.learner != learner.name:
         return None
@@ -428,152 +338,23 @@ def _store(
 
         text = render(report, "json")
         error = error or "no result came back"
-    result, feedback, key_path = _paths(out_dir, learner)
+    result, feedback, key_path = output_paths(out_dir, learner)
     failing = take_failing(report)
     if failing:  # the result as grader grade writes it; the failing cases, hidden inputs and all, kept apart
         from grader.report import render
 
         text = render(report, "json")
-    _write(_failing_path(out_dir, learner), failing_to_json(failing))
-    _write(result, text)
-    _write(feedback, _feedback(report))
+    write_output(failing_path(out_dir, learner), failing_to_json(failing))
+    write_output(result, text)
+    write_output(feedback, feedback_text(report))
     failures = 0
     if error is not None:
         failures = 1 + (previous.failures if previous is not None and previous.grader_error is not None else 0)
-    _write(
+    write_output(
         key_path,
         KeyRecord(key=key, learner=learner.name, entry=learner.entry, grader_error=error, failures=failures).dumps(),
     )
     return report, error
-
-
-def _write(path: Path, text: str) -> None:
-    """``write_atomically``; an output the batch cannot write is the output folder's fault, said in one line."""
-    try:
-        write_atomically(path, text)
-    except OSError as error:
-        raise UsageError(f"{path}: the batch cannot write there ({error.strerror or error})") from None
-
-
-def _feedback(report: Report) -> str:
-    """Markdown feedback when that format exists, else the text report in a fence."""
-    from grader.report import FORMATS, render
-
-    if "markdown" in FORMATS:
-        return render(report, "markdown")
-    text = render(report, "text")
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"# Feedback on {report.submission}\n\n{fence}text\n{text}{fence}\n"
-
-
-def _rebuild(
-    out_dir: Path,
-    learners: list[Learner],
-    exercises: list[Exercise],
-    title: str,
-    notes: list[str],
-    stored: dict[str, Report] | None = None,
-    adjust: list[Override] | None = None,
-    similarity: Sequence[str] | None = None,
-) -> tuple[ClassStats, list[str], list[str]]:
-    """Gradebook, summary and report from every stored result of the learners now in the class.
-
-    ``stored``: the results this run wrote, already parsed (the others are read back from disk).
-    ``adjust``: the overrides, applied to the results as grading gave them; a learner's JSON and feedback
-    are rewritten whenever what was applied to them changes. ``similarity``: as ``run_batch`` takes it.
-    """
-    rows: list[GradebookRow] = []
-    reports: dict[str, Report] = {}
-    stems: dict[str, str] = {}  # learner name -> the stem of their output files
-    failing: dict[str, FailingRecords] = {}
-    errors: list[str] = []
-    more: list[str] = []
-    for learner in learners:
-        result, _, key_path = _paths(out_dir, learner)
-        record = read_key(key_path)
-        try:
-            report = (stored or {}).get(learner.name) or report_from_json(result.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            more.append(f"no stored result for {learner.name!r}; run the batch again")
-            continue
-        failed = record is None or record.grader_error is not None
-        mine = [override for override in adjust or [] if override.learner == learner.name]
-        if failed:
-            errors.append(learner.name)
-            if mine:
-                more.append(f"the overrides for {learner.name!r} wait until the grader grades them")
-        elif readjust(report, mine):
-            _rewrite(out_dir, learner, report)
-        rows.append(GradebookRow(learner=learner.name, report=report, grader_error=failed))
-        reports[learner.name] = report
-        stems[learner.name] = learner.stem
-        failing[learner.name] = _read_failing(out_dir, learner)
-    known = {learner.stem for learner in learners}
-    stale = sorted(p.stem for p in (out_dir / "results").glob("*.json") if p.stem not in known)
-    if stale:
-        more.append(
-            f"{len(stale)} stored result{'s' if len(stale) != 1 else ''} in results/ belong to learners "
-            "no longer in the class folder; they are kept but left out of the gradebook"
-        )
-    ids = [exercise.id for exercise in exercises]
-    checks = [
-        (e.id, c.id)
-        for e in exercises
-        for c in (
-            e.questions if isinstance(e, QuizExercise) else e.checks if isinstance(e, ImplementationExercise) else []
-        )
-    ]
-    max_score = float(sum(exercise.max_score for exercise in exercises))
-    stats = class_stats(reports, checks, max_score, grader_errors=errors, notes=notes + more)
-    stats.quiz_items = quiz_items(reports, exercises, left_out=errors)
-    if stats.quiz_items is not None:
-        _write(out_dir / "quiz-items.csv", format_items_csv(stats.quiz_items))
-    _write(out_dir / "gradebook.csv", format_gradebook(rows, ids))
-    mistakes = _shared_mistakes(reports, failing, errors, stats)
-    summary = format_summary_markdown(stats, title=title, mistakes=mistakes)
-    page = out_dir / SIMILARITY_PAGE
-    if similarity is not None:
-        code = {learner.name: learner.path for learner in learners if learner.name in reports}
-        text, listed = similarity_page(code, reports, boilerplate=similarity, title=title)
-        _write(page, text)
-        summary += similarity_markdown(SIMILARITY_PAGE, listed)
-    elif page.is_file():
-        page.unlink()  # it showed earlier files, which may have changed since
-    _write(out_dir / "summary.md", summary)
-    roster = class_roster(((name, stems[name], report) for name, report in reports.items()), ids, grader_errors=errors)
-    _write(out_dir / "report.html", format_report_html(stats, title=title, roster=roster, mistakes=mistakes))
-    return stats, errors, more
-
-
-def _shared_mistakes(
-    reports: dict[str, Report], failing: dict[str, FailingRecords], errors: list[str], stats: ClassStats
-) -> list[SharedMistake] | None:
-    """The class's shared uncatalogued mistakes; a fault in looking for them is a note, never the batch's failure.
-
-    The reports get their failing cases back for the search (nothing writes them after it).
-    """
-    try:
-        for name, records in failing.items():
-            give_failing(reports[name], records)
-        return shared_mistakes(reports, left_out=errors)
-    except Exception as error:  # the gradebook and every result are already good: say so and go on
-        stats.notes.append(f"the shared mistakes could not be worked out ({error.__class__.__name__}: {error})")
-        return None
-
-
-def _rewrite(out_dir: Path, learner: Learner, report: Report) -> None:
-    """A learner's JSON and feedback, as ``report`` now is, each written only when it differs from what is there."""
-    from grader.report import render
-
-    result, feedback, _ = _paths(out_dir, learner)
-    for path, text in ((result, render(report, "json")), (feedback, _feedback(report))):
-        try:
-            same = path.read_text(encoding="utf-8") == text
-        except (OSError, ValueError):
-            same = False
-        if not same:
-            _write(path, text)
 
 
 def _title(catalog: object, assignment: str) -> str:

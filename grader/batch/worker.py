@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import threading
 import time
 import traceback
@@ -61,12 +62,17 @@ GRADER_ERROR_REASON = (
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """What every worker needs to know: where the specs are, what to grade, and the specs' digest."""
+    """What every worker needs to know: where the specs are, what to grade, and the specs' digest.
+
+    ``environ``: the variables a worker sets before it grades (the variant secret's, ``engine.variants``): a worker
+    forked from a forkserver, or started on a Dask machine, does not inherit the batch's environment.
+    """
 
     exercises_dir: str
     assignment: str
     spec_digest: str
     allow_weak_sandbox: bool = False
+    environ: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,6 +204,7 @@ class _Worker:
         from grader.grading import GradingSession
 
         self.warm_parent = warm_parent
+        os.environ.update(dict(config.environ))
         catalog, memo = _PREPARED.get(config.exercises_dir, (None, None))
         self.session = GradingSession(
             catalog,

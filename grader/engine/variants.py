@@ -42,6 +42,7 @@ __all__ = [
     "end_variant",
     "read_secret",
     "secret_fingerprint",
+    "variant_environ",
     "shown_value",
 ]
 
@@ -118,6 +119,17 @@ def read_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
             "(e.g. python -c 'import secrets; print(secrets.token_hex(16))')"
         )
     return secret
+
+
+def variant_environ() -> tuple[tuple[str, str], ...]:
+    """The variant secret's variables as set here, a file named by its absolute path: what a process that grades for
+    this one (a batch worker, wherever it starts) sets to draw the same variants."""
+    found = []
+    for name in (SECRET_ENV, SECRET_FILE_ENV):
+        value = os.environ.get(name, "")
+        if value.strip():
+            found.append((name, str(Path(value).resolve()) if name == SECRET_FILE_ENV else value))
+    return tuple(found)
 
 
 def secret_fingerprint(secret: bytes | None) -> str:
