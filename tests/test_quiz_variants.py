@@ -193,7 +193,7 @@ def test_cli_batch_grades_each_learner_on_the_variant_of_their_folder_name(proje
 
 def test_batch_workers_get_the_secret_however_they_start(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker from a forkserver (the batch's process has other threads) inherits no environment set later."""
-    from grader.batch.worker import WorkerConfig, _Worker
+    from grader.batch.worker import WorkerConfig, start_worker
     from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, variant_environ
 
     (project / "secret.txt").write_text("a course secret of enough bytes\n")
@@ -206,7 +206,7 @@ def test_batch_workers_get_the_secret_however_they_start(project: Path, monkeypa
     monkeypatch.delenv(SECRET_FILE_ENV)
     monkeypatch.chdir("/")
     config = WorkerConfig(exercises_dir=str(project / "exercises"), assignment="a1", spec_digest="", environ=handed)
-    worker = _Worker(config)
+    worker = start_worker(config)
     try:
         assert os.environ[SECRET_FILE_ENV] == str(project / "secret.txt")
     finally:
