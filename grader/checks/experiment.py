@@ -169,7 +169,7 @@ class _SmallSamples(Check):
     )
     rounds: int = Field(default=6, ge=1, description="how many times each size is called, with a new seed each time")
     first_seed: int = Field(default=1000, ge=0, description="the seed of the first call; each next call adds 1")
-    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    d_arg: str = Field(default="d_k", description="the entry's argument that gives the vectors' dimension")
     n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
     seed_arg: str = Field(default="seed", description="the argument giving the seed")
 

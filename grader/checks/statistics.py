@@ -227,9 +227,9 @@ class VarianceNear(_ReadsScaling):
 
     property: Literal["variance-near"]
     which: Literal["unscaled", "scaled"] = Field(
-        description="the estimate judged: unscaled (true value d_k) or scaled (true value 1)"
+        description="the estimate judged: unscaled (its true value is the dimension) or scaled (true value 1)"
     )
-    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    d_arg: str = Field(default="d_k", description="the entry's argument that gives the vectors' dimension")
     n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
     default_n: int = Field(default=10000, ge=2, description="n_samples when a case leaves it to its default")
     delta: float = Field(default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed")
@@ -330,8 +330,8 @@ class VarianceTracksDimension(_ReadsScaling):
     """Across several ``d_k``, the unscaled variance grows (about ``d_k``) while the scaled one stays near 1."""
 
     property: Literal["variance-tracks-dimension"]
-    dims: list[int] = Field(min_length=2, description="increasing values of d_k to call the entry with")
-    d_arg: str = Field(default="d_k", description="the argument giving the dimension d_k")
+    dims: list[int] = Field(min_length=2, description="increasing dimensions to call the entry with")
+    d_arg: str = Field(default="d_k", description="the entry's argument that gives the vectors' dimension")
     n_arg: str = Field(default="n_samples", description="the argument giving the number of samples")
     default_n: int = Field(default=10000, ge=2, description="n_samples when a case leaves it to its default")
     delta: float = Field(default=1e-11, gt=0, lt=1, description="chance that a correct estimate is failed")
