@@ -10,6 +10,7 @@ import pytest
 
 from grader.checks.base import Call
 from grader.cli import command_named
+from grader.cli.commands import started_as_the_program
 from grader.sandbox import warm_parent as client
 from grader.sandbox.calls import encode_calls
 from grader.sandbox.runner import LearnerProcess
@@ -38,6 +39,23 @@ def _call(warm_parent: WarmParent, source: str, function: str = "f"):  # type: i
 )
 def test_the_command_is_found_past_the_group_options(argv: list[str], command: str | None) -> None:
     assert command_named(argv) == command
+
+
+@pytest.mark.parametrize(
+    ("argv", "orig_argv", "program"),
+    [
+        (["/venv/bin/grader", "grade", "x.py"], ["/venv/bin/python", "/venv/bin/grader", "grade", "x.py"], True),
+        (["-m", "grade", "x.py"], ["python", "-m", "grader.cli", "grade", "x.py"], True),  # argv[0] while importing
+        (["-m", "grade"], ["python", "-I", "-mgrader.cli", "grade"], True),
+        (["-c", "grade"], ["python", "-c", "import grader.cli", "grade"], False),
+        (["-m", "grade"], ["python", "-m", "pytest", "grade"], False),  # another program importing the CLI
+        (["/venv/bin/graderx", "grade"], ["python", "/venv/bin/graderx", "grade"], False),
+    ],
+)
+def test_the_program_is_recognised_as_its_script_and_under_dash_m(
+    argv: list[str], orig_argv: list[str], program: bool
+) -> None:
+    assert started_as_the_program(argv, orig_argv) is program
 
 
 @pytest.mark.slow

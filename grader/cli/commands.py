@@ -35,8 +35,20 @@ def kernel_may_confine() -> bool:
     return sys.platform == "linux" and pretend in ("", "0")
 
 
+def started_as_the_program(argv: list[str], orig_argv: list[str]) -> bool:
+    """Whether this process is the ``grader`` command itself: its script, or ``python -m grader.cli``.
+
+    Under ``-m`` the package is imported while ``argv[0]`` is still ``"-m"``, so the
+    interpreter's own command line (``sys.orig_argv``) is what tells.
+    """
+    if argv and os.path.basename(argv[0]) == "grader":
+        return True
+    asked = list(zip(orig_argv, orig_argv[1:], strict=False))  # each word and the next
+    return ("-m", "grader.cli") in asked or "-mgrader.cli" in orig_argv
+
+
 if (
-    (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "grader")
+    (__name__ == "__main__" or started_as_the_program(sys.argv, getattr(sys, "orig_argv", [])))
     and command_named(sys.argv) == "grade"
     and not {"--help", "-h"} & set(sys.argv)
     and kernel_may_confine()
