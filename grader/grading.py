@@ -12,15 +12,14 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader import __version__
 from grader.engine.call_loop import SourceModule, grade_implementation
 from grader.engine.case_variants import grade_variant
 from grader.engine.memory import GradingMemo
-from grader.engine.quiz import QUIZ_FORMS, QuizForm, check_quiz_form
-from grader.engine.quiz_variants import grade_quiz_variant, variant_for
 from grader.engine.reasons import describe_start_failure
-from grader.engine.variants import read_secret
+from grader.engine.variants import read_secret, variant_for
 from grader.errors import UsageError
 from grader.results import ExerciseResult, Report, SandboxInfo
 from grader.sandbox.front import Sandbox
@@ -35,6 +34,11 @@ from grader.submission.entry_files import choose_entry_file
 from grader.submission.excerpts import SHOWN, bounded_notes, excerpt, listing
 from grader.submission.files import Submission, read_submission
 from grader.submission.locations import entry_location
+
+if TYPE_CHECKING:
+    from grader.engine.quiz import QuizForm
+
+# The quiz engine is imported where a quiz is graded: a cold grade of one function does not load it.
 
 __all__ = ["GradingSession", "grade_submission", "handout_note", "preflight_sandbox", "weak_sandbox_allowed"]
 
@@ -207,6 +211,8 @@ class GradingSession:
                     given = submission.answers.get(exercise.id)
                     # answers another, readable file gives are graded; an unreadable file explains only the rest
                     problem = submission.answers_problem if given is None else None
+                    from grader.engine.quiz_variants import grade_quiz_variant
+
                     graded[index] = grade_quiz_variant(exercise, given, problem, variants.get(exercise.id))
                 else:
                     graded[index] = grade_variant(
@@ -217,7 +223,10 @@ class GradingSession:
                     graded[index].note = _choice_note(exercise, choices)
                     _locate(graded[index], submission, modules, exercise)
             results = [graded[index] for index in range(len(selected))]
-            results += [check_quiz_form(form, submission.answers.get(form.id)) for form in formed]
+            if formed:
+                from grader.engine.quiz import check_quiz_form
+
+                results += [check_quiz_form(form, submission.answers.get(form.id)) for form in formed]
         finally:
             self.factory.release()  # the exercises shared one process; it ends with the submission
         hidden = sum(r.hidden_not_run for r in results)
@@ -370,6 +379,8 @@ def _quiz_forms(catalog: Catalog) -> dict[str, QuizForm]:
     """
     if not (catalog.root / HANDOUT_MARKER).is_file():
         return {}
+    from grader.engine.quiz import QUIZ_FORMS, QuizForm
+
     path = catalog.root / HANDOUT_SPECS / QUIZ_FORMS
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -13,17 +13,16 @@ questions, so saying them again reveals nothing).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, cast
 
 import numpy as np
 
 from grader.checks.expressions import ExpressionError, evaluate_expression, parse_expression
 from grader.engine.quiz import grade_quiz
-from grader.engine.variants import SECRET_ENV, SECRET_FILE_ENV, Variant, VariantError, draw_variant, read_secret
-from grader.errors import UsageError
+from grader.engine.variants import Variant, VariantError, read_secret, variant_for
 from grader.results import ExerciseResult
-from grader.spec.models import Exercise, ImplementationExercise, NumberOrExpression, QuizExercise
+from grader.spec.models import ImplementationExercise, NumberOrExpression, QuizExercise
 from grader.spec.params import fill_text
 
 __all__ = [
@@ -95,29 +94,6 @@ def _number(answer: NumberOrExpression, variant: Variant, loc: tuple[str | int, 
 def variant_sentence(variant: Variant) -> str:
     """What a quiz's reason adds about the variant graded: its values, which the learner's questions showed."""
     return f"Graded on your variant of the quiz: {variant.describe()}."
-
-
-def variant_for(quiz: Exercise, learner: str | None, secret: Callable[[], bytes | None]) -> Variant | None:
-    """``learner``'s variant of ``quiz`` (any exercise), or ``None`` for one without params; ``secret`` reads the
-    course's.
-
-    Without a learner or a secret no variant can be drawn: ``UsageError`` (one line, exit 2), raised before
-    anything is graded.
-    """
-    if not quiz.params:
-        return None
-    if learner is None:
-        raise UsageError(
-            f"{quiz.id!r} gives each learner a variant of its own (params:); name the learner with "
-            "--learner NAME (grader batch takes it from each learner's folder name)"
-        )
-    key = secret()
-    if key is None:
-        raise UsageError(
-            f"{quiz.id!r} draws each learner's variant with the course's secret: set {SECRET_FILE_ENV} "
-            f"to a file holding it (or pass --variant-secret FILE), or set {SECRET_ENV}"
-        )
-    return draw_variant(quiz.id, quiz.params, learner, key)
 
 
 def require_variant_secret(exercises: Iterable[object]) -> None:

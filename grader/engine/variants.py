@@ -25,11 +25,17 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from grader.errors import UsageError
 from grader.spec.params import ParamSpec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from grader.spec.models import Exercise
 
 __all__ = [
     "MIN_SECRET_BYTES",
@@ -43,6 +49,7 @@ __all__ = [
     "read_secret",
     "secret_fingerprint",
     "variant_environ",
+    "variant_for",
     "shown_value",
 ]
 
@@ -178,3 +185,26 @@ def _end(spec: ParamSpec, high: bool) -> ParamValue:
         return spec.integers[1 if high else 0]
     choices = spec.choice or []
     return choices[-1 if high else 0]
+
+
+def variant_for(quiz: Exercise, learner: str | None, secret: Callable[[], bytes | None]) -> Variant | None:
+    """``learner``'s variant of ``quiz`` (any exercise), or ``None`` for one without params; ``secret`` reads the
+    course's.
+
+    Without a learner or a secret no variant can be drawn: ``UsageError`` (one line, exit 2), raised before
+    anything is graded.
+    """
+    if not quiz.params:
+        return None
+    if learner is None:
+        raise UsageError(
+            f"{quiz.id!r} gives each learner a variant of its own (params:); name the learner with "
+            "--learner NAME (grader batch takes it from each learner's folder name)"
+        )
+    key = secret()
+    if key is None:
+        raise UsageError(
+            f"{quiz.id!r} draws each learner's variant with the course's secret: set {SECRET_FILE_ENV} "
+            f"to a file holding it (or pass --variant-secret FILE), or set {SECRET_ENV}"
+        )
+    return draw_variant(quiz.id, quiz.params, learner, key)
