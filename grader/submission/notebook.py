@@ -22,10 +22,12 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.submission.excerpts import SHOWN, excerpt, listing
-from grader.submission.grader_cells import GraderCells
+
+if TYPE_CHECKING:
+    from grader.submission.grader_cells import GraderCells
 
 __all__ = [
     "MAX_CODE_BYTES",
@@ -152,7 +154,9 @@ class _Conversion:
         self.size = 0
         self.removed: list[str] = []
         self.removed_count = 0
-        self.grader = GraderCells()
+        from grader.submission.grader_cells import GraderCells  # only a notebook needs it: a .py grade never loads it
+
+        self.grader: GraderCells = GraderCells()
         self.left_out: dict[str, list[str]] = {"grader": [], "stripped": [], "mixed": []}  # first labels, by verdict
         self.left_out_count: dict[str, int] = dict.fromkeys(self.left_out, 0)
         self.not_text: list[str] = []
