@@ -120,3 +120,14 @@ def test_a_batch_grades_the_same_with_and_without_preloaded_requests(session, ro
     reports = [session.grade(learner, exercise_ids=["stable-softmax"]) for _ in range(3)]
     assert report_to_json(reports[0]) == report_to_json(reports[2])
     assert session.warm_parent.preloaded  # the third learner process got the plan preloaded
+
+
+def test_a_batch_given_a_source_has_the_key_it_would_have_had_if_made_with_it() -> None:
+    """``with_given`` derives the key without encoding the calls again; it must be the key ``of`` computes."""
+    plain = _batch()
+    given = plain.with_given("def g():\n    return 1\n")
+    made = CallBatch.of(plain.calls, plain.blobs, "def g():\n    return 1\n")
+    assert given.key == made.key and given.key != plain.key
+    other = given.with_given("def g():\n    return 2\n")  # from one source to another: the calls' key again
+    assert other.key == CallBatch.of(plain.calls, plain.blobs, "def g():\n    return 2\n").key != given.key
+    assert plain.with_given("") is plain and given.with_given(given.given) is given

@@ -80,13 +80,16 @@ class CallBatch:
         """The batch of ``calls`` with payloads ``blobs`` (and ``given`` source), its key computed from all."""
         blobs = list(blobs)
         key = batch_key(calls, blobs)
-        if given:
-            key = hashlib.blake2b(f"{key}\0{given}".encode(), digest_size=16).hexdigest()
-        return cls(calls, blobs, key, given)
+        return cls(calls, blobs, _with_source(key, given), given)
 
     def with_given(self, given: str) -> CallBatch:
         """The same calls carrying the given functions' source (sent with the request, never preloaded)."""
-        return self if not given or given == self.given else CallBatch.of(self.calls, self.blobs, given)
+        if not given or given == self.given:
+            return self
+        if self.given or not self.key:  # its key holds another source (or none was made): start from the calls
+            return CallBatch.of(self.calls, self.blobs, given)
+        # Without a source the key is the calls' own digest: encoding every call again would give the same one.
+        return CallBatch(self.calls, self.blobs, _with_source(self.key, given), given)
 
     def __len__(self) -> int:
         return len(self.calls)
@@ -94,6 +97,11 @@ class CallBatch:
     def only(self, indices: Iterable[int]) -> CallBatch:
         """The calls at ``indices`` (in that order), with the same payloads: asked again one by one."""
         return CallBatch.of([self.calls[i] for i in indices], self.blobs, self.given)
+
+
+def _with_source(key: str, given: str) -> str:
+    """A batch's key once it also carries ``given`` (the key itself when it carries no source)."""
+    return hashlib.blake2b(f"{key}\0{given}".encode(), digest_size=16).hexdigest() if given else key
 
 
 def batch_key(calls: list[dict[str, Any]], blobs: list[bytes]) -> str:
