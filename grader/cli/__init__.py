@@ -4,7 +4,8 @@ It owns parsing arguments, calling the public API, rendering a report in the
 chosen format, and mapping errors to exit statuses (0, 1, 2, 3). It may
 import every other package of the grader; nothing imports it. ``commands``
 holds the click group and the grading commands, ``common`` what they share,
-``authoring``, ``export`` and ``mistakes`` (``grader batch-mistake``) the instructor's commands.
+``batch`` (``grader batch``), ``authoring``, ``export`` and ``mistakes``
+(``grader batch-mistake``) the instructor's commands.
 """
 
 from grader.cli.commands import command_named, main, run

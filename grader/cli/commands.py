@@ -66,14 +66,15 @@ import click
 
 from grader import __version__
 from grader.cli.authoring import new_command, release_command
+from grader.cli.batch import batch_command
 from grader.cli.common import (
     EXERCISES_HELP,
     STDIN,
     STDIN_KINDS,
     STDOUT,
+    check_sandbox_layers,
     exercise_not_assignment,
     exercises_option,
-    fail,
     guard,
     learner_option,
     load_specs,
@@ -134,17 +135,6 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 def main(ctx: click.Context, exercises_dir: str | None) -> None:
     """Auto-graded softmax exercises: property checks in a sandbox, with a reason for every result."""
     ctx.obj = {"exercises_dir": exercises_dir}
-
-
-def _check_sandbox_layers() -> None:
-    """A bad ``GRADER_SANDBOX_LAYERS`` is bad usage (exit 2), said before any learner process starts."""
-    from grader.errors import SandboxError, UsageError
-    from grader.sandbox.runner import Layers
-
-    try:
-        Layers.from_environment()
-    except SandboxError as error:
-        raise UsageError(str(error)) from None
 
 
 @main.command("list")
@@ -210,7 +200,7 @@ def validate_command(ctx: click.Context, exercise_ids: tuple[str, ...]) -> None:
     """Self-test every spec: references pass every check, known-wrong solutions fail theirs."""
     from grader.authoring.validate import validate_catalog
 
-    _check_sandbox_layers()
+    check_sandbox_layers()
 
     report = validate_catalog(
         load_specs(ctx), exercise_ids=exercise_ids, on_line=lambda line: click.echo(line.render())
@@ -287,7 +277,7 @@ def grade_command(
         raise SubmissionError(f"{path}: no such file or directory")
     if stdin_kind is not None and path != STDIN:
         raise UsageError(f"--stdin-as is for PATH '-' (standard input), not {path!r}")
-    _check_sandbox_layers()
+    check_sandbox_layers()
     from grader.cli.stdin import submission_path
 
     # '-' is standard input, spooled to a private file for as long as it is graded; the report names it '-'
@@ -334,138 +324,7 @@ def grade_command(
         sys.exit(0 if passed else 1)
 
 
-@main.command("batch")
-@click.argument("directory", type=click.Path())
-@click.option(
-    "--assignment",
-    required=True,
-    shell_complete=complete_assignment_ids,
-    help="Grade every learner for this assignment ('all' for everything).",
-)
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="Folder for gradebook.csv, results/, feedback/, summary.md and report.html.",
-)
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
-@click.option("--force", is_flag=True, help="Grade every learner again, even those unchanged since the last run.")
-@click.option(
-    "--scheduler",
-    default=None,
-    metavar="ADDRESS",
-    help="Grade on a Dask cluster (tcp://HOST:8786) instead of this machine; needs the 'dask' extra.",
-)
-@click.option(
-    "--allow-weak-sandbox",
-    is_flag=True,
-    help="Grade even where the sandbox is below tier A or failed its self-test (every result then carries a warning).",
-)
-@click.option(
-    "--overrides",
-    "overrides_file",
-    default=None,
-    metavar="FILE",
-    help="The instructor's score overrides (YAML) [default: overrides.yaml beside the exercises folder, if any].",
-)
-@click.option(
-    "--only",
-    multiple=True,
-    metavar="LEARNER",
-    help="Grade only this learner (again, even if unchanged); the others' stored results are kept. Repeatable.",
-)
-@click.option(
-    "--similarity",
-    is_flag=True,
-    help="Also write similarity.html: pairs of learners with unusually similar code or wrong outputs, for the "
-    "instructor (never in feedback; changes no grade).",
-)
-@variant_secret_option
-@exercises_option
-@click.pass_context
-@guard
-def batch_command(
-    ctx: click.Context,
-    directory: str,
-    assignment: str,
-    out_dir: str,
-    jobs: int | None,
-    force: bool,
-    scheduler: str | None,
-    allow_weak_sandbox: bool = False,
-    overrides_file: str | None = None,
-    only: tuple[str, ...] = (),
-    similarity: bool = False,
-) -> None:
-    """Grade every learner under DIRECTORY (one folder or file each): gradebook, feedback, class summary."""
-    _check_sandbox_layers()
-    from grader.sandbox.parents import refuse_without_kernel_layers
-
-    refuse_without_kernel_layers("grader batch")
-    from grader.sandbox.warm_parent import WarmParent
-
-    # The warm parent boots on the other core while the grader loads; after the preflight, each local
-    # grading process gets a clone of it (a fork) instead of starting its own.
-    with WarmParent.start() as warm_parent:
-        from grader.authoring.handout import handout_code
-        from grader.batch import run_batch
-        from grader.batch.progress import auto_progress
-        from grader.batch.worker import prepare
-        from grader.grading import preflight_sandbox
-        from grader.spec.loader import find_exercises_dir
-
-        # Loaded while the warm parent boots (the preflight below waits for it); the workers inherit it all.
-        catalog = prepare(find_exercises_dir(ctx.obj["exercises_dir"]).resolve(), assignment)
-        exercise_not_assignment(catalog, assignment, hint="batch grades whole assignments; ")
-        if allow_weak_sandbox:  # local workers inherit it; a Dask cluster's workers need it set there too
-            os.environ["GRADER_ALLOW_WEAK_SANDBOX"] = "1"
-
-        def preflight() -> None:  # refuse before any learner runs; meanwhile the learners were found and hashed
-            preflight_sandbox(allow_weak_sandbox=allow_weak_sandbox or None, warm_parent=warm_parent)
-
-        try:
-            summary = run_batch(
-                directory,
-                assignment=assignment,
-                out=out_dir,
-                jobs=jobs,
-                force=force,
-                scheduler=scheduler,
-                allow_weak_sandbox=allow_weak_sandbox,
-                progress=auto_progress(),
-                exercises_dir=ctx.obj["exercises_dir"],
-                warm_parent=warm_parent,
-                catalog=catalog,
-                before_grading=preflight,
-                overrides=overrides_file,
-                only=only,
-                similarity=handout_code(catalog, assignment) if similarity else None,
-            )
-        except KeyboardInterrupt:
-            click.echo(
-                f"grader: interrupted; every finished result is kept in {Path(out_dir) / 'results'}. "
-                "Run the same command again to grade the rest.",
-                err=True,
-            )
-            sys.exit(130)
-    try:
-        from grader.report._common import printable
-        from grader.report.runner_safe import inert_lines
-
-        click.echo(inert_lines(printable(summary.text())), nl=False)  # its notes name learners' files
-    except BrokenPipeError:  # `grader batch ... | head`: the batch is complete, only the summary went unread
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if summary.grader_errors:
-        fail(
-            f"the grader itself failed on {len(summary.grader_errors)} learner(s), every other one is stored; "
-            f"the details are in their {Path(out_dir) / 'results'}/*.key files. Please report it; the next run "
-            "tries them once more, then keeps the failure until their files change or --force.",
-            3,
-        )
-    sys.exit(0)
-
-
+main.add_command(batch_command)
 main.add_command(batch_mistake_command)
 main.add_command(export_group)
 main.add_command(new_command)

@@ -20,6 +20,7 @@ __all__ = [
     "STDIN",
     "STDIN_KINDS",
     "STDOUT",
+    "check_sandbox_layers",
     "exercise_not_assignment",
     "exercises_option",
     "fail",
@@ -184,3 +185,14 @@ def _umask() -> int:
     mask = os.umask(0)  # the only way to read it; set back at once, before any file is made
     os.umask(mask)
     return mask
+
+
+def check_sandbox_layers() -> None:
+    """A bad ``GRADER_SANDBOX_LAYERS`` is bad usage (exit 2), said before any learner process starts."""
+    from grader.errors import SandboxError, UsageError
+    from grader.sandbox.runner import Layers
+
+    try:
+        Layers.from_environment()
+    except SandboxError as error:
+        raise UsageError(str(error)) from None
