@@ -6,14 +6,8 @@ import numpy as np
 import pytest
 
 from grader.checks.cases import Case
-from grader.checks.statistics import (
-    ChangesWithArgument,
-    FloatTuple,
-    Reproducible,
-    VarianceNear,
-    VarianceTracksDimension,
-    variance_interval,
-)
+from grader.checks.reproducible import ChangesWithArgument, Reproducible
+from grader.checks.statistics import FloatTuple, VarianceNear, VarianceTracksDimension, variance_interval
 from grader.sandbox.outcomes import CallOutcome
 
 

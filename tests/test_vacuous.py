@@ -160,7 +160,7 @@ def test_a_submission_returning_nothing_earns_no_public_identity_point(body: str
 
 def test_learner_against_learner_checks_do_not_hold_on_nothing() -> None:
     from grader.checks.bridge import MeanOverBatch
-    from grader.checks.statistics import ChangesWithArgument, Reproducible
+    from grader.checks.reproducible import ChangesWithArgument, Reproducible
 
     args = {"d_k": 4, "n_samples": 100, "seed": 0}
     nan_pair = _ok(np.nan, np.nan)

@@ -38,13 +38,8 @@ from grader.checks.properties import (
     TranslationInvariant,
 )
 from grader.checks.reference import MatchesReference
-from grader.checks.statistics import (
-    ChangesWithArgument,
-    FloatTuple,
-    Reproducible,
-    VarianceNear,
-    VarianceTracksDimension,
-)
+from grader.checks.reproducible import ChangesWithArgument, Reproducible
+from grader.checks.statistics import FloatTuple, VarianceNear, VarianceTracksDimension
 from grader.checks.witness import Witness
 from grader.record import Field
 
