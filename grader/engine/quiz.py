@@ -2,25 +2,8 @@
 
 An answer may be any value an answers file can hold (a 5,000-digit integer,
 ``nan``, a date, a list of lists, a 60,000-character string): each is graded,
-and a reason quotes it shortened, never in full.
-
-How a choice answer is read
----------------------------
-Letters are read in any case, each optionally written ``A)``, ``(a)`` or
-``A.``. A single-choice answer is one letter. A multiple-choice answer is a
-list of letters (``[A, C]``) or one string of them, read as a list when it is
-unambiguous:
-
-- letters separated by commas, semicolons, spaces, ``&`` or the word ``and``
-  (``A, C``, ``a;c``, ``A C``, ``A and C``), optionally inside brackets
-  (``"[a, c]"``); a letter given twice counts once;
-- letters written together (``AC``, ``abc``), only when every one of them is
-  an option letter of the question and none repeats.
-
-Anything else (``A or C``, ``A/C``, ``ACA``, ``ABX`` where the options are A
-to E) is not an option, and the reason says so and lists the options. On a
-single-choice question a run such as ``AB`` is not an option either, and
-separated letters (``A, B``) get "one option only".
+and a reason quotes it shortened, never in full. How an answer is read (the
+letters a choice picks, the number given) is ``engine.quiz_answers``.
 
 What feedback says
 ------------------
@@ -40,15 +23,20 @@ form to use without an example letter or number that could be the answer.
 
 from __future__ import annotations
 
-import datetime
-import math
-import re
-import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.quiz_answers import (
+    NUMBER_FORM,
+    ChoiceReading,
+    letters,
+    listed,
+    read_choice,
+    read_choice_form,
+    read_number,
+    shown_answer,
+)
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
-from grader.safeyaml import LongInteger
 
 if TYPE_CHECKING:
     from grader.spec.models import ChoiceQuestion, NumericQuestion, QuizExercise
@@ -68,11 +56,6 @@ __all__ = [
 
 # The file of a handout's ``public-checks`` folder holding its quizzes' forms (``QuizForm``).
 QUIZ_FORMS = "quizzes.json"
-
-
-def letters(count: int) -> str:
-    """Option letters in order: ``ABCD...``."""
-    return string.ascii_uppercase[:count]
 
 
 def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> ExerciseResult:
@@ -123,7 +106,7 @@ def grade_quiz(quiz: QuizExercise, answers: Any, problem: str | None = None) -> 
     reason = f"{right} of {len(checks)} questions answered correctly."
     if unknown:
         reason += (
-            f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are "
+            f" Ignored unknown question ids: {listed([shown_answer(u) for u in unknown])} (the questions are "
             f"{', '.join(q.id for q in quiz.questions)})."
         )
     return ExerciseResult(
@@ -163,60 +146,6 @@ def _whole_quiz(quiz: QuizExercise, status: ExerciseStatus, reason: str, each: s
     )
 
 
-@dataclass
-class ChoiceReading:
-    """A choice answer as read: the option letters picked (in order, each once) and what is not an option."""
-
-    picks: list[str] = field(default_factory=list)
-    not_options: list[str] = field(default_factory=list)
-
-
-# Between letters: a comma, semicolon or ampersand, with any spaces around it, or spaces alone.
-_SEPARATOR = re.compile(r"\s*[,;&]\s*|\s+")
-_TOKEN = re.compile(r"\(?([A-Za-z]+)[).]?")
-
-
-def read_choice(given: Any, options: str, *, multiple: bool) -> ChoiceReading | None:
-    """The letters a choice answer picks among ``options`` (``"ABCDE"``), or ``None`` for a value of no
-    readable kind (a number, a mapping, an empty string); the rules are in the module docstring."""
-    if isinstance(given, str):
-        items = [given]
-    elif isinstance(given, list) and all(isinstance(item, str) for item in given):
-        items = given
-    else:
-        return None
-    reading = ChoiceReading()
-    for item in items:
-        text = item.strip()
-        if len(items) == 1 and text[:1] + text[-1:] in ("[]", "()"):  # a list written inside a quoted string
-            text = text[1:-1].strip()
-        tokens = [token for token in _SEPARATOR.split(text) if token]
-        if len(tokens) > 1:
-            tokens = [token for token in tokens if token.lower() != "and"] or tokens
-        for token in tokens:
-            for letter in _token_letters(token, options, multiple):
-                if letter is None:
-                    reading.not_options.append(token.upper() if len(token) == 1 else token)
-                elif letter not in reading.picks:
-                    reading.picks.append(letter)
-    if not reading.picks and not reading.not_options:
-        return None
-    return reading
-
-
-def _token_letters(token: str, options: str, multiple: bool) -> list[str | None]:
-    """The option letters one token names, or ``[None]`` when it is not an option (or a run of options)."""
-    match = _TOKEN.fullmatch(token)
-    if match is None:
-        return [None]
-    word = match.group(1).upper()
-    if len(word) == 1:
-        return [word] if word in options else [None]
-    if multiple and len(set(word)) == len(word) and all(letter in options for letter in word):
-        return list(word)
-    return [None]
-
-
 def _picked(question: ChoiceQuestion | NumericQuestion, given: Any) -> list[str] | None:
     """What the class's item statistics count for one answer: ``None`` for no answer, else the option letters it
     picks in letter order, empty when it names no option (a numeric question's, or one that is not an option)."""
@@ -228,32 +157,10 @@ def _picked(question: ChoiceQuestion | NumericQuestion, given: Any) -> list[str]
     return sorted(reading.picks) if reading is not None and not reading.not_options else []
 
 
-def _read_choice_form(given: Any, options: str, multiple: bool) -> list[str] | str:
-    """The letters a choice answer picks, sorted, or why it is not of the form the question asks for.
-
-    The reason depends on the options alone, never on the answer key.
-    """
-    if given is None:
-        pick = "every option that applies" if multiple else "one option"
-        return f"Not answered: pick {pick} of {', '.join(options)}."
-    reading = read_choice(given, options, multiple=multiple)
-    if reading is None:
-        form = "a list of option letters" if multiple else "one option letter"
-        return f"{_shown(given)} is not an answer here: give {form} from {', '.join(options)}."
-    if reading.not_options:
-        outside = reading.not_options
-        verb = "is not an option" if len(outside) == 1 else "are not options"
-        return f"{_listed([_letter(p) for p in outside])} {verb}; the options are {', '.join(options)}."
-    chosen = sorted(reading.picks)
-    if not multiple and len(chosen) > 1:
-        return f"One option only: you gave {', '.join(chosen)}."
-    return chosen
-
-
 def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     options = letters(len(question.options))
     multiple = question.type == "multiple"
-    chosen = _read_choice_form(given, options, multiple)
+    chosen = read_choice_form(given, options, multiple)
     if isinstance(chosen, str):
         return "failed", chosen
     correct = {letter for letter, option in zip(options, question.options, strict=True) if option.correct}
@@ -296,10 +203,10 @@ def _choice(question: ChoiceQuestion, given: Any, reveal: bool) -> tuple[CheckSt
 
 def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[CheckStatus, str]:
     if given is None:
-        return "failed", f"Not answered: give {_NUMBER}."
-    value = _number(given)
+        return "failed", f"Not answered: give {NUMBER_FORM}."
+    value = read_number(given)
     if isinstance(value, str):
-        return "failed", f"{_shown(given)} {value}; give {_NUMBER}."
+        return "failed", f"{shown_answer(given)} {value}; give {NUMBER_FORM}."
     key = float(question.answer)  # a number: a quiz with params is graded as a learner's variant (engine.variants)
     if abs(value - key) <= question.tolerance:
         return "passed", f"Right: {value:g} is within {question.tolerance:g} of {key:g}. {question.reason_correct}"
@@ -394,15 +301,15 @@ def check_quiz_form(form: QuizForm, answers: Any, problem: str | None = None) ->
     for question in form.questions:
         given = answers.get(question.id)
         if question.type == "numeric":
-            value = _number(given) if given is not None else f"Not answered: give {_NUMBER}."
+            value = read_number(given) if given is not None else f"Not answered: give {NUMBER_FORM}."
             if isinstance(value, str):
-                reason = value if given is None else f"{_shown(given)} {value}; give {_NUMBER}."
+                reason = value if given is None else f"{shown_answer(given)} {value}; give {NUMBER_FORM}."
                 checks.append(_form_result(question.id, "failed", reason))
             else:
                 checks.append(_form_result(question.id, "passed", f"Read: the number {value:g}."))
             continue
         options = letters(question.options)
-        chosen = _read_choice_form(given, options, question.type == "multiple")
+        chosen = read_choice_form(given, options, question.type == "multiple")
         if isinstance(chosen, str):
             checks.append(_form_result(question.id, "failed", chosen))
         else:
@@ -415,7 +322,7 @@ def check_quiz_form(form: QuizForm, answers: Any, problem: str | None = None) ->
     unknown = sorted(str(key) for key in answers if key not in {q.id for q in form.questions})
     if unknown:
         reason += (
-            f" Ignored unknown question ids: {_listed([_shown(u) for u in unknown])} (the questions are "
+            f" Ignored unknown question ids: {listed([shown_answer(u) for u in unknown])} (the questions are "
             f"{', '.join(q.id for q in form.questions)})."
         )
     return ExerciseResult(
@@ -432,83 +339,3 @@ def check_quiz_form(form: QuizForm, answers: Any, problem: str | None = None) ->
 
 def _form_result(question_id: str, status: CheckStatus, reason: str) -> CheckResult:
     return CheckResult(id=question_id, status=status, score=0.0, max_score=0.0, visibility="public", reason=reason)
-
-
-# What a numeric answer looks like, with no example value: any example could be some question's answer.
-_NUMBER = "one finite number, in decimal or scientific notation"
-
-
-def _number(given: Any) -> float | str:
-    """The answer as a finite float, or why it is not one (``is a yes/no value, not a number``)."""
-    if isinstance(given, bool):  # before int: YAML reads yes, no, on, off, true, false as booleans
-        return "is a yes/no value, not a number"
-    if isinstance(given, LongInteger):
-        return "is far too large"
-    if isinstance(given, str):
-        try:
-            given = float(given.strip())  # a number written in quotes still counts
-        except ValueError:
-            return "is text, not a number"
-    if isinstance(given, int):
-        if given.bit_length() > 1000:  # float() overflows near 2**1024
-            return "is far too large"
-        given = float(given)
-    if not isinstance(given, float):
-        return "is not a number"
-    if math.isnan(given):
-        return "is not a number"
-    if math.isinf(given):
-        return "is infinite"
-    return given
-
-
-_SHOWN_CHARS = 40
-_SHOWN_ITEMS = 3
-
-
-def _shown(value: Any) -> str:
-    """A learner's answer as a reason quotes it: short, whatever its size or type."""
-    if value is None or isinstance(value, (bool, float)):
-        names: dict[bool | float | None, str] = {None: "null", True: "true", False: "false"}
-        return names.get(value, repr(value))
-    if isinstance(value, int) and value.bit_length() > 4000:  # str() refuses past 4,300 digits
-        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-    if isinstance(value, (int, LongInteger)):
-        text = str(value)
-        digits = sum(ch.isalnum() for ch in text)
-        return text if len(text) <= _SHOWN_CHARS else f"{text[:20]}...{text[-8:]} ({digits} digits)"
-    if isinstance(value, str):
-        if len(value) <= _SHOWN_CHARS:
-            return repr(value)
-        return f"{value[:_SHOWN_CHARS]!r}... ({len(value)} characters)"
-    if isinstance(value, (list, tuple)):  # one level deep: a list of lists shows as [[...], ...]
-        return (
-            "["
-            + _listed(
-                [
-                    "[...]" if isinstance(item, (list, tuple)) else "{...}" if isinstance(item, dict) else _shown(item)
-                    for item in value
-                ]
-            )
-            + "]"
-        )
-    if isinstance(value, dict):
-        return f"a mapping of {len(value)} key{'s' if len(value) != 1 else ''}"
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return f"the date {value.isoformat()}"
-    if isinstance(value, bytes):
-        return f"binary data ({len(value)} bytes)"
-    if isinstance(value, (set, frozenset)):
-        return f"a set of {len(value)} item{'s' if len(value) != 1 else ''}"
-    return f"a {type(value).__name__} value"
-
-
-def _letter(pick: str) -> str:
-    """A pick that is not an option letter, quoted when it is more than plain letters and digits."""
-    return pick if pick.isalnum() and pick.isascii() and len(pick) <= _SHOWN_CHARS else _shown(pick)
-
-
-def _listed(items: list[str]) -> str:
-    """``A, B, C (and 4 more)``: the first few of many."""
-    shown = ", ".join(items[:_SHOWN_ITEMS])
-    return shown + (f" (and {len(items) - _SHOWN_ITEMS} more)" if len(items) > _SHOWN_ITEMS else "")
