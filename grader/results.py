@@ -26,6 +26,7 @@ __all__ = [
     "FailingOutput",
     "Report",
     "OUTCOMES",
+    "PrintedOutput",
     "SandboxInfo",
     "exercise_outcome",
     "reached_checks",
@@ -155,12 +156,32 @@ class Adjustment:
 
 
 @dataclass(kw_only=True)
+class PrintedOutput:
+    """What the learner's code printed, cut by when: while its file was imported, and while each check's calls ran.
+
+    ``imported``: what the import printed (of the exercise's first process; a process started again
+    after a crash imports the file again, and that output is not repeated); ``checks``: check id ->
+    what its calls printed, for the checks whose calls printed something. A call several checks share
+    gives its output to the first of them in the plan's order, so nothing is shown twice; output of
+    calls whose answers were lost with their process is in neither (the calls are asked again).
+    Each text is an escaped excerpt, bounded as ``ExerciseResult.output`` is.
+    """
+
+    __pydantic_config__ = _FORBID_EXTRA
+
+    imported: str = ""
+    checks: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
 class ExerciseResult:
     """One exercise. ``output`` is an escaped excerpt of what the learner's code printed;
     ``hidden_not_run`` counts hidden checks that will run at grading but did not run now;
     ``note`` says which file was graded when several files of the submission define an entry;
     ``adjustments`` the changes an instructor made to its score, in the order they were made;
     ``variant`` the values of the exercise's params this learner was graded on (``engine.variants``).
+    ``printed``: ``output`` cut by import and check (``PrintedOutput``), when the engine could cut it;
+    kept out of the JSON result (whose ``output`` holds all of it), so it is lost in a report read back.
     ``file`` and ``line``: where the graded entry is defined (``line`` unknown for a notebook), for
     annotations on the learner's own line.
     ``outcome`` is ``status`` told apart further (``exercise_outcome``): the word the gradebook, the
@@ -184,6 +205,7 @@ class ExerciseResult:
     file: str | None = None
     line: int | None = None
     variant: dict[str, int | float | str] | None = None
+    printed: PrintedOutput | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _require(self, _EXERCISE_STATUSES, "exercise")
@@ -340,6 +362,8 @@ _FIELD_NAMES = {
     record: tuple(f.name for f in fields(record))
     for record in (Adjustment, FailingOutput, CheckResult, ExerciseResult, SandboxInfo, Report)
 }
+# What the formats read but the JSON result leaves out: the output cut by check (its whole is ``output``).
+_NOT_IN_JSON = ("printed",)
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
@@ -349,8 +373,12 @@ def report_to_json(report: Report) -> str:
     Scores are finite (sums of points), so plain ``json`` writes exactly what
     pydantic would; a test holds the two to the same bytes. A value JSON
     cannot hold (``nan``) is a ``ValueError``, never a non-standard token.
+    ``ExerciseResult.printed`` is left out: ``output`` holds all it holds.
     """
     data = to_data(report, exclude_none=True)
+    for exercise in data.get("exercises", []):
+        for name in _NOT_IN_JSON:
+            exercise.pop(name, None)
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
 
 

@@ -143,28 +143,39 @@ class ScriptedWarmParent(WarmParentStub):
     It says it is ready (every entry defined), then answers each request
     it reads with the next message of ``replies`` (bytes, as a learner
     process would write them), until the grader closes the pipes.
+    ``printing``: what it prints (on its output pipe) before it says it is
+    ready, then before each reply; ``ready``: more fields of its ``ready``.
     """
 
-    def __init__(self, replies: list[bytes]) -> None:
+    def __init__(
+        self, replies: list[bytes], printing: list[bytes] | None = None, ready: dict[str, Any] | None = None
+    ) -> None:
         super().__init__()
         self.replies = list(replies)
+        self.printing = list(printing or [])
+        self.ready = dict(ready or {})
 
     def spawn(self, config: dict[str, Any], fds: list[int]) -> int:
-        request_r, response_w = os.dup(fds[0]), os.dup(fds[1])
-        ready = encode_message({"op": "ready", "ok": True, "entries": {name: True for name in config["entries"]}})
+        request_r, response_w, output_w = os.dup(fds[0]), os.dup(fds[1]), os.dup(fds[2])
+        entries = {name: True for name in config["entries"]}
+        ready = encode_message({"op": "ready", "ok": True, "entries": entries, **self.ready})
 
         def learner() -> None:
+            printing = list(self.printing)
             try:
+                os.write(output_w, printing.pop(0) if printing else b"")
                 os.write(response_w, ready)
                 parser, replies = MessageParser(), list(self.replies)
                 while replies and (data := os.read(request_r, 1 << 20)):
                     for _ in parser.feed(data):
+                        os.write(output_w, printing.pop(0) if printing else b"")
                         os.write(response_w, replies.pop(0))
             except OSError:  # the grader closed its ends
                 pass
             finally:
                 os.close(request_r)
                 os.close(response_w)
+                os.close(output_w)
 
         threading.Thread(target=learner, daemon=True).start()
         return 999_999

@@ -13,7 +13,7 @@ from test_report_formats import CASES
 from grader.errors import SpecError
 from grader.report import render
 from grader.report.exercism import MESSAGE_LIMIT, OUTPUT_LIMIT, capped, format_exercism, own_output
-from grader.results import CheckResult, ExerciseResult, Report
+from grader.results import CheckResult, ExerciseResult, PrintedOutput, Report
 from grader.spec.loader import load_spec_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,3 +168,90 @@ def test_exercism_top_level_message_keeps_within_the_interfaces_limit() -> None:
     report = Report(grader_version="0", submission="s", score=0, max_score=0, exercises=[], problems=["p" * 70_000])
     results = json.loads(format_exercism(report))
     assert results["status"] == "error" and len(results["message"]) == MESSAGE_LIMIT
+
+
+def _printing_exercise(printed: PrintedOutput, *checks: CheckResult) -> Report:
+    exercise = ExerciseResult(
+        id="e",
+        status="failed",
+        score=0,
+        max_score=len(checks),
+        reason="r",
+        checks=list(checks),
+        output="all of it\n",
+        printed=printed,
+    )
+    return Report(grader_version="0", submission="s", score=0, max_score=len(checks), exercises=[exercise])
+
+
+def test_exercism_output_is_on_the_test_whose_calls_printed_it() -> None:
+    printed = PrintedOutput(imported="loading\n", checks={"c": "z=[1000.]\n"})
+    report = _printing_exercise(printed, _check("a", "passed"), _check("b", "passed"), _check("c"))
+    tests = {t["name"]: t for t in json.loads(format_exercism(report))["tests"]}
+    assert tests["e / a"]["output"] == "loading\n"  # what the import printed stays on the first test
+    assert "output" not in tests["e / b"]  # a passing test that printed nothing shows nothing
+    assert tests["e / c"]["output"] == "z=[1000.]\n"
+
+
+def test_exercism_first_test_shows_the_import_then_its_own_calls_output() -> None:
+    printed = PrintedOutput(imported="loading", checks={"a": "mine\n"})
+    report = _printing_exercise(printed, _check("a"), _check("b"))
+    tests = json.loads(format_exercism(report))["tests"]
+    assert tests[0]["output"] == "loading\nmine\n" and "output" not in tests[1]
+
+
+def test_exercism_caps_each_tests_output_and_drops_pythons_warnings_from_it() -> None:
+    warned = "softmax.py:5: RuntimeWarning: overflow encountered in exp\n  e = np.exp(z)\n"
+    printed = PrintedOutput(checks={"a": "x" * 900, "b": warned + "mine\n", "c": warned})
+    report = _printing_exercise(printed, _check("a"), _check("b"), _check("c"))
+    tests = json.loads(format_exercism(report))["tests"]
+    assert len(tests[0]["output"]) == OUTPUT_LIMIT and tests[0]["output"].endswith("Please limit to 500 chars.]")
+    assert tests[1]["output"] == "mine\n" and "output" not in tests[2]
+
+
+LEARNER_WHO_PRINTS = """\
+import numpy as np
+
+print("loading my softmax")
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    if np.isinf(z).any():
+        print("an infinite score:", z.tolist(), "x" * 600)
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+@pytest.mark.slow
+def test_grade_cli_puts_each_checks_output_on_its_own_test(tmp_path: Path) -> None:
+    """Graded for real: the function prints for infinite scores only, which one check sends."""
+    learner = tmp_path / "printing.py"
+    learner.write_text(LEARNER_WHO_PRINTS)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader.cli",
+            "grade",
+            str(learner),
+            "--exercise",
+            "stable-softmax",
+            "--format",
+            "exercism",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    tests = json.loads(done.stdout)["tests"]
+    shown = {t["name"].split(" / ")[1]: t.get("output") for t in tests}
+    assert shown.pop(tests[0]["name"].split(" / ")[1]) == "loading my softmax\n"
+    printing = {name: output for name, output in shown.items() if output}
+    assert list(printing) == ["neg-inf-gets-zero"]  # the one check with infinite scores, not the first test
+    assert printing["neg-inf-gets-zero"].startswith("an infinite score: [")
+    assert len(printing["neg-inf-gets-zero"]) == OUTPUT_LIMIT  # it printed over 600 characters per call
+    assert all(t["status"] == "pass" for t in tests)

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 from grader.results import (
     CheckResult,
     ExerciseResult,
+    PrintedOutput,
     Report,
     SandboxInfo,
     report_from_json,
@@ -140,3 +141,11 @@ def test_json_refuses_a_score_json_cannot_hold() -> None:
     report = Report(grader_version="0.1.0", submission="mine.py", score=float("nan"), max_score=1)
     with pytest.raises(ValueError, match="not JSON compliant"):
         report_to_json(report)
+
+
+def test_the_output_cut_by_check_stays_out_of_the_json_result() -> None:
+    """``ExerciseResult.printed`` is for the formats; the contract's JSON keeps ``output`` whole, as before."""
+    report = CASES["failed"]()
+    before = report_to_json(report)
+    report.exercises[0].printed = PrintedOutput(imported="loading\n", checks={"rows-sum-to-one": "z\n"})
+    assert report_to_json(report) == before and "loading" not in before

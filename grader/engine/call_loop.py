@@ -30,6 +30,7 @@ from grader.engine.instructor_runs import fill_answer_calls, given_source, refer
 from grader.engine.memory import GradingMemo
 from grader.engine.plan import CallTable, Plan, checks_to_run
 from grader.engine.premises import KnownMistakes
+from grader.engine.printed import CallOutput
 from grader.engine.reasons import describe_start_failure, failure_reason, passed_reason
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
@@ -106,6 +107,7 @@ def grade_implementation(
     given = given_source(exercise, references)  # sent with the calls that hand over a given function
     process = _opened(factory, source, entries, exercise.time_limit, replies)
     outputs: list[str] = []
+    printed = CallOutput()  # the same output, cut by call
     plan = memo.plan(exercise, checks)
     limits = plan.call_limits(exercise.time_limit)
     # Every call of the plan goes with the import: the process answers them without waiting to be asked
@@ -180,6 +182,7 @@ def grade_implementation(
             if not process.alive:
                 process.close()  # closing drains what it printed before it ended
                 outputs.append(process.output.excerpt())
+                printed.collect(process.output)
                 short = timeouts >= HANGS_BEFORE_SHORT
                 process = _opened(factory, source, entries, min(limit, SHORT_CALL_SECONDS) if short else limit, replies)
                 restart = process.start()
@@ -191,6 +194,7 @@ def grade_implementation(
                 ahead = None
             else:
                 calls = plan.encode(needed).with_given(given)
+            printed.sent(needed)
             # Answers come in batches until something goes wrong; then one by one, to know which call it was.
             for key, outcome in zip(needed, process.call_many(calls, deadline, batch=batch), strict=True):
                 if outcome.status != "not_run":
@@ -203,6 +207,7 @@ def grade_implementation(
     finally:
         process.close()
     outputs.append(process.output.excerpt())
+    printed.collect(process.output)
     for run in runs:
         failed = reference_failure(plan, run.planned, table.outcomes) if run.check.id not in settled else None
         if failed is not None:
@@ -228,7 +233,9 @@ def grade_implementation(
         for run in runs
         if run.finding is not None
     }
-    return _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
+    graded = _summarise(exercise, results, hidden_not_run, output or None, stops, guard_cases(runs, exercise.gate))
+    graded.printed = printed.by_check(plan) if output else None  # nothing printed: nothing to cut
+    return graded
 
 
 def run_entry_name(runs: list[CheckRun]) -> str:

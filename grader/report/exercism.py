@@ -13,15 +13,21 @@ is one check::
                otherwise (the interface asks for code, and a property in words is not code)
     task_id    the check's ``task`` from its spec, left out when the spec names none: the
                interface links a test to a task only when it tests exactly that one
-    output     what the learner's code printed, at most 500 characters, without the warnings
-               Python printed for it (its own output only, as the interface asks); the first test's
-               output (and ``message``) start with the note of a report graded against a
-               handout, which is not a grade of record
+    output     what the learner's code printed while the check's calls ran, at most 500 characters
+               each, without the warnings Python printed for it (its own output only, as the
+               interface asks); left out for a test whose calls printed nothing. The first test's
+               output also holds what the file printed when it was imported, and starts (as
+               ``message`` does) with the note of a report graded against a handout, which is not a
+               grade of record
 
-The grader captures printed output per exercise, not per check, so it goes on
-the exercise's first test only. A skipped check (credit held back, or part
-of an exercise not attempted) is ``fail``: its points are lost. Reasons of
-hidden checks say what their spec lets them reveal, as in every format.
+The output is the exercise's, cut by call (``ExerciseResult.printed``, from
+``engine.printed``): each answer of the learner process says how many bytes
+it had printed by then. A call several checks share shows its output on the
+first of them only. A report without that cut (read back from JSON, or an
+exercise whose file did not import) shows the exercise's whole output on its
+first test. A skipped check (credit held back, or part of an exercise not
+attempted) is ``fail``: its points are lost. Reasons of hidden checks say
+what their spec lets them reveal, as in every format.
 """
 
 from __future__ import annotations
@@ -81,11 +87,26 @@ def _test(exercise: ExerciseResult, index: int, check: CheckResult, stopped: boo
         test["test_code"] = printable(code)
     if check.task is not None:
         test["task_id"] = check.task
-    printed = own_output(exercise.output or "")
-    if index == 0 and (printed or exercise.note):
+    printed = _printed(exercise, index, check)
+    if printed or (index == 0 and exercise.note):
         noted = f"note: {exercise.note}\n" if exercise.note else ""
         test["output"] = capped(noted + printed)
     return test
+
+
+def _printed(exercise: ExerciseResult, index: int, check: CheckResult) -> str:
+    """What the test of ``check`` (the exercise's ``index``-th) shows as printed: its calls' output, after the
+    import's on the first test; without the cut by call, the exercise's whole output on its first test."""
+    cut = exercise.printed
+    if cut is None:
+        return own_output(exercise.output or "") if index == 0 else ""
+    own = own_output(cut.checks.get(check.id, ""))
+    if index != 0:
+        return own
+    imported = own_output(cut.imported)
+    if imported and own and not imported.endswith("\n"):
+        imported += "\n"
+    return imported + own
 
 
 def own_output(text: str) -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "answer_digest",
     "decode_answer",
     "numbers_only",
+    "printed_marks",
     "refused_reply",
     "unbatch",
 ]
@@ -214,6 +215,33 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
     if taken != len(sizes):
         raise ProtocolError("a batch of answers holds arrays no answer names")
     return out
+
+
+def printed_marks(header: dict[str, Any], count: int) -> list[tuple[int, int]]:
+    """The ``printed`` marks of a ``results`` message of ``count`` answers (``child.Answers``): pairs of an
+    answer's number in the batch and the bytes the process had printed by the end of its call.
+
+    Checked like the rest of a batch: anything but pairs of numbers naming answers of the batch raises
+    ``ProtocolError``. A batch of calls that printed nothing has none.
+    """
+    marks = header.get("printed")
+    if marks is None:
+        return []
+    if (
+        not isinstance(marks, list)
+        or len(marks) > count
+        or not all(
+            type(mark) is list
+            and len(mark) == 2
+            and type(mark[0]) is int
+            and type(mark[1]) is int
+            and 0 <= mark[0] < count
+            and mark[1] >= 0
+            for mark in marks
+        )
+    ):
+        raise ProtocolError("a batch of answers is malformed")
+    return [(number, printed) for number, printed in marks]
 
 
 def _array_count(entry: Any) -> int:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 from grader.memo import BoundedMemo
 from grader.sandbox.arguments import preloaded_keys, requested_calls, set_given_source
 from grader.sandbox.learner_errors import FloatEvents, describe_exception, forget_last_action, watch_actions
+from grader.sandbox.printing import PrintTally, count_printing
 from grader.sandbox.protocol import (
     MAX_FIELD_NAME,
     MAX_FIELDS,
@@ -50,6 +51,7 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
 
     (The sandbox self-test's probe process runs ``selftest.serve_probe`` instead.)
     """
+    printed = count_printing()  # from the start: what the import prints is counted too
     channel = _Channel(request_fd, response_fd)
     if config.get("confine", True):
         from grader.sandbox.confine.process import apply_layers  # (Linux only; the warm parent imported it)
@@ -82,10 +84,13 @@ def serve(config: dict[str, Any], request_fd: int, response_fd: int) -> None:
             held = preloaded_keys()
             if held:
                 ready["preloaded"] = held
+            count = printed.news()
+            if count is not None:  # where the import's output ends: the grader cuts the calls' output after it
+                ready["printed"] = count
             channel.send(ready)
         elif op == "call_many" and module is not None:
             set_given_source(request.get("given_source"))
-            answers = Answers(channel, batched=bool(request.get("batch")))
+            answers = Answers(channel, batched=bool(request.get("batch")), printed=printed)
             floats = FloatEvents(config["scratch"])
             with floats.watching():  # once per batch: each call only starts a fresh record
                 for index, (call, arguments) in enumerate(requested_calls(request, blobs)):
@@ -260,25 +265,37 @@ class Answers:
     asks for it only on a first attempt: if the process then hangs or dies,
     answers still held here are lost and the parent cannot tell which call
     was to blame, so it asks again one answer at a time.
+
+    An answer whose call printed something also carries ``printed``, the
+    bytes the process had printed by then (``printing.PrintTally``): in an
+    answer sent alone, a field of its own; in a batch, a pair (the answer's
+    number in the batch, the count) in the batch's ``printed``. Either way
+    the answer's header (its ``kinds`` entry) is what it would be otherwise.
     """
 
-    def __init__(self, channel: Any, batched: bool, every: float = 0.01) -> None:
-        """``channel`` has ``write(bytes)``; ``every``: the longest an answer waits in a batch, in seconds."""
+    def __init__(self, channel: Any, batched: bool, every: float = 0.01, printed: PrintTally | None = None) -> None:
+        """``channel`` has ``write(bytes)``; ``every``: the longest an answer waits in a batch, in seconds;
+        ``printed``: the process's count of printed bytes (none: answers carry no count)."""
         self._channel, self._batched, self._every = channel, batched, every
+        self._printed = printed
         self._first = 0
         self._kinds: dict[bytes, int] = {}  # each distinct answer header (JSON) and its number, in order
         self._answers: list[bytes] = []  # each answer's header number, as JSON
+        self._marks: list[bytes] = []  # [number in the batch, bytes printed] of each answer whose call printed
         self._blobs: list[bytes] = []
         self._held = 0
         self._since = time.monotonic()
 
     def add(self, header: dict[str, Any], payloads: list[bytes]) -> None:
         """Send one answer, or hold it in the batch until the batch is full or old enough."""
+        count = None if self._printed is None else self._printed.news()
         if not self._batched:
-            self._channel.write(encode_answer(header, payloads))
+            self._channel.write(encode_answer(header, payloads, count))
             return
         entry = _entry(header)
         size = sum(map(len, payloads)) + 16 * len(payloads) + 64  # its arrays, and its share of the batch's header
+        if count is not None:
+            size += 24  # its mark: two numbers
         if self._answers and self._held + size + len(entry) > _BATCH_BYTES:  # the grader reads no batch larger
             self.flush()  # than one answer may be
         if not self._answers:
@@ -287,6 +304,8 @@ class Answers:
         if kind is None:
             kind = self._kinds[entry] = len(self._kinds)
             size += len(entry)
+        if count is not None:
+            self._marks.append(b"[%d,%d]" % (len(self._answers), count))
         self._answers.append(b"%d" % kind)
         self._blobs += payloads
         self._held += size
@@ -298,14 +317,16 @@ class Answers:
         """Send the answers held, as one ``results`` message."""
         if self._answers:
             sizes = b",".join(b"%d" % len(blob) for blob in self._blobs)
-            head = b'{"op":"results","first":%d,"kinds":[%s],"answers":[%s],"sizes":[%s],"blobs":1}' % (
+            marks = b',"printed":[%s]' % b",".join(self._marks) if self._marks else b""
+            head = b'{"op":"results","first":%d,"kinds":[%s],"answers":[%s],"sizes":[%s]%s,"blobs":1}' % (
                 self._first,
                 b",".join(self._kinds),
                 b",".join(self._answers),
                 sizes,
+                marks,
             )
             self._channel.write(frame_message(head, [b"".join(self._blobs)]))
-            self._kinds, self._answers, self._blobs, self._held = {}, [], [], 0
+            self._kinds, self._answers, self._marks, self._blobs, self._held = {}, [], [], [], 0
         self._since = time.monotonic() if now is None else now
 
 
@@ -413,14 +434,16 @@ class _TooLarge(ValueError):
     """A returned value holds more bytes of numbers than one answer may carry (``replies.ANSWER_BYTES``)."""
 
 
-def encode_answer(header: dict[str, Any], payloads: list[bytes]) -> bytes:
-    """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer."""
+def encode_answer(header: dict[str, Any], payloads: list[bytes], printed: int | None = None) -> bytes:
+    """``encode_message``; an ``ok`` answer's header is its index spliced into JSON kept per shape of answer.
+
+    ``printed``: the bytes the process had printed by the end of the call, when that changed (``Answers``).
+    """
     if header.get("op") != "result" or header.get("ok") is not True:
-        return encode_message(header, payloads)
-    return frame_message(
-        b'{"op":"result","index":%d,' % header["index"] + _entry(header)[1:-1] + b',"blobs":%d}' % len(payloads),
-        payloads,
-    )
+        return encode_message(header if printed is None else {**header, "printed": printed}, payloads)
+    count = b"" if printed is None else b',"printed":%d' % printed
+    head = b'{"op":"result","index":%d,' % header["index"] + _entry(header)[1:-1] + count
+    return frame_message(head + b',"blobs":%d}' % len(payloads), payloads)
 
 
 def _entry(header: dict[str, Any]) -> bytes:

@@ -22,9 +22,16 @@ __all__ = ["CapturedOutput", "LearnerProcessLike", "ProcessFactory", "WarmParent
 
 
 class CapturedOutput(Protocol):
-    """What a learner printed, as the engine shows it."""
+    """What a learner printed, as the engine shows it: all of it, and cut by call.
+
+    ``import_excerpt`` is what the import printed, ``None`` when the output was not cut by call;
+    ``call_excerpts`` what each call that printed printed, by the call's number among those the
+    process was sent for the exercise (``call_many`` after ``call_many``, in order, from 0).
+    """
 
     def excerpt(self) -> str: ...
+    def import_excerpt(self) -> str | None: ...
+    def call_excerpts(self) -> dict[int, str]: ...
 
 
 class LearnerProcessLike(Protocol):

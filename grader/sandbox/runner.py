@@ -2,7 +2,8 @@
 
 ``WarmParent`` is the client of the warm parent; ``LearnerProcess`` is one
 confined child serving one exercise. Every pipe operation has a deadline,
-learner output is drained into a capped buffer while we wait, and a child
+learner output is drained into a capped buffer while we wait (and cut by
+call where the answers say how much had been printed), and a child
 that crashes, hangs, floods its output or sends garbage ends its own
 session with a ``CallOutcome`` that says which, never with an exception.
 """
@@ -18,7 +19,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from grader.errors import SandboxError
-from grader.sandbox.answers import decode_answer, refused_reply
+from grader.sandbox.answers import decode_answer, printed_marks, refused_reply
 from grader.sandbox.calls import CallBatch
 from grader.sandbox.contracts import WarmParentLike
 from grader.sandbox.limits import Layers, Limits
@@ -67,6 +68,7 @@ class LearnerProcess:
         self._inbox: deque[tuple[dict[Any, Any], list[bytes]]] = deque()
         self._selector: selectors.BaseSelector | None = None
         self.output = OutputCapture(limits.output_keep, limits.output_cap)
+        self._printed = 0  # the bytes the process last said it had printed (``sandbox.printing``)
         self.end: dict[str, Any] | None = None
         self.call_seconds = limits.call_seconds
         self.holds_trusted = False
@@ -162,7 +164,7 @@ class LearnerProcess:
         if self._pipes is not None:  # what was printed before now belongs to the previous capture
             while (data := read_ready(self._pipes.output_r)) and self.output.total <= self.output.cap:
                 self.output.add(data)
-        self.output = OutputCapture(self._limits.output_keep, self._limits.output_cap)
+        self.output = OutputCapture(self._limits.output_keep, self._limits.output_cap, start=self.output.end)
         if self._scratch:
             self.output.hide.append(self._scratch)
         return self.output
@@ -190,6 +192,8 @@ class LearnerProcess:
                 error=self.limit_facts(clean_error(header.get("error"))),
                 layers=clean_layers(header.get("layers")),
             )
+        self._note_printed(header)
+        self.output.imported = self._printed
         entries = header.get("entries", {})
         held = header.get("preloaded")
         if isinstance(held, list) and len(held) <= 1024:
@@ -266,6 +270,7 @@ class LearnerProcess:
         other request ends the process (its answers would be taken for
         those) and every call is ``not_run``.
         """
+        first = self.output.begin_calls(len(calls))  # numbered even when none is answered: numbers follow the sending
         if not self.alive:
             return [CallOutcome(status="not_run", detail="the process had already ended")] * len(calls)
         assert self._pipes is not None
@@ -296,9 +301,13 @@ class LearnerProcess:
             if failure is not None:
                 if failure.status == "timeout" and wait < self.call_seconds and failure.stop is not None:
                     failure.stop = replace(failure.stop, budget=True)
+                self.output.called(first + index, self._printed, None)  # the call it never answered printed the rest
                 outcomes.append(failure)
                 break
             header, payload = message  # type: ignore[misc]
+            before = self._note_printed(header)
+            if self._printed > before:
+                self.output.called(first + index, before, self._printed)
             outcome = self._decode_result(index, header, payload)
             if outcome.error:
                 self.limit_facts(outcome.error)
@@ -314,6 +323,16 @@ class LearnerProcess:
         not_run = CallOutcome(status="not_run", detail="not run after an earlier failure")
         outcomes += [not_run] * (len(calls) - len(outcomes))
         return outcomes
+
+    def _note_printed(self, header: dict[Any, Any]) -> int:
+        """Take the count of printed bytes a message carries, if any; the count before it.
+
+        The count only grows: a smaller one (the process's word, not a fact) is ignored.
+        """
+        before, count = self._printed, header.get("printed")
+        if type(count) is int and count > before:
+            self._printed = count
+        return before
 
     def _message_for(self, request: Request) -> bytes:
         """The request in full, or just its key when this process said it holds it preloaded.
@@ -389,6 +408,7 @@ class LearnerProcess:
         if more > self._parser.owed:  # each answer becomes objects in the grader: only those asked for are made
             raise ProtocolError("a batch holds answers to calls that were not asked")
         self._parser.owed -= more
+        marks = printed_marks(header, len(answers) if isinstance(answers, list) else 0)  # checked before it is kept
         known = self._memo.answers
         key = known.key(blobs)  # hashed once, whether found or remembered
         outcomes = known.find(header, blobs, key)
@@ -396,10 +416,12 @@ class LearnerProcess:
             outcomes = known.decode(header, blobs)
             known.remember(header, blobs, outcomes, key)
         first = header["first"]
-        return [
-            ({"op": "result", "index": first + number, _DECODED: outcome}, [])
-            for number, outcome in enumerate(outcomes)
+        answers_of = [
+            {"op": "result", "index": first + number, _DECODED: outcome} for number, outcome in enumerate(outcomes)
         ]
+        for number, count in marks:  # each names one of the answers: there are as many as ``answers`` lists
+            answers_of[number]["printed"] = count
+        return [(answer, []) for answer in answers_of]
 
     def _decode_result(self, index: int, header: dict[Any, Any], payload: list[bytes]) -> CallOutcome:
         decoded = header.get(_DECODED)  # a key JSON cannot spell: only _answers_in puts it there
