@@ -1,6 +1,6 @@
 """Where a learner's grading time goes: calls per exercise and per check, and CPU per process kind.
 
-Run from the repository root:  python benchmarks/where_time_goes.py [--learners 40]
+Run from the repository root:  python benchmarks/where_time_goes.py [--learners 40] [--repeat 10]
 
 Prints, for the catalog as it stands:
   1. each implementation exercise's learner calls: the unique calls sent to a learner process, the
@@ -103,12 +103,51 @@ def split_cpu(learners: int) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def per_exercise(repeat: int) -> None:
+    """Grade one correct learner exercise by exercise; print the CPU each exercise costs, by process kind.
+
+    Each grade of one exercise starts its own learner process, so each figure holds one process
+    start and one import of the learner's file besides the exercise's calls.
+    """
+    from run import make_class
+
+    from grader.grading import GradingSession
+    from grader.spec.models import ImplementationExercise
+
+    work = Path(tempfile.mkdtemp(prefix="grader-where-"))
+    try:
+        folder = work / "class" / make_class(work / "class", 2)[0]  # the first learner is a correct one
+        with GradingSession(exercises_dir=ROOT / "exercises") as session:
+            pid = session.warm_parent.pid
+            assert pid is not None
+            session.grade(folder, assignment="all")  # plans and reference answers are made once a session
+            for exercise in session.catalog.assignment("all"):
+                if not isinstance(exercise, ImplementationExercise):
+                    continue
+                _, learner_before = _cpu(pid)
+                own_before = os.times()
+                for _ in range(repeat):
+                    session.grade(folder, exercise_ids=[exercise.id])
+                time.sleep(0.2)  # the warm parent reaps the last process when it is next idle
+                _, learner_after = _cpu(pid)
+                own_after = os.times()
+                own = own_after.user + own_after.system - own_before.user - own_before.system
+                print(
+                    f"{exercise.id:24s} learner processes {(learner_after - learner_before) * 1000 / repeat:6.1f} ms, "
+                    f"grading process {own * 1000 / repeat:6.1f} ms"
+                )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=40)
+    parser.add_argument("--repeat", type=int, default=10, help="grades of each exercise in part 3 [10]")
     options = parser.parse_args()
     count_calls()
     split_cpu(options.learners)
+    per_exercise(options.repeat)
 
 
 if __name__ == "__main__":
