@@ -10,7 +10,12 @@ document matches none of them. Here each union becomes an enum of its tags
 ``if: {tag: X} then: {$ref: X}`` per branch, so an object is checked against
 its own branch alone and an unknown key is reported at that object. A union
 told apart by which key is present (a case set's ``examples:``, ``random:``,
-``matrices:``) gets the same shape, keyed by ``required``.
+``matrices:``, ``scripts:``) gets the same shape, keyed by ``required``, and
+one told apart by the value's JSON type (a check's ``hints:`` list or
+mapping, an argument's draw or list of values, a known-wrong's ``raises:``
+or null) is keyed by ``type``. No ``anyOf`` or ``oneOf`` is left over
+objects, so the error a validator reports does not rest on how it guesses
+which branch the author meant.
 
 Every property carries a description: the one its record field declares, or,
 for a union's tag, the docstring of the record class the tag selects.
@@ -68,6 +73,9 @@ def _rewrite(node: Any, definitions: dict[str, Any]) -> Any:
     keys = _branch_keys(rewritten, definitions)
     if keys is not None:
         return _keyed_union(rewritten, keys, definitions)
+    types = _branch_types(rewritten, definitions)
+    if types is not None:
+        return _typed_union(rewritten, types)
     return rewritten
 
 
@@ -133,6 +141,36 @@ def _keyed_union(node: dict[str, Any], keys: dict[str, str], definitions: dict[s
             "allOf": [{"if": {"required": [key]}, "then": {"$ref": reference}} for key, reference in keys.items()],
         }
     )
+    return union
+
+
+def _branch_types(node: dict[str, Any], definitions: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """For an ``anyOf`` with a record or mapping among its branches, each branch told apart by its JSON type (a
+    check's ``hints:`` list or mapping, an ``args:`` draw or list, a ``raises:`` record or null), each branch's
+    type with the branch; ``None`` for any other node."""
+    branches = node.get("anyOf")
+    if not isinstance(branches, list) or len(branches) < 2 or "type" in node or "allOf" in node:
+        return None
+    typed: list[tuple[str, dict[str, Any]]] = []
+    for branch in branches:
+        target = definitions.get(branch["$ref"].rsplit("/", 1)[-1], {}) if "$ref" in branch else branch
+        kind = target.get("type")
+        if not isinstance(kind, str):
+            return None
+        typed.append((kind, branch))
+    kinds = [kind for kind, _branch in typed]
+    # integer is a kind of number: a value of both would have to match both branches, not either
+    if len(set(kinds)) != len(kinds) or "object" not in kinds or {"integer", "number"} <= set(kinds):
+        return None
+    return typed
+
+
+def _typed_union(node: dict[str, Any], types: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """An ``anyOf`` told apart by JSON type as: one of those types, then the branch of the value's type, so that
+    a misspelt key of the record branch is reported at its object, and a value of no branch's type at the union."""
+    union: dict[str, Any] = {key: value for key, value in node.items() if key != "anyOf"}
+    union["type"] = [kind for kind, _branch in types]
+    union["allOf"] = [{"if": {"type": kind}, "then": branch} for kind, branch in types if branch != {"type": kind}]
     return union
 
 
