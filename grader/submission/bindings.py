@@ -154,8 +154,9 @@ class _LogicalLines:
             event = _CODE_EVENT.search(text, position)
             at = end if event is None else event.start()
             if text.find("\n", position, at) < 0:
-                depth += _depth_change(text, position, at)
-                pieces.append(text[position:at])
+                if at > position:  # code between two strings, often none: a line of many strings stays short
+                    depth += _depth_change(text, position, at)
+                    pieces.append(text[position:at])
             elif depth == 0 and _BRACKET.search(text, position, at) is None:  # many plain lines: split at once
                 lines = text[position:at].split("\n")
                 pieces.append(lines[0])
@@ -201,8 +202,8 @@ class _LogicalLines:
                 if not text.startswith("\n", at + 1):  # outside a string, a backslash joins lines or is an error
                     self.readable = False
                     return
-                if len(pieces) == 1 and not pieces[0].strip():  # nothing before it: the next line sets the indent
-                    pieces = [pieces[0]] if pieces[0] else []
+                if len(pieces) <= 1 and not "".join(pieces).strip():  # nothing before it: the next line sets
+                    pieces = [pieces[0]] if pieces and pieces[0] else []  # the indent
                 else:
                     pieces.append(" ")
                 position = at + 2
@@ -211,7 +212,8 @@ class _LogicalLines:
                 if closed < 0:
                     self.readable = False
                     return
-                pieces.append('""')
+                if not pieces or pieces[-1] != '""':  # strings side by side are one string (as Python joins them)
+                    pieces.append('""')
                 position = closed
 
 
