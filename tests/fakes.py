@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from grader.sandbox import child
+from grader.sandbox import answer_batches, child
 from grader.sandbox.answers import decode_answer, refused_reply
 from grader.sandbox.arguments import decode_arguments, set_given_source
 from grader.sandbox.calls import CallBatch
@@ -73,7 +73,7 @@ class InProcessProcess:
                 )
             if self._metered:
                 try:
-                    MessageParser(allowance=self.replies).feed(child.encode_answer(header, payload))
+                    MessageParser(allowance=self.replies).feed(answer_batches.encode_answer(header, payload))
                 except LimitExceeded as exc:
                     self.alive = False
                     outcomes.append(refused_reply(exc))

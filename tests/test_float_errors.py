@@ -12,7 +12,7 @@ import pytest
 
 from grader.checks.cases import Case
 from grader.checks.float_errors import NoFloatWarnings, describe_float_error
-from grader.sandbox import child
+from grader.sandbox import answer_batches, child
 from grader.sandbox.answers import decode_answer, unbatch
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.protocol import MessageParser
@@ -116,7 +116,7 @@ def test_the_error_mode_is_restored_after_the_call(tmp_path: Path) -> None:
 
 def test_float_errors_reach_the_parent_alone_and_in_a_batch(tmp_path: Path) -> None:
     answers = [_call(tmp_path, NAIVE, x) for x in ([-1000.0], [1.0], [-1000.0])]
-    alone = decode_answer(0, *next(iter(MessageParser().feed(child.encode_answer(*answers[0])))))
+    alone = decode_answer(0, *next(iter(MessageParser().feed(answer_batches.encode_answer(*answers[0])))))
     assert [e["kind"] for e in alone.float_errors] == ["overflow"]
 
     written: list[bytes] = []
@@ -125,7 +125,7 @@ def test_float_errors_reach_the_parent_alone_and_in_a_batch(tmp_path: Path) -> N
         def write(self, data: bytes) -> None:
             written.append(bytes(data))
 
-    batch = child.Answers(Channel(), batched=True, every=60.0)
+    batch = answer_batches.Answers(Channel(), batched=True, every=60.0)
     for index, (header, payload) in enumerate(answers):
         batch.add(dict(header, index=index), payload)
     batch.flush()
@@ -200,7 +200,7 @@ POISONS = (
 def test_a_learner_writing_into_the_record_sends_only_well_formed_events(tmp_path: Path) -> None:
     header, payload = _call(tmp_path, POISONS, [1.0])
     assert header["float_errors"] == [{"kind": "overflow"}, {"kind": "divide", "in": "x" * 200, "line": 7}]
-    child.encode_answer(header, payload)  # plain JSON: the answer can be sent
+    answer_batches.encode_answer(header, payload)  # plain JSON: the answer can be sent
 
 
 def test_the_warning_numpy_would_give_is_still_given_where_the_learner_called(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.sandbox import child
+from grader.sandbox import answer_batches
 from grader.sandbox.answers import KnownAnswers, printed_marks
 from grader.sandbox.printing import PrintTally
 from grader.sandbox.protocol import MessageParser, ProtocolError, encode_array
@@ -69,7 +69,7 @@ def _sent(answers: list[tuple[dict[str, Any], list[bytes], int]], batched: bool)
     sent: list[bytes] = []
     channel = type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})()
     tally = PrintTally()
-    out = child.Answers(channel, batched=batched, every=float("inf"), printed=tally)
+    out = answer_batches.Answers(channel, batched=batched, every=float("inf"), printed=tally)
     for header, payloads, printed in answers:
         tally.written += printed
         out.add(header, payloads)

@@ -115,7 +115,7 @@ def test_a_head_seen_before_still_needs_the_right_payload() -> None:
 )
 def test_a_learner_process_answer_reads_as_the_plain_encoding(header: dict) -> None:
     """The learner process builds an ``ok`` answer's header from a template; it must read exactly the same."""
-    from grader.sandbox.child import encode_answer as _answer
+    from grader.sandbox.answer_batches import encode_answer as _answer
 
     payloads = [encode_array(np.arange(3.0))] * (header.get("values", 0) + header.get("inputs", 0))
     for _ in range(2):  # the second time, from the remembered template
@@ -145,11 +145,13 @@ ANSWERS = [
 
 def _batched(answers: list) -> bytes:  # type: ignore[type-arg]
     """The answers as one ``results`` message, as a learner process sends them (never cut by time here)."""
-    from grader.sandbox import child
+    from grader.sandbox import answer_batches
 
     sent: list[bytes] = []
     channel = type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})()
-    batch = child.Answers(channel, batched=True, every=float("inf"))  # a slow moment must not cut the batch in two
+    batch = answer_batches.Answers(
+        channel, batched=True, every=float("inf")
+    )  # a slow moment must not cut the batch in two
     for header, payloads in answers:
         batch.add(header, payloads)
     batch.flush()

@@ -209,10 +209,12 @@ def _frames(data: bytes) -> list[tuple[int, int]]:
     ids=["large-answers", "many-answers", "long-errors"],
 )
 def test_a_batch_of_answers_is_never_larger_than_one_answer_may_be(answers: list) -> None:  # type: ignore[type-arg]
-    from grader.sandbox import child
+    from grader.sandbox import answer_batches
 
     sent: list[bytes] = []
-    batch = child.Answers(type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True)
+    batch = answer_batches.Answers(
+        type("Channel", (), {"write": lambda self, data: sent.append(bytes(data))})(), batched=True
+    )
     for index, (header, payloads) in enumerate(answers):
         error = header.get("error")
         batch.add(dict(header, index=index, **({"error": dict(error, type=f"E{index}")} if error else {})), payloads)

@@ -218,7 +218,7 @@ def unbatch(header: dict[str, Any], blobs: list[bytes]) -> list[tuple[dict[str, 
 
 
 def printed_marks(header: dict[str, Any], count: int) -> list[tuple[int, int]]:
-    """The ``printed`` marks of a ``results`` message of ``count`` answers (``child.Answers``): pairs of an
+    """The ``printed`` marks of a ``results`` message of ``count`` answers (``answer_batches.Answers``): pairs of an
     answer's number in the batch and the bytes the process had printed by the end of its call.
 
     Checked like the rest of a batch: anything but pairs of numbers naming answers of the batch raises

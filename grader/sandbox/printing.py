@@ -4,7 +4,7 @@ What the learner prints reaches the grader on a pipe of its own, apart from
 the answers, so the grader cannot tell by itself which call printed what.
 So every byte written through Python's streams is counted here, and an
 answer says how many had been written by the end of its call
-(``child.Answers``), the grader cutting the output there
+(``answer_batches.Answers``), the grader cutting the output there
 (``output.OutputCapture``). The count is sent only when it changed: an
 answer of a call that printed nothing is exactly what it was, and answers
 reused by their bytes (``answers.KnownAnswers``) still are.
