@@ -114,10 +114,9 @@ def encode_answer(header: dict[str, Any], payloads: list[bytes], printed: int | 
 
 def _entry(header: dict[str, Any]) -> bytes:
     """An answer's header without ``op`` and ``index``, as JSON: for an ``ok`` answer, kept per shape of answer."""
-    if header.get("ok") is not True:
-        return json.dumps(
-            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
-        ).encode()
+    # Float errors name learner lines: an answer holding them is its own, not a shape of answer worth keeping.
+    if header.get("ok") is not True or "float_errors" in header:
+        return _tail(header)
     key = (
         header["kind"],
         tuple(header["types"]),
@@ -125,16 +124,16 @@ def _entry(header: dict[str, Any]) -> bytes:
         header["values"],
         header.get("inputs"),
     )
-    if "float_errors" in header:  # each its own: learner lines are not a shape of answer worth keeping
-        return json.dumps(
-            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
-        ).encode()
     entry = _ANSWER_TAILS.get(key)
     if entry is None:
-        entry = _ANSWER_TAILS[key] = json.dumps(
-            {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
-        ).encode()
+        entry = _ANSWER_TAILS[key] = _tail(header)
     return entry
+
+
+def _tail(header: dict[str, Any]) -> bytes:
+    return json.dumps(
+        {name: value for name, value in header.items() if name not in ("op", "index")}, separators=(",", ":")
+    ).encode()
 
 
 # This learner process's answer headers by shape of answer (its own state: one process, one thread answering).
