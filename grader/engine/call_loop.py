@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING
 from grader.checks.base import Check, Finding
 from grader.engine.credit import GuardCases, apply_credit, guard_cases
 from grader.engine.defaults import DefaultsVerdict, judge_defaults
-from grader.engine.diagnosis import apply_diagnosis, diagnose
 from grader.engine.disk_cache import keep_held
-from grader.engine.explanations import explain, named_values
 from grader.engine.failing import failing_output
 from grader.engine.failure_modes import classify_failure, fitting_hint
 from grader.engine.findings import STOPPED, STOPPED_AS, CheckRun
@@ -220,7 +218,11 @@ def grade_implementation(
     }
     keep_held(found)
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
-    diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected) if root else {}
+    diagnoses: dict[str, str] = {}
+    if root and any(run.failing for run in runs):  # only a failed check has a mistake to name
+        from grader.engine.diagnosis import apply_diagnosis, diagnose  # with what naming one needs
+
+        diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected)
     for run in runs:
         if run.check.id in diagnoses:
             result = next(r for r in results if r.id == run.check.id)
@@ -356,6 +358,8 @@ def _judge_run(
 
 def _explanation(run: CheckRun, table: CallTable) -> str:
     """The one relation between the learner's values and the expected ones on every failing case, or empty."""
+    from grader.engine.explanations import explain, named_values  # only a failed check is explained
+
     compared, named = [], []
     for index in run.failing:
         seen = run.check.compared(run.cases[index], [table.outcomes[key] for key in run.keys[index]])
