@@ -20,9 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 _CODE = f"""
 import os, signal, sys
 sys.path.insert(0, {str(REPO)!r})
-from grader.sandbox import confine
+from grader.sandbox.confine import privileges
 if os.geteuid() == 0:
-    confine.drop_capabilities()
+    privileges.drop_capabilities()
 def note(number, frame):
     os.write(1, signal.Signals(number).name.encode() + b"\\n")
 for number in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGIO, signal.SIGURG, signal.SIGTERM, signal.SIGHUP):

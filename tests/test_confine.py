@@ -24,15 +24,14 @@ from pathlib import Path
 import pytest
 from bystander import Bystander
 
-from grader.sandbox import confine
-from grader.sandbox.confine import seccomp as seccomp_mod
+from grader.sandbox.confine import landlock, seccomp
 from grader.sandbox.confine.syscalls import ARCHES
 
 REPO = Path(__file__).resolve().parents[1]
 PRELUDE = f"""\
 import json, os, sys
 sys.path.insert(0, {str(REPO)!r})
-from grader.sandbox import confine
+from grader.sandbox.confine import landlock, privileges, seccomp
 results = {{}}
 def attempt(fn):
     try:
@@ -49,9 +48,9 @@ CHILD_ENV = {
     "MKL_NUM_THREADS": "1",
 }
 
-ABI = confine.abi_version()
+ABI = landlock.abi_version()
 needs_landlock = pytest.mark.skipif(ABI == 0, reason="Landlock is not available on this kernel")
-needs_seccomp = pytest.mark.skipif(not confine.seccomp_available(), reason="seccomp filters are not available here")
+needs_seccomp = pytest.mark.skipif(not seccomp.available(), reason="seccomp filters are not available here")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs to run as root (uid 0)")
 
 
@@ -70,7 +69,7 @@ def test_abi_version_returns_non_negative_int():
 
 
 def test_python_read_paths_excludes_site_packages_and_grader():
-    paths = confine.python_read_paths()
+    paths = landlock.python_read_paths()
     numpy_dir = os.path.dirname(importlib.util.find_spec("numpy").origin)
     sites = {os.path.realpath(p) for p in site.getsitepackages()}
     for read in paths.read_paths:
@@ -86,13 +85,13 @@ def test_python_read_paths_excludes_site_packages_and_grader():
 def test_seccomp_build_program_resolves_for_every_arch():
     for machine in ("x86_64", "aarch64"):
         for read_only in (False, True):
-            prog = seccomp_mod.build_program(machine, 4242, read_only_fs=read_only)
+            prog = seccomp.build_program(machine, 4242, read_only_fs=read_only)
             assert 0 < len(prog) < 4096
             assert all(len(i) == 4 and all(isinstance(v, int) for v in i) for i in prog)
             assert prog[0] == (0x20, 0, 0, 4)  # load arch first
             assert prog[-1] == (0x06, 0, 0, 0x7FFF0000)  # default: allow
-    x86 = seccomp_mod.build_program("x86_64", 1)
-    arm = seccomp_mod.build_program("aarch64", 1)
+    x86 = seccomp.build_program("x86_64", 1)
+    arm = seccomp.build_program("aarch64", 1)
     assert any(code == 0x35 and k == 0x40000000 for code, _, _, k in x86)  # x32: x86_64 only
     assert not any(code == 0x35 for code, *_ in arm)
 
@@ -122,7 +121,7 @@ def test_seccomp_program_refuses_descriptor_owners_and_other_processes_by_argume
     allow, eperm = 0x7FFF0000, 0x00050001
     me = 4242
     for read_only in (False, True):
-        program = seccomp_mod.build_program(machine, me, read_only_fs=read_only)
+        program = seccomp.build_program(machine, me, read_only_fs=read_only)
 
         def verdict(name, *args, program=program):
             return _run_filter(program, arch, table[name], *args)
@@ -137,7 +136,7 @@ def test_seccomp_program_refuses_descriptor_owners_and_other_processes_by_argume
             assert verdict("ioctl", 3, cmd, 0) == eperm, cmd
         for cmd in (0x5401, 0x541B, 0x5421, 0x5451):  # TCGETS, FIONREAD, FIONBIO, FIOCLEX
             assert verdict("ioctl", 3, cmd, 0) == allow, cmd
-        for name in seccomp_mod.SELF_ONLY:
+        for name in seccomp.SELF_ONLY:
             assert verdict(name, 0) == verdict(name, me) == verdict(name, 1 << 32) == allow, name
             assert verdict(name, me + 1) == verdict(name, 1) == verdict(name, -me) == eperm, name
         assert verdict("setpriority", 0, 0, 19) == verdict("setpriority", 0, me, 19) == allow
@@ -156,11 +155,11 @@ def test_a_prepared_seccomp_program_with_a_pid_patched_in_is_the_one_built_for_t
     """The warm parent assembles the filter once; each learner process only sets its own pid in it."""
     for machine in ("x86_64", "aarch64"):
         for read_only in (False, True):
-            array, where = seccomp_mod.prepared_program(machine, read_only)
+            array, where = seccomp.prepared_program(machine, read_only)
             for pid in (4242, 1 << 22, 7):
                 array[where].k = pid
                 patched = [(i.code, i.jt, i.jf, i.k) for i in array]
-                assert patched == seccomp_mod.build_program(machine, pid, read_only_fs=read_only)
+                assert patched == seccomp.build_program(machine, pid, read_only_fs=read_only)
 
 
 @pytest.mark.slow
@@ -175,14 +174,14 @@ def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
     out = run_child(f"""
         import numpy
         from grader.sandbox.confine import landlock
-        paths = confine.python_read_paths()
+        paths = landlock.python_read_paths()
         read, listed = paths.read_paths + ["/does/not/exist"], paths.list_paths
         if {ahead!r}:
             read, listed = landlock.open_ahead(read), landlock.open_ahead(listed)
         if {ahead!r} == "prepared":
             landlock.prepare_rules(read, listed)
         prepared = landlock.prepared_rules()
-        results["abi"] = confine.restrict(read, ["/dev/null"], list_paths=listed)
+        results["abi"] = landlock.restrict(read, ["/dev/null"], list_paths=listed)
         results["built_during"] = landlock.prepared_rules() - prepared
         results["prepared"] = prepared
         landlock.close_ahead(read + listed)
@@ -212,8 +211,8 @@ def test_restrict_denies_reads_writes_outside_allow_list(tmp_path, ahead):
 def test_restrict_allows_numpy_import_from_allow_list():
     out = run_child("""
         results["preloaded"] = "numpy" in sys.modules
-        paths = confine.python_read_paths()
-        confine.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
+        paths = landlock.python_read_paths()
+        landlock.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
         import numpy
         results["sum"] = float(numpy.ones((4, 4)) @ numpy.ones(4) @ numpy.ones(4))
     """)
@@ -229,8 +228,8 @@ def test_restrict_denies_tcp_connect_to_local_listener():
         port = listener.getsockname()[1]
         out = run_child(f"""
             import socket
-            paths = confine.python_read_paths()
-            confine.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
+            paths = landlock.python_read_paths()
+            landlock.restrict(paths.read_paths, ["/dev/null"], list_paths=paths.list_paths)
             def connect():
                 with socket.create_connection(("127.0.0.1", {port}), timeout=2):
                     pass
@@ -253,8 +252,8 @@ def test_restrict_refuses_multithreaded_process():
         stop = threading.Event()
         worker = threading.Thread(target=stop.wait)
         worker.start()
-        results["threads"] = confine.thread_count()
-        results["restrict"] = attempt(lambda: confine.restrict(["/usr/lib"]))
+        results["threads"] = privileges.thread_count()
+        results["restrict"] = attempt(lambda: landlock.restrict(["/usr/lib"]))
         stop.set()
         worker.join()
     """)
@@ -266,7 +265,7 @@ def test_restrict_refuses_multithreaded_process():
 def test_install_filter_blocks_processes_sockets_and_foreign_signals(tmp_path):
     out = run_child(f"""
         import ctypes, resource, socket, subprocess, threading
-        confine.install_filter()
+        seccomp.install_filter()
         results["fork"] = attempt(os.fork)
         results["subprocess"] = attempt(lambda: subprocess.run(["true"]))
         results["socket"] = attempt(socket.socket)
@@ -336,7 +335,7 @@ def test_install_filter_refuses_signals_through_descriptor_owners_and_rescheduli
                 return "ok" if rc >= 0 else errno.errorcode[ctypes.get_errno()]
             # Without the filter the bystander is within reach (it holds no capabilities this process lacks).
             results["reachable"] = attempt(lambda: os.setpriority(os.PRIO_PROCESS, pid, {before["nice"]}))
-            confine.install_filter()
+            seccomp.install_filter()
             r, w = os.pipe()
             F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY = 10, 15, 1024, 1026
             owner = {{
@@ -429,7 +428,7 @@ def test_install_filter_read_only_fs_denies_writes(tmp_path):
     existing.write_text('{"score": 0}')
     out = run_child(f"""
         existing, folder = {str(existing)!r}, {str(tmp_path)!r}
-        confine.install_filter(read_only_fs=True)
+        seccomp.install_filter(read_only_fs=True)
         results["read"] = open(existing).read()
         results["open_w"] = attempt(lambda: open(os.path.join(folder, "new.txt"), "w"))
         results["open_a"] = attempt(lambda: open(existing, "a"))
@@ -453,14 +452,14 @@ def test_drop_capabilities_blocks_root_privileges():
     out = run_child("""
         import resource
         resource.setrlimit(resource.RLIMIT_CPU, (10, 20))
-        results["dropped"] = confine.drop_capabilities()
+        results["dropped"] = privileges.drop_capabilities()
         results["caps"] = [l.split()[1] for l in open("/proc/self/status")
                            if l.startswith(("CapEff:", "CapPrm:", "CapBnd:"))]
         results["raise_cpu"] = attempt(
             lambda: resource.setrlimit(resource.RLIMIT_CPU, (10, 30)))
         results["setuid"] = attempt(lambda: os.setuid(12345))
         results["chroot"] = attempt(lambda: os.chroot("/"))
-        results["again"] = confine.drop_capabilities()
+        results["again"] = privileges.drop_capabilities()
     """)
     assert out["dropped"] is True
     assert out["caps"] == ["0000000000000000"] * 3
@@ -483,7 +482,7 @@ def test_bounding_set_emptied_by_the_parent_leaves_its_children_only_their_held_
         results["parent"] = caps()
         pid = os.fork()
         if pid == 0:
-            dropped = confine.drop_capabilities()
+            dropped = privileges.drop_capabilities()
             child = caps()
             ok = dropped and child["CapBnd"] == child["CapEff"] == child["CapPrm"] == "0" * 16
             os._exit(0 if ok and attempt(lambda: os.chroot("/")) == "PermissionError" else 1)
@@ -502,7 +501,7 @@ def test_set_limits_caps_memory_cpu_and_file_size(tmp_path):
     big = tmp_path / "big.bin"
     out = run_child(f"""
         import resource
-        confine.set_limits(cpu_seconds=1.5, memory_bytes=256 << 20, file_bytes=4096,
+        privileges.set_limits(cpu_seconds=1.5, memory_bytes=256 << 20, file_bytes=4096,
                            open_files=32)
         results["limits"] = {{name: list(resource.getrlimit(getattr(resource, name)))
                              for name in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE",
@@ -539,7 +538,7 @@ def test_set_limits_keeps_a_lower_existing_hard_limit():
     out = run_child("""
         import resource
         resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
-        confine.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
+        privileges.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
                            open_files=64)
         results["nofile"] = list(resource.getrlimit(resource.RLIMIT_NOFILE))
     """)
@@ -550,7 +549,7 @@ def test_set_limits_keeps_a_lower_existing_hard_limit():
 def test_kill_descendants_kills_setsid_grandchild():
     out = run_child("""
         import time
-        confine.set_child_subreaper()
+        privileges.set_child_subreaper()
         r, w = os.pipe()
         middle = os.fork()
         if middle == 0:
@@ -570,9 +569,9 @@ def test_kill_descendants_kills_setsid_grandchild():
         stat = open(f"/proc/{daemon}/stat").read()
         results["daemon"] = daemon
         results["reparented"] = int(stat[stat.rfind(")") + 2:].split()[1]) == os.getpid()
-        results["killed"] = confine.kill_descendants()
+        results["killed"] = privileges.kill_descendants()
         results["gone"] = not os.path.exists(f"/proc/{daemon}")
-        results["again"] = confine.kill_descendants()
+        results["again"] = privileges.kill_descendants()
     """)
     daemon = out.pop("daemon")
     try:
@@ -587,8 +586,8 @@ def test_kill_descendants_kills_setsid_grandchild():
 def test_set_non_dumpable_and_no_new_privs_take_effect():
     out = run_child("""
         import ctypes
-        confine.set_no_new_privs()
-        confine.set_non_dumpable()
+        privileges.set_no_new_privs()
+        privileges.set_non_dumpable()
         libc = ctypes.CDLL(None, use_errno=True)
         results["dumpable"] = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
         results["nnp"] = [l.split()[1] for l in open("/proc/self/status")
@@ -605,13 +604,13 @@ def test_all_layers_together_still_run_a_softmax(tmp_path):
     canary.write_text("expected: [0.1, 0.9]")
     out = run_child(f"""
         import numpy as np
-        results["caps"] = confine.drop_capabilities()
-        confine.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
+        results["caps"] = privileges.drop_capabilities()
+        privileges.set_limits(cpu_seconds=5, memory_bytes=1 << 30, file_bytes=1 << 20,
                            open_files=64)
-        paths = confine.python_read_paths()
-        results["abi"] = confine.restrict(paths.read_paths, ["/dev/null"],
+        paths = landlock.python_read_paths()
+        results["abi"] = landlock.restrict(paths.read_paths, ["/dev/null"],
                                           list_paths=paths.list_paths)
-        confine.install_filter()
+        seccomp.install_filter()
         source = "import numpy as np\\ndef softmax(z):\\n    e = np.exp(z - z.max())\\n" \\
                  "    return e / e.sum()\\n"
         namespace = {{}}

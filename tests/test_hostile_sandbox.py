@@ -25,7 +25,8 @@ from grader.errors import UsageError, WeakSandboxError
 from grader.grading import GradingSession, preflight_sandbox, weak_sandbox_allowed
 from grader.sandbox import child, learner_errors, selftest
 from grader.sandbox.calls import encode_calls
-from grader.sandbox.confine import abi_version, seccomp_available
+from grader.sandbox.confine.landlock import abi_version
+from grader.sandbox.confine.seccomp import available as seccomp_available
 from grader.sandbox.front import Sandbox
 from grader.sandbox.outcomes import CallOutcome
 from grader.sandbox.requests import needs_trusted
@@ -154,12 +155,13 @@ def test_selftest_with_landlock_before_signal_scoping_rests_signal_denial_on_sec
 _OWNER_PROBE = """
 import sys
 sys.path.insert(0, {root!r})
-from grader.sandbox import confine, selftest
+from grader.sandbox import selftest
+from grader.sandbox.confine import landlock, seccomp
 if sys.argv[1] == "seccomp":
-    confine.install_filter()
+    seccomp.install_filter()
 elif sys.argv[1] == "landlock":
-    paths = confine.python_read_paths()
-    print(confine.restrict(paths.read_paths, list_paths=paths.list_paths), file=sys.stderr)
+    paths = landlock.python_read_paths()
+    print(landlock.restrict(paths.read_paths, list_paths=paths.list_paths), file=sys.stderr)
 print(selftest.signal_through_owner(int(sys.argv[2]), int(sys.argv[3])))
 """
 

@@ -1,5 +1,15 @@
 """Kernel confinement for the learner process (standard library + ctypes only).
 
+Each layer lives in its own module, imported by name: ``privileges``
+(capabilities, limits, and the trusted parent's calls), ``landlock``
+(:func:`~landlock.restrict`, :func:`~landlock.abi_version`,
+:func:`~landlock.python_read_paths`) and ``seccomp``
+(:func:`~seccomp.install_filter`, :func:`~seccomp.available`);
+``process.apply_layers`` applies them in order. This package imports none
+of them: the grading process needs only ``privileges``, and the other two
+cost a cold grade their import for layers only the warm parent's children
+apply.
+
 The child applies these layers, in this order, after importing numpy and
 before importing the submission, while it is still single-threaded
 (``OPENBLAS_NUM_THREADS=1``; :func:`thread_count` must be 1):
@@ -39,36 +49,5 @@ and :func:`kill_descendants` (nothing the child started survives it).
 
 Each layer raises ``OSError`` (or ``RuntimeError`` for a multi-threaded
 process) when it cannot be applied; callers decide the sandbox tier from
-:func:`abi_version` and :func:`seccomp_available` and record what held.
+:func:`landlock.abi_version` and :func:`seccomp.available` and record what held.
 """
-
-from __future__ import annotations
-
-from .landlock import PythonPaths, abi_version, python_read_paths, restrict
-from .privileges import (
-    drop_capabilities,
-    kill_descendants,
-    set_child_subreaper,
-    set_limits,
-    set_no_new_privs,
-    set_non_dumpable,
-    thread_count,
-)
-from .seccomp import available as seccomp_available
-from .seccomp import install_filter
-
-__all__ = [
-    "PythonPaths",
-    "abi_version",
-    "drop_capabilities",
-    "install_filter",
-    "kill_descendants",
-    "python_read_paths",
-    "restrict",
-    "seccomp_available",
-    "set_child_subreaper",
-    "set_limits",
-    "set_no_new_privs",
-    "set_non_dumpable",
-    "thread_count",
-]
