@@ -220,7 +220,7 @@ def grade_implementation(
     results = [settled[c.id] if c.id in settled else judged[c.id] for c in checks]
     diagnoses: dict[str, str] = {}
     if root and any(run.failing for run in runs):  # only a failed check has a mistake to name
-        from grader.engine.diagnosis import apply_diagnosis, diagnose  # with what naming one needs
+        from grader.engine.diagnosis import apply_diagnosis, diagnose  # a correct grade never loads it
 
         diagnoses = diagnose(exercise, runs, factory, root, memo, plan, expected)
     for run in runs:
