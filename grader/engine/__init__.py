@@ -2,8 +2,9 @@
 
 Data flows one way: ``plan`` (an exercise's cases as calls, numbered in a
 table), ``call_loop`` (the calls sent to a learner process, with the import,
-the time budget and a new process after a crash), ``findings`` (each case
-judged, remembered per exact output), ``failure_modes`` and ``defaults``
+the time budget and a new process after a crash), ``check_results`` (a
+check's result from its answered cases), ``findings`` (each case judged,
+remembered per exact output), ``failure_modes`` and ``defaults``
 (how a failing case failed), ``diagnosis`` (a known mistake, named only when
 shown), ``credit`` (which passing checks earn points), ``reasons`` (the
 sentences a learner reads), ``printed`` (what each check's calls printed).

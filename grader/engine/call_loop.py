@@ -5,31 +5,29 @@ process with the import, in one round trip; cases are ordered simplest
 first, so the first failing case found is the smallest. A learner process
 that dies is replaced for the calls still needed; one that times out twice
 has the rest of its checks marked without running them, so an endless loop
-costs seconds, not minutes. What each case shows is judged in
-``engine.findings``; a failure is matched with a known mistake in
-``engine.diagnosis``.
+costs seconds, not minutes. Each check's result is made from its answered
+cases in ``engine.check_results`` (each case judged in ``engine.findings``);
+a failure is matched with a known mistake in ``engine.diagnosis``.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.checks.base import Check, Finding
+from grader.checks.base import Check
+from grader.engine.check_results import check_result, judge_run
 from grader.engine.credit import GuardCases, apply_credit, guard_cases
-from grader.engine.defaults import DefaultsVerdict, judge_defaults
 from grader.engine.disk_cache import keep_held
-from grader.engine.failing import failing_output
-from grader.engine.failure_modes import classify_failure, fitting_hint
 from grader.engine.findings import STOPPED, STOPPED_AS, CheckRun
 from grader.engine.instructor_runs import fill_answer_calls, given_source, reference_failure, reference_outcomes
 from grader.engine.memory import GradingMemo
-from grader.engine.plan import CallTable, Plan, checks_to_run
+from grader.engine.plan import Plan, checks_to_run
 from grader.engine.premises import KnownMistakes
 from grader.engine.printed import CallOutput
-from grader.engine.reasons import describe_start_failure, failure_reason, passed_reason
+from grader.engine.reasons import describe_start_failure
 from grader.results import CheckResult, CheckStatus, ExerciseResult, ExerciseStatus
 from grader.sandbox.contracts import LearnerProcessLike, ProcessFactory
 from grader.sandbox.outcomes import CallOutcome, StartOutcome
@@ -137,7 +135,7 @@ def grade_implementation(
         for planned in plan.checks:
             check, entry = planned.check, planned.entry
             if not start.entries.get(entry):
-                settled[check.id] = _result(
+                settled[check.id] = check_result(
                     check,
                     "error",
                     f"{check.describe(entry)}: not checked, because your file does not define {entry}().",
@@ -170,7 +168,7 @@ def grade_implementation(
                     why += f" after {run_entry_name(runs)} ran out of time or memory {timeouts} times"
                 for run in runs:
                     if not run.decided(table):
-                        settled[run.check.id] = _result(
+                        settled[run.check.id] = check_result(
                             run.check, "timeout", f"{run.check.describe(run.entry)}: not run, because {why}."
                         )
                 break
@@ -212,7 +210,7 @@ def grade_implementation(
             settled[run.check.id] = _reference_failed(run, plan, *failed)
     mistakes = KnownMistakes(exercise, factory, root, memo, plan, expected) if root else None
     judged = {
-        run.check.id: _judge_run(run, table, plan, start.defaults, mistakes, keep_failing)
+        run.check.id: judge_run(run, table, plan, start.defaults, mistakes, keep_failing)
         for run in runs
         if run.check.id not in settled
     }
@@ -251,7 +249,7 @@ def _reference_failed(run: CheckRun, plan: Plan, index: int, what: str) -> Check
     check = run.check
     shown = check.visibility == "public" or check.reveal == "full"
     where = f" on {plan.call_text(run.planned, index)}" if shown else ""
-    return _result(
+    return check_result(
         check,
         "error",
         f"{check.describe(run.entry)}: not checked, because the exercise's reference solution {what}{where}. "
@@ -270,144 +268,6 @@ def _opened(
 
 def _out_of_memory(outcome: CallOutcome) -> bool:
     return outcome.status == "raised" and bool(outcome.error) and outcome.error.get("type") == "MemoryError"  # type: ignore[union-attr]
-
-
-def _judge_run(
-    run: CheckRun,
-    table: CallTable,
-    plan: Plan,
-    defaults: dict[str, dict[str, str | None]] | None = None,
-    mistakes: KnownMistakes | None = None,
-    keep_failing: bool = False,
-) -> CheckResult:
-    """The check's result from its answered cases: the first failing one is the smallest.
-
-    ``defaults``: each entry's parameters and defaults as the learner process reported them. ``mistakes``:
-    the exercise's known-wrong solutions, asked which of them the failing answers agree with when a hint's
-    premise names one (none: no such hint is shown).
-    """
-    check, entry = run.check, run.entry
-    description = check.describe(entry)
-    if run.known_to_hold(table):
-        run.held = True
-        return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
-    first: tuple[int, Finding, list[CallOutcome]] | None = None
-    run.answers = table.outcomes  # diagnosis compares them, case by case, with a known mistake's
-    for index, keys in enumerate(run.keys):
-        if any(key not in table.outcomes for key in keys):
-            continue
-        mine = [table.outcomes[key] for key in keys]
-        finding = run.find(index, mine, shown=first is None)  # only the first failure is written out
-        if finding is None:
-            continue
-        run.failing.append(index)
-        if first is None:
-            first = (index, finding, mine)
-    failures = len(run.failing)
-    if first is None:
-        run.held = True
-        if run.memo is not None:
-            run.memo.remember_held(run, table)
-        return _result(check, "passed", passed_reason(description, plan.verified_text(run.planned)))
-    first_index, finding, mine = first
-    verdict = _explain_defaults(run, table, plan, first_index, finding, defaults)
-    finding = verdict.finding
-    run.finding = finding
-    run.failure = classify_failure(check, run.cases[first_index], run.planned.calls[first_index], mine, finding)
-    if mistakes is not None:
-        run.failure = replace(run.failure, like=mistakes.shown(run))
-    call_text = plan.call_text(run.planned, first_index)
-    failing = failing_output(run, first_index, call_text, finding, mine) if keep_failing else None
-    for outcome in mine:  # classified: a large answer's arrays are not kept decoded
-        outcome.release()
-    reveal = check.visibility == "public" or check.reveal == "full"
-    explained = _explanation(run, table) if reveal else ""
-    if explained:
-        run.failure = replace(run.failure, cause=" ".join(filter(None, (run.failure.cause, explained))), explained=True)
-    hint = fitting_hint(check, run.failure) if verdict.keep_hint else ""
-    reason = failure_reason(
-        description,
-        call_text,
-        finding,
-        diagnosis=None,
-        hint=hint,
-        more=failures - 1,
-        reveal=reveal,
-        cause=run.failure.cause,
-    )
-    if verdict.said and not reveal:  # the signature is public: a wrong default is said even for a hidden input
-        reason += " " + verdict.said[0].upper() + verdict.said[1:]
-    return CheckResult(
-        id=check.id,
-        status=finding.status,
-        score=0.0,
-        max_score=check.points,
-        visibility=check.visibility,
-        task=check.task,
-        reason=reason,
-        property=description,
-        input=call_text if reveal else None,
-        expected=finding.expected if reveal else None,
-        got=finding.got if reveal else None,
-        hint=(hint or None) if reveal else None,
-        more_failures=failures - 1,
-        note=(" ".join(part for part in (finding.note, run.failure.cause) if part) or None) if reveal else None,
-        failing=failing,
-    )
-
-
-def _explanation(run: CheckRun, table: CallTable) -> str:
-    """The one relation between the learner's values and the expected ones on every failing case, or empty."""
-    from grader.engine.explanations import explain, named_values  # only a failed check is explained
-
-    compared, named = [], []
-    for index in run.failing:
-        seen = run.check.compared(run.cases[index], [table.outcomes[key] for key in run.keys[index]])
-        if seen is None:
-            return ""  # a failing case whose values were not compared: no relation holds on every one
-        compared.append(seen)
-        named.append(named_values(run.cases[index].args))
-    found = explain(
-        [(c.got, c.expected) for c in compared],
-        rtol=max(c.rtol for c in compared),
-        atol=max(c.atol for c in compared),
-        named=named,
-        output=run.check.noun,
-    )
-    return found.sentence if found else ""
-
-
-def _explain_defaults(
-    run: CheckRun,
-    table: CallTable,
-    plan: Plan,
-    index: int,
-    finding: Finding,
-    defaults: dict[str, dict[str, str | None]] | None,
-) -> DefaultsVerdict:
-    """``engine.defaults.judge_defaults`` on the failing case ``index`` of ``run``."""
-    entry = run.entry
-    return judge_defaults(
-        finding,
-        entry=entry,
-        signature=plan.exercise.entries[entry].signature,
-        learner=(defaults or {}).get(entry),
-        calls=run.planned.calls[index],
-        outcomes=[table.outcomes[key] for key in run.keys[index]],
-        hint=" ".join(hint.text for hint in run.check.hint_list()),  # any hint spelling out a default
-    )
-
-
-def _result(check: Check, status: CheckStatus, reason: str) -> CheckResult:
-    return CheckResult(
-        id=check.id,
-        status=status,
-        score=check.points if status == "passed" else 0.0,
-        max_score=check.points,
-        visibility=check.visibility,
-        task=check.task,
-        reason=reason,
-    )
 
 
 def _unimportable(
@@ -441,7 +301,7 @@ def _whole(
         max_score=exercise.max_score,
         reason=exercise_reason or reason,
         hidden_not_run=hidden,
-        checks=[_result(check, check_status, reason) for check in checks],
+        checks=[check_result(check, check_status, reason) for check in checks],
     )
 
 
