@@ -18,9 +18,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.export.gradescope_scripts import FINISH_RESULTS
 from grader.export.wheel import build_wheel
-from tests.fresh_venv import _wheelhouse, fresh_venv_env
-
-__all__ = ["_wheelhouse"]  # tests/test_no_answers.py builds its wheelhouse with it
+from tests.fresh_venv import fresh_venv_env
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGGY = ROOT / "solutions/stable-softmax/wrong_no_max_shift.py"

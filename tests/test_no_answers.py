@@ -3,11 +3,9 @@ no hidden case, no answer key. A handout still grades its public checks, with th
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from grader.authoring.release import release_assignment
 from grader.export.wheel import build_wheel
 from grader.spec.loader import Catalog
 from grader.spec.models import ImplementationExercise
-from tests.test_export_gradescope import _wheelhouse
+from tests.fresh_venv import fresh_venv_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,13 +93,10 @@ def test_a_handout_grades_its_public_checks_with_only_the_wheel_installed(catalo
     )
     (handout / "mine.py").write_text(mine)
 
+    env = fresh_venv_env(tmp_path)
     fresh = tmp_path / "venv"
-    base_python = Path(sys.base_prefix) / "bin" / "python3"
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(fresh)
-    _wheelhouse(base_python, tmp_path / "wheelhouse")
     wheel = build_wheel(tmp_path / "dist")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path / "wheelhouse"), HOME=str(tmp_path / "home"))
+    env["HOME"] = str(tmp_path / "home")
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # a cold grader cache: nothing of this checkout's runs
     install = subprocess.run(
         [str(fresh / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
