@@ -2,7 +2,9 @@
 
 They are plain dataclasses, not pydantic models, so that a cold ``grader
 grade`` builds and prints a report without importing pydantic, as spec
-records do (``docs/performance.md``, "Stand-ins, measured").
+records do (``docs/performance.md``, "Stand-ins, measured"). Unlike the
+engine's records they stay dataclasses, not ``msgspec`` Structs, because that
+reader is pydantic, which validates dataclasses and knows nothing of Structs.
 :func:`report_to_json` writes the contract's JSON result; fields may be added
 over time, never removed or renamed. :func:`report_from_json` reads one back
 with full validation (pydantic, loaded then), for the batch command, which

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from yaml import SafeLoader as _LoaderBase
@@ -46,8 +47,7 @@ class YamlProblem(ValueError):
         self.line = line
 
 
-@dataclass(frozen=True)
-class LongInteger:
+class LongInteger(Struct, frozen=True):
     """An integer written with more than ``MAX_INTEGER_CHARS`` characters, kept as its ``text``."""
 
     text: str

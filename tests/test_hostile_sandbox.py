@@ -12,12 +12,12 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import pytest
 from bystander import Bystander
+from msgspec.structs import asdict
 
 from grader.checks.base import Call
 from grader.engine import reasons

@@ -24,10 +24,10 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+from msgspec import Struct, field
 
 from grader.checks.cases import Case
 from grader.checks.display import count_of, format_number
@@ -130,8 +130,7 @@ class Hint(Record):
         return value
 
 
-@dataclass
-class Call:
+class Call(Struct):
     """One call of a function: positional arguments in signature order.
 
     ``on`` says who answers it: the learner's process (an entry function),
@@ -153,8 +152,7 @@ class Call:
     on_answer: bool = False
 
 
-@dataclass
-class Finding:
+class Finding(Struct):
     """Why one case breaks the property: what came back and what was expected.
 
     ``extra[FOLLOWS_INPUT]``: the check is a guard and what it found is a wrong value, not an output that ignores
@@ -171,8 +169,7 @@ class Finding:
 FOLLOWS_INPUT = "follows_input"
 
 
-@dataclass(frozen=True)
-class Compared:
+class Compared(Struct, frozen=True):
     """What a value check compared on one case: the learner's value, the expected one, and the tolerance used."""
 
     got: Any

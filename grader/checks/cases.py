@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import numpy as np
+from msgspec import Struct, field
 
 from grader.checks.scripts import ScriptsGenerator, script_case_args
 from grader.record import ConfigDict, Field, Record, field_validator, model_validator
@@ -136,8 +136,7 @@ CaseGenerator = Annotated[
 ]
 
 
-@dataclass
-class Case:
+class Case(Struct):
     """One set of arguments for an entry function, in signature order."""
 
     args: dict[str, Any]
@@ -340,8 +339,7 @@ def _orthonormal(rows: int, columns: int, rng: np.random.Generator) -> np.ndarra
 # one it has seen loses ordinary checks as well, and gains nothing.
 
 
-@dataclass(frozen=True)
-class Directions:
+class Directions(Struct, frozen=True):
     """How each argument of a case moves: per name, an array (or a number, or a function's bound arrays).
 
     ``integers``: nothing but integers could move (each by a whole step).

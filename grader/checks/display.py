@@ -13,10 +13,10 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, SupportsFloat
 
 import numpy as np
+from msgspec import Struct
 
 from grader.checks.scripts import script_text
 from grader.sandbox.calls import TrustedFunction
@@ -119,8 +119,7 @@ def _step_argument(value: Any) -> str:
     return repr(value) if type(value) is float else _argument_text(value)
 
 
-@dataclass(frozen=True)
-class Pair:
+class Pair(Struct, frozen=True):
     """A learner's value and the expected one as written side by side, and where they differ.
 
     ``where``: ``differs at [0, 2] and [1, 1]`` for arrays of more than a few

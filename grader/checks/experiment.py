@@ -62,10 +62,10 @@ near 1 where about 6.5 is expected.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Literal
 
 import numpy as np
+from msgspec.structs import replace
 
 from grader.checks.base import FOLLOWS_INPUT, Call, Check, Finding
 from grader.checks.cases import Case

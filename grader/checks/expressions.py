@@ -41,10 +41,10 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from msgspec import Struct
 
 from grader.checks.operations import (
     FUNCTIONS,
@@ -103,8 +103,7 @@ _ORDER: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(Struct, frozen=True):
     """A call a relation makes of a learner's entry (``on="learner"``) or of the reference solution.
 
     ``indexed``: the relation subscripts the call's result directly
@@ -117,8 +116,7 @@ class CallSite:
     indexed: bool = False
 
 
-@dataclass(frozen=True)
-class Relation:
+class Relation(Struct, frozen=True):
     """A parsed, checked relation: its two sides, the comparison, and the calls it makes, in order."""
 
     text: str
@@ -132,8 +130,7 @@ class Relation:
         return _names_read([self.left, self.right])
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(Struct, frozen=True):
     """A parsed, checked expression (one side of a relation, with no learner call): a value computed from a case."""
 
     text: str
@@ -210,8 +207,7 @@ def _call_sites(node: ast.AST, indexed: bool = False) -> Iterator[CallSite]:
 # Evaluation
 
 
-@dataclass(frozen=True)
-class PlannedCall:
+class PlannedCall(Struct, frozen=True):
     """A call site with its arguments computed from the case: positional values and keyword values."""
 
     site: CallSite

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from msgspec import Struct
 
 __all__ = [
     "FUNCTIONS",
@@ -57,8 +57,7 @@ class ExpressionError(ValueError):
 Sizer = Callable[[list[Any]], tuple[int, int]]
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(Struct, frozen=True):
     """A function a relation may call: what computes it, its keywords, and how large its result can be.
 
     ``size`` gives (entries of the result, multiply-adds) from the positional

@@ -13,9 +13,10 @@ a failure is matched with a known mistake in ``engine.diagnosis``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from grader.checks.base import Check
 from grader.engine.check_results import check_result, judge_run
@@ -47,8 +48,7 @@ SHORT_CALL_SECONDS = 0.25
 MAX_HANGS = 8
 
 
-@dataclass
-class SourceModule:
+class SourceModule(Struct):
     """The learner's files and which one defines the entry functions."""
 
     files: dict[str, bytes]

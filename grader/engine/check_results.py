@@ -12,7 +12,7 @@ phrased (``engine.reasons``) with the hint whose premise it shows.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from grader.checks.base import Check, Finding
 from grader.engine.defaults import DefaultsVerdict, judge_defaults

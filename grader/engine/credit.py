@@ -29,10 +29,10 @@ it behaves on the guard's inputs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from msgspec import Struct
 
 from grader.checks.base import FOLLOWS_INPUT
 from grader.results import CheckResult, CheckStatus
@@ -48,8 +48,7 @@ __all__ = ["WITHHOLDING", "GuardCases", "apply_credit", "guard_cases"]
 WITHHOLDING: frozenset[CheckStatus] = frozenset({"failed", "error", "timeout"})
 
 
-@dataclass(frozen=True)
-class GuardCases:
+class GuardCases(Struct, frozen=True):
     """What the guard saw case by case: drawn inputs it judged and found following, and those it could not judge.
 
     ``refused``: some case showed an output that does not follow its input

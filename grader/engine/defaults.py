@@ -16,9 +16,10 @@ right to change them.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 from collections.abc import Collection, Mapping, Sequence
+
+from msgspec import Struct, structs
 
 from grader.checks.base import Call, Finding
 from grader.sandbox.outcomes import CallOutcome
@@ -27,8 +28,7 @@ from grader.sandbox.scripts import Script
 __all__ = ["DefaultsVerdict", "judge_defaults", "signature_defaults"]
 
 
-@dataclasses.dataclass(frozen=True)
-class DefaultsVerdict:
+class DefaultsVerdict(Struct, frozen=True):
     """What the defaults explain about one failing case: the finding to show, whether the hint still fits,
     and the sentence said about the defaults (empty when they agree or are unknown)."""
 
@@ -116,7 +116,7 @@ def judge_defaults(
     changes: dict[str, str] = {"note": f"{note} {finding.note}".strip()}
     if (missing or absent) and any(_type_error(outcome) for outcome in outcomes):
         changes["status"] = "failed"  # the call could not be made as written: a wrong signature, not a crash
-    return DefaultsVerdict(dataclasses.replace(finding, **changes), said=note)  # type: ignore[arg-type]
+    return DefaultsVerdict(structs.replace(finding, **changes), said=note)
 
 
 def _same(learner: str | None, spec: str | None) -> bool:

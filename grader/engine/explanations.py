@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from msgspec import Struct
 
 from grader.engine.relations import RELATIONS, Ambiguous, Found, Pair, Tolerance
 
@@ -30,8 +30,7 @@ _MAX_ELEMENTS = 1_000_000
 _CONSTANTS = {"log 2": math.log(2.0), "log 10": math.log(10.0)}
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(Struct, frozen=True):
     """A relation that holds on every failing case: ``code`` is stable (for reports and tests), ``relation`` the
     phrase after the subject ("are the expected ones times T (2 here)"), ``sentence`` the whole sentence."""
 

@@ -28,10 +28,11 @@ Modes, checked in this order:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec import Struct
+from msgspec.structs import replace
 
 from grader.checks.display import format_number
 from grader.sandbox.answers import numbers_only
@@ -44,8 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Failure", "classify_failure", "exception_hint", "fitting_hint", "premise_holds"]
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(Struct, frozen=True):
     """The mode of a failing case; ``cause``: what its facts show (a dtype that lost range, a relation between
     got and expected on every failing case); ``hint``: what its exception's own message suggests. Both are
     empty when the facts say nothing more. ``explained``: the cause holds a relation read off the values.

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from grader.checks.base import Call, Check, Finding
 from grader.checks.cases import Case
@@ -28,8 +29,7 @@ __all__ = ["STOPPED", "STOPPED_AS", "CheckRun", "Findings", "PlanFindings", "jud
 _KEPT_PER_CASE = 4
 
 
-@dataclass
-class CheckRun:
+class CheckRun(Struct):
     """One check on one submission: its planned calls, what they returned, and what was found.
 
     Once judged (``record_outcome``): whether every case held, the indices of
@@ -279,8 +279,7 @@ def _made(calls: Sequence[Call], position: int) -> str:
     return format_call(f"reference.{call.function}" if call.on == "reference" else call.function, call.args)
 
 
-@dataclass
-class PlanFindings:
+class PlanFindings(Struct):
     """What every check of one plan concluded, shared by every submission a grading session grades.
 
     ``held_on_disk``: for each check, the outputs on which every case held

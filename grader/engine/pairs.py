@@ -8,9 +8,9 @@ tries them all.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
+from msgspec import Struct
 from numpy.typing import NDArray
 
 __all__ = ["AMBIGUOUS", "Ambiguous", "Array", "Found", "Pair", "Tolerance", "holds", "listing", "number_text"]
@@ -18,8 +18,7 @@ __all__ = ["AMBIGUOUS", "Ambiguous", "Array", "Found", "Pair", "Tolerance", "hol
 Array = NDArray[np.float64]
 
 
-@dataclass(frozen=True)
-class Pair:
+class Pair(Struct, frozen=True):
     """One failing case: got and expected as float64 arrays, what each was (a list, an array...), its names."""
 
     got: Array
@@ -29,8 +28,7 @@ class Pair:
     named: Mapping[str, float]
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(Struct, frozen=True):
     """A relation that holds on every pair: its stable code and its phrase."""
 
     code: str
@@ -45,8 +43,7 @@ class Ambiguous:
 AMBIGUOUS = Ambiguous()
 
 
-@dataclass(frozen=True)
-class Tolerance:
+class Tolerance(Struct, frozen=True):
     """The check's tolerance, symmetric in its two arguments: ``|a - b| <= atol + rtol * max(|a|, |b|)``."""
 
     rtol: float

@@ -10,8 +10,10 @@ own answers.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from grader.checks.base import Call, Check
 from grader.checks.cases import Case, build_cases
@@ -28,8 +30,7 @@ __all__ = ["CallTable", "Plan", "PlannedCheck", "build_plan", "checks_to_run"]
 _BATCHES_KEPT = 8
 
 
-@dataclass
-class PlannedCheck:
+class PlannedCheck(Struct):
     """One check of a plan: its entry, its cases, each case's calls and those calls' numbers in the table."""
 
     check: Check
@@ -39,8 +40,7 @@ class PlannedCheck:
     keys: list[list[int]]
 
 
-@dataclass
-class Plan:
+class Plan(Struct):
     """What an exercise asks of every submission: its cases, calls and their encodings, built once.
 
     Besides the calls, a plan keeps what is worked out on them once for

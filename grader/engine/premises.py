@@ -9,9 +9,10 @@ answers are asked once per session and kept on disk).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from grader.engine.diagnosis import agrees_with
 from grader.engine.findings import CheckRun
@@ -26,8 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["KnownMistakes"]
 
 
-@dataclass
-class KnownMistakes:
+class KnownMistakes(Struct):
     """The known-wrong solutions of one exercise, asked whether a failing check's answers agree with theirs."""
 
     exercise: ImplementationExercise

@@ -23,8 +23,9 @@ form to use without an example letter or number that could be the answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from grader.engine.quiz_answers import (
     NUMBER_FORM,
@@ -219,8 +220,7 @@ def _numeric(question: NumericQuestion, given: Any, reveal: bool) -> tuple[Check
     )
 
 
-@dataclass(frozen=True)
-class QuestionForm:
+class QuestionForm(Struct, frozen=True):
     """What an answer to one question must look like: ``type`` (single, multiple, numeric) and, for a choice,
     how many options it has. Nothing of its answer key."""
 
@@ -229,8 +229,7 @@ class QuestionForm:
     options: int = 0
 
 
-@dataclass(frozen=True)
-class QuizForm:
+class QuizForm(Struct, frozen=True):
     """A quiz as a handout holds it: its id, title and the form of each question's answer, with no answer key.
 
     ``grader release`` writes it (``quiz_form``); ``check_quiz_form`` reads a learner's answers against it.

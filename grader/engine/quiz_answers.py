@@ -27,8 +27,9 @@ import datetime
 import math
 import re
 import string
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from grader.safeyaml import LongInteger
 
@@ -49,8 +50,7 @@ def letters(count: int) -> str:
     return string.ascii_uppercase[:count]
 
 
-@dataclass
-class ChoiceReading:
+class ChoiceReading(Struct):
     """A choice answer as read: the option letters picked (in order, each once) and what is not an option."""
 
     picks: list[str] = field(default_factory=list)

@@ -19,11 +19,11 @@ pairs no call tells apart.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
+from msgspec import Struct
 
 from grader.sandbox.outcomes import CallOutcome
 
@@ -45,8 +45,7 @@ MOST = 10
 _FINAL = ("ok", "raised", "bad_value")
 
 
-@dataclass(frozen=True)
-class Separation:
+class Separation(Struct, frozen=True):
     """The separating calls of one plan: by entry, their numbers in the plan's table; each one's tolerance (the
     loosest ``(rtol, atol)`` of the checks that plan it); and the pairs of solutions (by label) that no call of
     the plan tells apart, which a learner's answers can never tell apart either."""

@@ -23,11 +23,11 @@ import hashlib
 import hmac
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from msgspec import Struct
 
 from grader.errors import UsageError
 from grader.spec.params import ParamSpec
@@ -63,8 +63,7 @@ _DOMAIN = b"grader-variant"
 ParamValue = int | float | str
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(Struct, frozen=True):
     """One learner's values of an exercise's params, in the order the spec declares them."""
 
     exercise: str

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 __all__ = ["ConfigDict", "Field", "FieldSpec", "field_validator", "is_record_class", "model_validator"]
 
 UNSET: Any = object()
 
 
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: its options are a dict
-class FieldSpec:
+class FieldSpec(Struct, frozen=True, eq=False):
     """One field as declared: its default and pydantic ``Field`` arguments (its type is the class's annotation)."""
 
     default: Any = UNSET

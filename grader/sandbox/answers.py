@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from grader.memo import BoundedMemo
 from grader.sandbox.frames import LimitExceeded
@@ -280,8 +281,7 @@ def answer_digest(
     return digest.digest()
 
 
-@dataclass
-class _KnownBatch:
+class _KnownBatch(Struct):
     first: Any
     kinds: Any
     answers: Any

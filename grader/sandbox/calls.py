@@ -20,10 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+from msgspec import Struct, field
 
 from grader.sandbox.protocol import encode_array
 from grader.sandbox.scripts import Script, encode_script
@@ -31,8 +31,7 @@ from grader.sandbox.scripts import Script, encode_script
 __all__ = ["CallBatch", "PlannedCall", "TrustedFunction", "encode_calls", "shift_payloads"]
 
 
-@dataclass(frozen=True)
-class TrustedFunction:
+class TrustedFunction(Struct, frozen=True):
     """A function of the exercise's given file handed to a learner's higher-order entry.
 
     ``bound`` are keyword arguments fixed in advance (``linear`` with its
@@ -61,8 +60,7 @@ class PlannedCall(Protocol):
     def return_inputs(self) -> bool: ...
 
 
-@dataclass(frozen=True, eq=False)
-class CallBatch:
+class CallBatch(Struct, frozen=True, eq=False):
     """One request of calls: the encoded calls, their array payloads, and a key naming both by value.
 
     Built by :meth:`of` (which computes the key) or by :func:`encode_calls`.

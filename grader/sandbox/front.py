@@ -25,7 +25,7 @@ from the fallback runner (``sandbox.fallback``; ``sandbox.parents`` chooses).
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from msgspec.structs import asdict, replace
 
 from grader.errors import WeakSandboxError
 from grader.results import SandboxInfo

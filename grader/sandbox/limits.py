@@ -9,8 +9,9 @@ child applies to itself (``sandbox.confine``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from grader.errors import SandboxError
 
@@ -26,8 +27,7 @@ def _seconds_from_environment(name: str, default: float) -> float:
     return value if 0 < value <= 600 else default
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Struct, frozen=True):
     """Resource limits of one learner process.
 
     The time limits' defaults can be overridden for tests that wait for
@@ -60,8 +60,7 @@ class Limits:
         return _seconds_from_environment("GRADER_CALL_SECONDS", exercise_limit)
 
 
-@dataclass(frozen=True)
-class Layers:
+class Layers(Struct, frozen=True):
     """Which kernel layers to apply; ``GRADER_SANDBOX_LAYERS`` switches them for tests."""
 
     caps: bool = True

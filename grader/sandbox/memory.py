@@ -8,7 +8,7 @@ of answers already decoded (``answers.KnownAnswers``). Both are bounded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from grader.sandbox.answers import KnownAnswers
 from grader.sandbox.requests import RequestMemo
@@ -16,8 +16,7 @@ from grader.sandbox.requests import RequestMemo
 __all__ = ["SandboxMemo"]
 
 
-@dataclass
-class SandboxMemo:
+class SandboxMemo(Struct):
     """Encoded requests and known answers, shared by the learner processes of one session."""
 
     requests: RequestMemo = field(default_factory=RequestMemo)

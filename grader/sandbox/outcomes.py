@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 import numpy as np
 
 __all__ = ["CallOutcome", "Phase", "StartOutcome", "Stop", "hit_cpu_limit"]
@@ -20,8 +21,7 @@ Phase = Literal["call", "import", "self-test"]
 CallStatus = Literal["ok", "raised", "bad_value", "timeout", "crashed", "output_limit", "protocol", "not_run"]
 
 
-@dataclass(frozen=True)
-class Stop:
+class Stop(msgspec.Struct, frozen=True):
     """Why a learner process stopped answering, as facts: the limit hit, how it ended, in which phase.
 
     ``kind``: ``timeout`` (no answer within ``seconds`` of wall clock;
@@ -38,7 +38,7 @@ class Stop:
     cpu_used: float | None = None
     budget: bool = False
     output_cap: int = 0
-    end: Mapping[str, Any] = field(default_factory=dict)
+    end: Mapping[str, Any] = msgspec.field(default_factory=dict)
     cpu_seconds: float = 0.0
     file_bytes: int = 0
 
@@ -106,8 +106,7 @@ class CallOutcome:
         """Let go of decoded arrays that can be decoded again (only answers read off the wire have any)."""
 
 
-@dataclass
-class StartOutcome:
+class StartOutcome(msgspec.Struct):
     """How importing the submission went, and which sandbox layers held.
 
     ``entries``: whether the module defines each entry name; ``defaults``: for
@@ -116,9 +115,9 @@ class StartOutcome:
     """
 
     status: Literal["ok", "raised", "timeout", "crashed", "output_limit", "protocol"]
-    entries: dict[str, bool] = field(default_factory=dict)
-    defaults: dict[str, dict[str, str | None]] = field(default_factory=dict)
-    layers: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, bool] = msgspec.field(default_factory=dict)
+    defaults: dict[str, dict[str, str | None]] = msgspec.field(default_factory=dict)
+    layers: dict[str, Any] = msgspec.field(default_factory=dict)
     error: dict[str, Any] | None = None
     detail: str = ""
     stop: Stop | None = None

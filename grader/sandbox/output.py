@@ -11,13 +11,13 @@ engine then hands each check what its calls printed.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = ["OutputCapture", "Printed"]
 
 
-@dataclass(frozen=True)
-class Printed:
+class Printed(Struct, frozen=True):
     """What one call printed: bytes ``start`` to ``end`` of its process's output (``end`` ``None``: all the rest).
 
     ``call`` numbers the call among those the capture's process was sent for the exercise, in the order

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from grader.sandbox.reading import local_reader
 
@@ -20,8 +21,7 @@ READ_SIZE = 1 << 20
 _PIPE_BYTES = 1 << 20
 
 
-@dataclass
-class Pipes:
+class Pipes(Struct):
     """The grader's ends: where it writes requests, reads answers, reads what the learner printed."""
 
     request_w: int

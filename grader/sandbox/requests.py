@@ -10,8 +10,9 @@ decoded, and is sent only its key (``Request.short``).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from grader.memo import BoundedMemo
 from grader.sandbox.calls import CallBatch
@@ -22,8 +23,7 @@ __all__ = ["Request", "RequestMemo", "needs_trusted"]
 _REQUESTS_KEPT = 64
 
 
-@dataclass
-class Request:
+class Request(Struct):
     """A ``call_many`` message, encoded once, and how often it went to a learner process in full."""
 
     calls: CallBatch

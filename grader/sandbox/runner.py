@@ -15,8 +15,9 @@ import selectors
 import signal
 import time
 from collections import deque
-from dataclasses import asdict, replace
 from typing import Any
+
+from msgspec.structs import asdict, replace
 
 from grader.errors import SandboxError
 from grader.sandbox.answers import decode_answer, printed_marks, refused_reply

@@ -14,8 +14,9 @@ for a path-valued key left out).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 __all__ = ["PATH_KEYS", "SpecFile", "spec_files", "spec_files_of"]
 
@@ -24,8 +25,7 @@ PATH_KEYS = ("reference_solution", "reference_answers", "functions")
 KNOWN_WRONG_PATH = "path"  # each known_wrong entry's path
 
 
-@dataclass(frozen=True)
-class SpecFile:
+class SpecFile(Struct, frozen=True):
     """One file a spec names: its path as written, and where in the spec it is written.
 
     ``loc`` is the dotted location the loader turns into a line

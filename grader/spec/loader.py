@@ -12,9 +12,10 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
+
+from msgspec import Struct, field
 
 from grader import cache
 from grader.checks.registry import property_names
@@ -40,8 +41,7 @@ def _spec_adapter() -> Any:
 ALL = "all"
 
 
-@dataclass
-class Catalog:
+class Catalog(Struct):
     """Every exercise and assignment, with the file each came from."""
 
     root: Path

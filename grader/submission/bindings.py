@@ -26,7 +26,8 @@ import keyword
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 __all__ = ["NameScan", "scan_names"]
 
@@ -62,8 +63,7 @@ _HEADER_EVENT = re.compile(r"[()\[\]{}:]")
 _OPENERS, _CLOSERS = "([{", ")]}"
 
 
-@dataclass
-class NameScan:
+class NameScan(Struct):
     """Of the names looked for: those a module-level statement visibly binds, and those the source mentions.
 
     ``imported``: of the bound names, those bound by ``from MODULE import name``, with ``MODULE`` as written

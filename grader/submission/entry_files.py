@@ -23,15 +23,15 @@ final.py, the most recently modified."
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from grader.submission.excerpts import SHOWN, excerpt, listing
 
 __all__ = ["EntryChoice", "choose_entry_file"]
 
 
-@dataclass(frozen=True)
-class EntryChoice:
+class EntryChoice(Struct, frozen=True):
     """The module graded for one entry, and the note saying why when there was a choice (``None`` otherwise)."""
 
     module: str

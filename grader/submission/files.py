@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from grader.errors import SubmissionError
 from grader.submission.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
@@ -24,8 +25,7 @@ _PROBLEM_CHARS = 500
 GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
 
 
-@dataclass
-class Submission:
+class Submission(Struct):
     """The learner's Python files (name to bytes) and merged answers.
 
     ``modified``: each Python file's modification time (``st_mtime_ns``, as

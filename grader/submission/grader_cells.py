@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from grader import __all__ as GRADER_API
 
@@ -53,8 +54,7 @@ _SHOWING = ("print", "display")
 Kind = Literal["code", "grader", "stripped", "mixed"]
 
 
-@dataclass(frozen=True)
-class CellVerdict:
+class CellVerdict(Struct, frozen=True):
     """What became of one cell: ``source``, the code kept of it, and ``kind``.
 
     ``code``: no grader statement, kept as it is. ``grader``: only grader

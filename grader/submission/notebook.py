@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from grader.submission.excerpts import SHOWN, excerpt, listing
 
@@ -59,8 +60,7 @@ class NotebookProblem(ValueError):
     """The notebook cannot be used; the message says why, for the learner."""
 
 
-@dataclass(frozen=True)
-class ConvertedCells:
+class ConvertedCells(Struct, frozen=True):
     """Code cells joined into one Python source: ``source`` (UTF-8), how many cells it holds (``cells``), and
     ``notes`` for the learner on what was left out."""
 
