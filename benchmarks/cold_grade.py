@@ -10,8 +10,9 @@ functions can be timed); when the grading session has its catalog; when the lear
 asked for and when it has imported the file; when it is closed (its calls answered and judged);
 when the report is rendered; and when the command returns. Beside them: the whole process timed
 from outside, ``python -c pass`` and ``python -c "import numpy"`` in the same interpreter, and
-how long ``dataclasses`` took to build the classes the run defined (timed around the standard
-library's private ``dataclasses._process_class``, so a later Python may need a change here).
+how long ``dataclasses`` took to build the classes the run defined as dataclasses (timed around the
+standard library's private ``dataclasses._process_class``, so a later Python may need a change
+here; the engine's records are ``msgspec`` Structs, built in C and not counted).
 Runs go in turns (floor, grade, floor, grade, ...), so a machine whose speed drifts slows both
 alike; every figure printed is a median. Nothing is asserted: run it before and after a change.
 """
