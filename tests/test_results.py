@@ -137,6 +137,29 @@ def test_building_and_writing_a_report_imports_no_pydantic() -> None:
     assert done.stdout.strip() == "False"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e-05 and 1e+16 as text",
+        'quotes " and \\ backslashes, a tab\t and a newline\n',
+        "\u0000\u001f\u007f controls, \u2028 a line separator, é ☃ 😀",
+        "a lone surrogate \ud800 from a learner's output",
+        "",
+    ],
+)
+@pytest.mark.parametrize("score", [0.0, 1e-05, 1 / 3, 1e16, 5e-324, 1.7976931348623157e308, 12.5])
+def test_json_is_the_standard_librarys_indented_text(text: str, score: float) -> None:
+    """Whatever the numbers and the characters, the text is what ``json.dumps(indent=2)`` writes of the same data."""
+    reason = text or "why"
+    check = CheckResult(id="c", status="failed", score=score, max_score=2, visibility="public", reason=reason, got=text)
+    exercise = ExerciseResult(id="e", status="failed", score=score, max_score=2, reason=reason, checks=[check])
+    report = Report(grader_version="0.1.0", submission=text, score=score, max_score=2, exercises=[exercise])
+    from grader.results import to_data
+
+    expected = json.dumps(to_data(report, exclude_none=True), indent=2, ensure_ascii=False, allow_nan=False)
+    assert report_to_json(report) == expected
+
+
 def test_json_refuses_a_score_json_cannot_hold() -> None:
     report = Report(grader_version="0.1.0", submission="mine.py", score=float("nan"), max_score=1)
     with pytest.raises(ValueError, match="not JSON compliant"):
