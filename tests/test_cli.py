@@ -289,3 +289,42 @@ def test_every_command_takes_exercises_after_its_name() -> None:
     assert len(commands) >= 10
     for command in commands:
         assert any("--exercises" in param.opts for param in command.params), command.name
+
+
+def test_a_grade_imports_none_of_the_instructors_commands(tmp_path: Path) -> None:
+    """``grader grade`` builds only the commands it may run; ``batch``, ``export`` and the rest load when named."""
+    probe = (
+        "import sys\nfrom grader.cli import main\n"
+        f"try:\n    main(['grade', {str(ROOT / 'solutions/stable-softmax/reference.py')!r}, '--exercise', "
+        "'stable-softmax', '--format', 'json'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('grader.cli.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    *report, loaded = done.stdout.strip().splitlines()
+    graded = json.loads("\n".join(report))
+    assert graded["score"] == graded["max_score"] > 0  # it graded, and fully
+    for name in ("batch", "export", "authoring", "mistakes"):
+        assert f"grader.cli.{name}'" not in loaded, loaded
+    assert "grader.cli.commands'" in loaded
+
+
+def test_the_lazy_commands_are_the_named_ones_and_can_be_replaced() -> None:
+    """Listing names a lazy command without importing it; reading it imports it; a command set later wins."""
+    import click
+
+    from grader.cli.lazy import LazyCommands
+
+    commands = LazyCommands({"batch": "grader.cli.batch:batch_command", "gone": "grader.cli.batch:batch_command"})
+    assert list(commands) == ["batch", "gone"] and len(commands) == 2
+    assert commands["batch"].name == "batch"
+    with pytest.raises(RuntimeError, match="is the command 'batch', not 'gone'"):
+        commands["gone"]
+    del commands["gone"]
+    own = click.Command("batch")
+    commands["batch"] = own
+    assert commands["batch"] is own and list(commands) == ["batch"]
+    with pytest.raises(KeyError):
+        commands["missing"]
+    with pytest.raises(KeyError):
+        del commands["missing"]

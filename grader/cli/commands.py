@@ -65,8 +65,6 @@ from typing import Any
 import click
 
 from grader import __version__
-from grader.cli.authoring import new_command, release_command
-from grader.cli.batch import batch_command
 from grader.cli.common import (
     EXERCISES_HELP,
     STDIN,
@@ -82,8 +80,7 @@ from grader.cli.common import (
     write_atomically,
 )
 from grader.cli.completion import complete_assignment_ids, complete_exercise_ids
-from grader.cli.export import export_group
-from grader.cli.mistakes import batch_mistake_command
+from grader.cli.lazy import LazyCommands
 
 __all__ = ["main", "run"]
 
@@ -114,7 +111,17 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     ctx.exit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# The instructor's commands: their modules are imported only when a command line names one (or asks for help).
+_INSTRUCTOR_COMMANDS = {
+    "batch": "grader.cli.batch:batch_command",
+    "batch-mistake": "grader.cli.mistakes:batch_mistake_command",
+    "export": "grader.cli.export:export_group",
+    "new": "grader.cli.authoring:new_command",
+    "release": "grader.cli.authoring:release_command",
+}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, commands=LazyCommands(_INSTRUCTOR_COMMANDS))
 @click.option(
     "--version",
     is_flag=True,
@@ -322,13 +329,6 @@ def grade_command(
         else:
             passed = report.all_passed
         sys.exit(0 if passed else 1)
-
-
-main.add_command(batch_command)
-main.add_command(batch_mistake_command)
-main.add_command(export_group)
-main.add_command(new_command)
-main.add_command(release_command)
 
 
 def run() -> None:
