@@ -291,7 +291,7 @@ def test_every_command_takes_exercises_after_its_name() -> None:
         assert any("--exercises" in param.opts for param in command.params), command.name
 
 
-def test_a_grade_imports_none_of_the_instructors_commands(tmp_path: Path) -> None:
+def test_a_grade_imports_none_of_the_instructors_commands() -> None:
     """``grader grade`` builds only the commands it may run; ``batch``, ``export`` and the rest load when named."""
     probe = (
         "import sys\nfrom grader.cli import main\n"

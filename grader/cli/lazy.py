@@ -2,7 +2,7 @@
 
 A cold ``grader grade`` builds the whole click group before it parses a word;
 the instructor's commands (batch, export, authoring) would otherwise be
-imported and built on every run, a few milliseconds of a learner's wait.
+imported and built on every run, though a learner's grade never uses them.
 """
 
 from __future__ import annotations
