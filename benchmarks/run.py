@@ -8,9 +8,11 @@ Prints, for this machine and this run:
   3. batch throughput: generated learners (half correct, half with one known bug) with
      `grader batch --jobs 2`, in submissions per second (and for correct learners alone): the
      median of ``--batch-runs`` runs taken in turns, with their range;
-  4. the baseline instructors use today: one `pytest` process per submission running equivalent
-     property tests (written by this script), two at a time, and the ratio between the two
-     (against the median batch);
+  4. the baseline instructors use today: one `pytest` process per submission, two at a time, and
+     the ratio between the two (against the median batch), for two suites: the few dozen property
+     tests of earlier rounds (``BASELINE_TEST``, nine of the exercises, a fraction of the grader's
+     calls), and one that makes every learner call the grader makes, on the same arguments, and
+     asks each quiz item (``benchmarks/equivalent_pytest.py``): the equivalent checks;
   5. peak memory (RSS) of a learner process and of the grader process.
 Nothing here is asserted: the figures are printed for a person (or a later run) to compare.
 The grader's modules are byte-compiled first (``python -m compileall``), as a regular install leaves
@@ -30,6 +32,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from equivalent_pytest import write_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADER = [sys.executable, "-m", "grader.cli"]
@@ -177,13 +181,14 @@ def test_witnesses():
 """  # noqa: E501 -- a pytest file as a learner's course would write it, long lines and all
 
 
-def baseline(directory: Path, names: list[str], jobs: int) -> float:
-    """One pytest process per learner, ``jobs`` at a time."""
-    test_file = directory / "test_baseline.py"
-    test_file.write_text(BASELINE_TEST)
+def baseline(directory: Path, names: list[str], jobs: int, test_file: Path, cases: Path | None = None) -> float:
+    """One pytest process per learner running ``test_file`` (with ``cases``, the equivalent suite's), ``jobs`` at a
+    time."""
 
     def one(name: str) -> None:
         env = dict(os.environ, LEARNER_DIR=str(directory / "class" / name))
+        if cases is not None:
+            env["BASELINE_CASES"] = str(cases)
         subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
             cwd=directory,
@@ -308,16 +313,33 @@ def main() -> None:
             seconds, count = statistics.median(only_correct), len(names[::2])
             runs = f"median of {len(only_correct)}, {count / max(only_correct):.1f}-{count / min(only_correct):.1f}/s"
             print(f"   correct learners only ({count}): {seconds:.2f} s = {count / seconds:.1f} submissions/s ({runs})")
-        base = baseline(work, names, options.jobs)
+        subset_file = work / "test_baseline.py"
+        subset_file.write_text(BASELINE_TEST)
+        subset = baseline(work, names, options.jobs, subset_file)
         print(
-            f"4. pytest per submission, {options.jobs} at a time: {base:.2f} s = {len(names) / base:.1f} "
-            f"submissions/s; grader batch is {base / batch_seconds:.1f}x faster (target >= 20x)"
+            f"4. pytest per submission, {options.jobs} at a time, the earlier rounds' few property tests: "
+            f"{subset:.2f} s = {len(names) / subset:.1f} submissions/s; grader batch is "
+            f"{subset / batch_seconds:.1f}x faster"
+        )
+        suite, cases, tests = write_suite(work)
+        base = baseline(work, names, options.jobs, suite, cases)
+        print(
+            f"   the equivalent checks ({tests} tests: every learner call the grader makes, and each quiz item): "
+            f"{base:.2f} s = {len(names) / base:.1f} submissions/s; grader batch is {base / batch_seconds:.1f}x "
+            f"faster (target >= 20x)"
         )
         print(
             f"5. peak RSS: learner process {learner_peak_rss():.0f} MiB (target < 150); grader process "
             f"{grader_peak_rss(['grade', str(correct), '--assignment', 'all']):.0f} MiB"
         )
-        summary = {"floor": floor, "single": one, "all": whole, "batch_rate": batch_rate, "baseline_seconds": base}
+        summary = {
+            "floor": floor,
+            "single": one,
+            "all": whole,
+            "batch_rate": batch_rate,
+            "subset_baseline_seconds": subset,
+            "baseline_seconds": base,
+        }
         print("json:", json.dumps({k: round(v, 4) for k, v in summary.items()}))
     finally:
         shutil.rmtree(work, ignore_errors=True)
