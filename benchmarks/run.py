@@ -8,7 +8,8 @@ Prints, for this machine and this run:
   3. batch throughput: generated learners (half correct, half with one known bug) with
      `grader batch --jobs 2`, in submissions per second (and for correct learners alone): the
      median of ``--batch-runs`` runs taken in turns, with their range;
-  4. the baseline instructors use today: one `pytest` process per submission, two at a time, and
+  4. the baseline instructors use today: one `pytest` process per submission, two at a time (a
+     share of the class before each turn of batches, the shares adding up to the class once), and
      the ratio between the two (against the median batch), for two suites: the few dozen property
      tests of earlier rounds (``BASELINE_TEST``, nine of the exercises, a fraction of the grader's
      calls), and one that makes every learner call the grader makes, on the same arguments, and
@@ -282,7 +283,17 @@ def main() -> None:
         everyone: list[float] = []
         only_correct: list[float] = []
         failed = None
-        for _ in range(max(1, options.batch_runs)):  # in turns, like the cold commands: a drifting machine slows both
+        subset_file = work / "test_baseline.py"
+        subset_file.write_text(BASELINE_TEST)
+        suite, cases, tests = write_suite(work)
+        subset = base = 0.0
+        turns = max(1, options.batch_runs)
+        for turn in range(turns):  # in turns, like the cold commands: a drifting machine slows both
+            # A share of the class through each pytest suite between batches, so that the ratio compares
+            # moments of the same speed: the shares add up to the whole class once.
+            share = names[turn::turns]
+            subset += baseline(work, share, options.jobs, subset_file)
+            base += baseline(work, share, options.jobs, suite, cases)
             for folder, times in ((work / "class", everyone), (correct_dir, only_correct)):
                 started = time.perf_counter()
                 command = GRADER + [
@@ -313,16 +324,11 @@ def main() -> None:
             seconds, count = statistics.median(only_correct), len(names[::2])
             runs = f"median of {len(only_correct)}, {count / max(only_correct):.1f}-{count / min(only_correct):.1f}/s"
             print(f"   correct learners only ({count}): {seconds:.2f} s = {count / seconds:.1f} submissions/s ({runs})")
-        subset_file = work / "test_baseline.py"
-        subset_file.write_text(BASELINE_TEST)
-        subset = baseline(work, names, options.jobs, subset_file)
         print(
             f"4. pytest per submission, {options.jobs} at a time, the earlier rounds' few property tests: "
             f"{subset:.2f} s = {len(names) / subset:.1f} submissions/s; grader batch is "
             f"{subset / batch_seconds:.1f}x faster"
         )
-        suite, cases, tests = write_suite(work)
-        base = baseline(work, names, options.jobs, suite, cases)
         print(
             f"   the equivalent checks ({tests} tests: every learner call the grader makes, and each quiz item): "
             f"{base:.2f} s = {len(names) / base:.1f} submissions/s; grader batch is {base / batch_seconds:.1f}x "
