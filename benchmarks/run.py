@@ -183,8 +183,10 @@ def test_witnesses():
 
 
 def baseline(directory: Path, names: list[str], jobs: int, test_file: Path, cases: Path | None = None) -> float:
-    """One pytest process per learner running ``test_file`` (with ``cases``, the equivalent suite's), ``jobs`` at a
-    time."""
+    """Seconds for one pytest process per learner running ``test_file``, ``jobs`` at a time.
+
+    ``cases``: the equivalent suite's precomputed calls (``BASELINE_CASES``), for that suite only.
+    """
 
     def one(name: str) -> None:
         env = dict(os.environ, LEARNER_DIR=str(directory / "class" / name))
