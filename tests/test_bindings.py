@@ -4,7 +4,8 @@
 kind, comments, line joining, indentation) without parsing it. These tests
 hold it to Python's own reading: every binding form it must see, every
 look-alike it must not, files that stop being Python part way, and
-generated sources compared with what ``ast`` says the module binds.
+generated sources compared with what ``ast`` says the module binds; and
+``binding_line`` with the line ``ast`` gives a name's last top-level binding.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from grader.grading import GradingSession
-from grader.submission.bindings import scan_names
+from grader.submission.bindings import binding_line, scan_names
 from grader.submission.files import Submission
 from tests.cpu_time import grows_linearly
 
@@ -210,6 +211,48 @@ def test_scan_agrees_with_python_on_what_a_module_binds(text: str) -> None:
         return
     assert scan.bound == _module_bindings(tree.body) & set(NAMES)
     assert scan.readable or not scan.mentioned
+
+
+@GENERATED
+@given(st.lists(_PIECES, max_size=30).map("".join))
+@example("\\\nsoftmax = 1\n")
+@example("x = 1\n\\\n\\\nsoftmax = 1\n")
+@example("a = (1,\n2); softmax = 3\n")
+@example('"""doc\n"""; softmax = 1\n')
+@example("@dec\n\ndef softmax(): pass\n")
+@example("# c\n  # d\nsoftmax = 1\nsoftmax = softmax\n")
+@example("x = (1,\n # c\n 2)\nlog_softmax = 1\nsoftmax = 2\n")
+@example("softmax = 1\nif a:\n    softmax = 2\n")
+@example("x = '''\nsoftmax = 1\n'''\nsoftmax, a = 2, 3\n")
+@example("softmax: int\nsoftmax: int = 1\nimport softmax\n")
+@example("def softmax(): pass\r\nsoftmax = 2\r\n")
+def test_binding_line_agrees_with_python_on_where_a_name_is_last_bound_at_top_level(text: str) -> None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    lines = _top_level_lines(tree.body)
+    assert binding_line(text, NAMES) == next((lines[name] for name in NAMES if name in lines), None)
+
+
+def _top_level_lines(body: list[ast.stmt]) -> dict[str, int]:
+    """What ``binding_line`` promises: each name's last top-level def, class or assignment (with a value, to
+    targets without a subscript or call), on the line its logical line begins (a statement that starts on the
+    line the one before it ends on follows a ``;``)."""
+    lines: dict[str, int] = {}
+    begins, previous_end = 0, -1
+    for statement in body:
+        begins = begins if statement.lineno == previous_end else statement.lineno
+        previous_end = statement.end_lineno or statement.lineno
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines[statement.name] = begins
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if not any(isinstance(node, (ast.Subscript, ast.Call)) for node in ast.walk(target)):
+                    lines.update(dict.fromkeys(_stored(target), begins))
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            lines.update(dict.fromkeys(_stored(statement.target), begins))
+    return lines
 
 
 def _module_bindings(body: list[ast.stmt]) -> set[str]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
+import pytest
+
 from grader.grading import GradingSession
 from grader.report import render
-from grader.submission.files import read_submission
+from grader.submission.files import MAX_PY_BYTES, read_submission
 from grader.submission.locations import entry_location
 
 SOFTMAX = "import numpy as np\n\n\n# a comment\ndef softmax(z, axis=-1):\n    return z\n"
@@ -27,6 +30,29 @@ def test_a_folder_names_the_file_inside_it_and_the_last_binding(tmp_path: Path) 
     assert entry_location(submission, "b.py", ["softmax"]) == (str(tmp_path / "b.py"), 7)
     assert entry_location(submission, "a.py", ["softmax"]) == (str(tmp_path / "a.py"), None)
     assert entry_location(submission, "nowhere.py", ["softmax"]) == (None, None)
+
+
+def test_source_too_deep_for_pythons_parser_gets_its_line_and_is_never_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python's parser takes about a second and 300 MiB on this megabyte, then gives up (RecursionError).
+    head = "import numpy as np\n\ndef softmax(z, axis=-1):\n    return z\n\n"
+    path = tmp_path / "mine.py"
+    path.write_text(head + "x = f" + "(1)" * ((MAX_PY_BYTES - len(head) - 8) // 3) + "\n")
+    submission = read_submission(path)
+    assert submission.python, "the file is within the size the grader reads"
+
+    parsed: list[object] = []
+    parse = ast.parse
+
+    def watched(source: str | bytes, *args: object, **kwargs: object) -> ast.AST:
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", watched)
+    location = entry_location(submission, "mine.py", ["softmax"])
+    assert not parsed, "learner source was parsed in the grader's process"
+    assert location == (str(path), 3)
 
 
 def test_a_notebook_is_named_without_a_line(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.submission.bindings import scan_names
+from grader.submission.bindings import binding_line, scan_names
 from grader.submission.files import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
 from grader.submission.notebook import (
     MAX_CODE_BYTES,
@@ -116,6 +116,7 @@ PATHOLOGICAL_SOURCES = {
     "long-import": "import " + "softmax, " * (MIB // 9),
     "long-from-import": "from m import " + "softmax as s, " * (MIB // 14),
     "deep-parentheses": "softmax = " + "(" * MIB,
+    "nested-calls": "softmax = f" + "(1)" * (MIB // 3),
     "spaces": " " * MIB + "softmax",
     "all-names-on-every-line": (" ".join(ENTRIES) + " = 1\n") * (MIB // 50),
     "word-prefixes": "log_softmax_" * (MIB // 12),
@@ -125,6 +126,11 @@ PATHOLOGICAL_SOURCES = {
 @pytest.mark.parametrize("text", list(PATHOLOGICAL_SOURCES.values()), ids=list(PATHOLOGICAL_SOURCES))
 def test_scan_names_is_linear_on_crafted_source(text: str) -> None:
     assert grows_linearly(lambda source: scan_names(source, ENTRIES), text)
+
+
+@pytest.mark.parametrize("text", list(PATHOLOGICAL_SOURCES.values()), ids=list(PATHOLOGICAL_SOURCES))
+def test_binding_line_is_linear_on_crafted_source(text: str) -> None:
+    assert grows_linearly(lambda source: binding_line(source, ENTRIES), text)
 
 
 def test_reading_a_folder_of_crafted_python_files_is_bounded(tmp_path: Path) -> None:

@@ -1,15 +1,16 @@
 """Which entry names a learner's Python source binds, read without running it, in time linear in its length.
 
 The grader reads learner source in its own process to find which file
-defines an entry, so it never parses it: ``ast.parse`` and ``compile`` can
-exhaust the stack or memory on deeply nested source, and regular
-expressions with open-ended repeats can backtrack for hours on a crafted
-line. Python's own ``tokenize`` is exact but, before Python 3.12, pure
-Python and too slow on a crafted megabyte. So the source is lexed here the
-way Python's tokenizer lexes it, as far as telling code apart goes:
-strings of every kind (prefixed, triple-quoted, f-strings), comments,
-explicit and implicit line joining and indentation. What is left is a list
-of logical lines whose strings are blanked and comments removed; only
+defines an entry (and the line that binds it, for annotations), so it never
+parses it: ``ast.parse`` and ``compile`` can exhaust the stack or memory on
+deeply nested source, and regular expressions with open-ended repeats can
+backtrack for hours on a crafted line. Python's own ``tokenize`` is exact
+but, before Python 3.12, pure Python and too slow on a crafted megabyte. So
+the source is lexed here the way Python's tokenizer lexes it, as far as
+telling code apart goes: strings of every kind (prefixed, triple-quoted,
+f-strings), comments, explicit and implicit line joining and indentation.
+What is left is a list of logical lines whose strings are blanked and
+comments removed, each with the line it begins on; only
 those at module scope (not inside a ``def`` or ``class`` body, but inside
 ``if``, ``try``, ``with``, ``for`` or ``while`` at the top level) are read
 for bindings, with plain string operations. Where the source stops being
@@ -25,11 +26,11 @@ from __future__ import annotations
 import keyword
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from msgspec import Struct, field
 
-__all__ = ["NameScan", "scan_names"]
+__all__ = ["NameScan", "binding_line", "scan_names"]
 
 # Targets of one assignment, names of one import or statements of one line that are read: real code has a
 # few, and a line with more is left to the learner process, so the work per line stays a fixed number of steps.
@@ -95,8 +96,7 @@ def scan_names(text: str, names: Iterable[str]) -> NameScan:
     scan.mentioned = set(_words(names).findall(text))
     if not scan.mentioned:
         return scan
-    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
-    lines = _LogicalLines(text)
+    lines = _LogicalLines(_normalized(text))
     scope = _Indentation()
     open_names = set(scan.mentioned)
     words = _words(open_names)
@@ -134,22 +134,81 @@ def scan_names(text: str, names: Iterable[str]) -> NameScan:
     return scan
 
 
+def binding_line(text: str, names: Sequence[str]) -> int | None:
+    """The line of the last statement at the module's top level that binds the first of ``names`` bound there.
+
+    A binding is a ``def`` or ``class`` statement or an assignment (plain, annotated with a value,
+    chained, to a tuple) written at the top level, not inside any block: where a CI annotation about an
+    entry belongs. Its line is Python's (for an assignment after a ``;``, the line its logical line
+    begins on). ``None`` when no such statement binds one of ``names``, or none does before the source
+    stops being Python as far as lexing tells.
+    """
+    if not any(name in text for name in names):
+        return None
+    wanted, words = set(names), _words(names)
+    lines = _LogicalLines(_normalized(text))
+    scope = _Indentation()
+    found: dict[str, int] = {}
+    for code in lines:
+        statement = code.lstrip(" \t\f")
+        if not statement or statement.isspace():
+            continue
+        indent = len(code) - len(statement)
+        column = _column(code[:indent]) if indent else 0
+        if scope.enter(column) is None:
+            break
+        statement = statement.rstrip()
+        named = column == 0 and words.search(statement)
+        if not named and not statement.endswith(":"):
+            scope.opens = ""
+            continue
+        opens, body, binds = _header(statement)
+        scope.opens = opens
+        if not named or (binds is None and body != statement):  # a block's header: its body is not top level
+            continue
+        if binds is None:  # simple statements: the assignments among them (an import is not where code is)
+            binds = set()
+            for part in body.split(";", _MAX_ITEMS):
+                if _first_word(part.strip())[0] not in ("import", "from"):
+                    binds |= _assigned(part.strip())
+        for name in binds & wanted:
+            found[name] = lines.line
+    return next((found[name] for name in names if name in found), None)
+
+
+def _normalized(text: str) -> str:
+    """``text`` with every line ending ``\\n`` and no byte-order mark, as Python reads source."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+
+
 class _LogicalLines:
     """The logical lines of Python source, each with its strings as ``""`` and its comments removed.
 
     Iterating stops early where the source stops lexing as Python, and ``readable`` is then False; a
-    logical line cut short by the end (an unclosed bracket or string) is not given.
+    logical line cut short by the end (an unclosed bracket or string) is not given. Lines are numbered
+    as Python numbers them: ``\\n`` ends one, and the text given has had every line end made so.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.readable = True
+        self.begins = 0  # where in ``text`` the logical line given last begins
+        self._counted = 0  # the newlines before ``_counted_to``, each counted once: lines are asked in order
+        self._counted_to = 0
+
+    @property
+    def line(self) -> int:
+        """The physical line (from 1) the logical line given last begins on: where its first token is."""
+        self._counted += self.text.count("\n", self._counted_to, self.begins)
+        self._counted_to = self.begins
+        return self._counted + 1
 
     def __iter__(self) -> Iterator[str]:
         text, end = self.text, len(self.text)
         pieces: list[str] = []  # the logical line so far
         depth = 0
         position = 0  # where the code not yet in ``pieces`` begins
+        begin = 0  # where the logical line in ``pieces`` begins
         while True:
             event = _CODE_EVENT.search(text, position)
             at = end if event is None else event.start()
@@ -160,8 +219,13 @@ class _LogicalLines:
             elif depth == 0 and _BRACKET.search(text, position, at) is None:  # many plain lines: split at once
                 lines = text[position:at].split("\n")
                 pieces.append(lines[0])
+                self.begins = begin
                 yield "".join(pieces)
-                yield from lines[1:-1]
+                begin = position + len(lines[0]) + 1
+                for line in lines[1:-1]:
+                    self.begins = begin
+                    yield line
+                    begin += len(line) + 1
                 pieces = [lines[-1]]
             else:
                 cursor = position
@@ -177,8 +241,10 @@ class _LogicalLines:
                     if depth:  # inside brackets, a newline joins lines
                         pieces.append(" ")
                     else:
+                        self.begins = begin
                         yield "".join(pieces)
                         pieces = []
+                        begin = newline + 1
                     cursor = newline + 1
             if depth < 0:
                 self.readable = False
@@ -187,6 +253,7 @@ class _LogicalLines:
                 if depth:  # a bracket still open at the end
                     self.readable = False
                     return
+                self.begins = begin
                 yield "".join(pieces)
                 return
             found = event.group()
@@ -196,14 +263,17 @@ class _LogicalLines:
                     if depth:
                         pieces.append(" ")
                     else:
+                        self.begins = begin
                         yield "".join(pieces)
                         pieces = []
+                        begin = position  # on the last of those lines: what follows there is a (blank) line
             elif found == "\\":
                 if not text.startswith("\n", at + 1):  # outside a string, a backslash joins lines or is an error
                     self.readable = False
                     return
                 if len(pieces) <= 1 and not "".join(pieces).strip():  # nothing before it: the next line sets
                     pieces = [pieces[0]] if pieces and pieces[0] else []  # the indent
+                    begin = at + 2  # and holds the first token
                 else:
                     pieces.append(" ")
                 position = at + 2
