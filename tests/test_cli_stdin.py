@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import tempfile
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from grader.cli import main
 from grader.cli.stdin import guess_suffix, spooled_stdin
 from grader.errors import UsageError
+from grader.submission.answers import MAX_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "stable-softmax" / "reference.py"
@@ -53,6 +55,22 @@ NOTEBOOK = {
 )
 def test_guess_suffix_reads_the_content(data: bytes, suffix: str) -> None:
     assert guess_suffix(data) == suffix
+
+
+def test_guess_suffix_parses_no_python_larger_than_an_answers_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python's parser needs about a second and 300 MiB for a megabyte of nested calls: past an answers file's
+    # size, what comes in is Python, and is not parsed to tell.
+    parsed: list[bytes] = []
+    parse = ast.parse
+
+    def watched(source: bytes, *args: object, **kwargs: object) -> ast.AST:
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", watched)
+    assert guess_suffix(b"x = f" + b"(1)" * (MAX_BYTES // 3 + 1)) == ".py"
+    assert not parsed, "Python larger than an answers file was parsed in the grader's process"
+    assert guess_suffix(b"x: int\ny: float\n") == ".py" and parsed, "small data is still told apart by parsing"
 
 
 @given(

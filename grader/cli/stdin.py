@@ -21,7 +21,7 @@ from typing import BinaryIO
 from grader.cli.common import STDIN
 from grader.errors import UsageError
 from grader.submission.answers import MAX_BYTES as MAX_ANSWERS_BYTES
-from grader.submission.notebook import MAX_CODE_BYTES, MAX_NOTEBOOK_BYTES
+from grader.submission.notebook import MAX_NOTEBOOK_BYTES
 
 __all__ = ["guess_suffix", "spooled_stdin", "submission_path"]
 
@@ -35,7 +35,8 @@ def guess_suffix(data: bytes) -> str:
     A JSON object with ``cells`` is a notebook; a JSON or YAML mapping of
     mappings (``{quiz: {question: answer}}``) is an answers file, unless it is
     also Python that parses; anything else is graded as Python, whose own
-    reader then says what is wrong with it.
+    reader then says what is wrong with it. Only data no larger than an
+    answers file may be is parsed as Python, to tell the two apart.
     """
     if data.lstrip()[:1] == b"{":
         if len(data) > MAX_NOTEBOOK_BYTES:  # too large to parse: only a notebook may be that large
@@ -45,9 +46,11 @@ def guess_suffix(data: bytes) -> str:
             return ".ipynb"
         if parsed is not None and _answers_shaped(parsed):
             return ".json"
-    if len(data) <= MAX_CODE_BYTES and _parses_as_python(data):
+    if len(data) > MAX_ANSWERS_BYTES:  # too large for an answers file: Python, never parsed here (docs/security.md)
         return ".py"
-    if len(data) <= MAX_ANSWERS_BYTES and _answers_shaped(_yaml_value(data)):
+    if _parses_as_python(data):
+        return ".py"
+    if _answers_shaped(_yaml_value(data)):
         return ".yaml"
     return ".py"
 
