@@ -5,7 +5,8 @@ kind, comments, line joining, indentation) without parsing it. These tests
 hold it to Python's own reading: every binding form it must see, every
 look-alike it must not, files that stop being Python part way, and
 generated sources compared with what ``ast`` says the module binds; and
-``binding_line`` with the line ``ast`` gives a name's last top-level binding.
+``binding_line`` and ``statement_starts`` with the lines ``ast`` gives a name's
+last top-level binding and each top-level statement.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from grader.grading import GradingSession
-from grader.submission.bindings import binding_line, scan_names
+from grader.submission.bindings import binding_line, scan_names, statement_starts
 from grader.submission.files import Submission
 from tests.cpu_time import grows_linearly
 
@@ -233,6 +234,27 @@ def test_binding_line_agrees_with_python_on_where_a_name_is_last_bound_at_top_le
         return
     lines = _top_level_lines(tree.body)
     assert binding_line(text, NAMES) == next((lines[name] for name in NAMES if name in lines), None)
+
+
+@GENERATED
+@given(st.lists(_PIECES, max_size=30).map("".join))
+@example("@dec\n@dec2\ndef f():\n    pass\nx = 1; y = 2\n")
+@example("if a:\n    pass\nelif a:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept:\n    pass\nfinally:\n    pass\n")
+@example("a = (1,\n2); b = 3\n\\\nc = 4\n")
+@example("x = '''\n'''\n# c\n\ndef f(): pass\n")
+def test_statement_starts_agree_with_python_on_where_top_level_statements_begin(text: str) -> None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    begins, previous_end, expected = 0, -1, []
+    for statement in tree.body:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))])
+        if first != previous_end:  # else it follows a ``;``, on the logical line begun before
+            begins = first
+            expected.append(begins)
+        previous_end = statement.end_lineno or statement.lineno
+    assert statement_starts(text) == expected
 
 
 def _top_level_lines(body: list[ast.stmt]) -> dict[str, int]:

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.submission.bindings import binding_line, scan_names
+from grader.submission.bindings import binding_line, scan_names, statement_starts
 from grader.submission.files import MAX_PY_BYTES, MAX_SUBMISSION_PY_BYTES, read_submission
 from grader.submission.notebook import (
     MAX_CODE_BYTES,
@@ -131,6 +131,11 @@ def test_scan_names_is_linear_on_crafted_source(text: str) -> None:
 @pytest.mark.parametrize("text", list(PATHOLOGICAL_SOURCES.values()), ids=list(PATHOLOGICAL_SOURCES))
 def test_binding_line_is_linear_on_crafted_source(text: str) -> None:
     assert grows_linearly(lambda source: binding_line(source, ENTRIES), text)
+
+
+@pytest.mark.parametrize("text", list(PATHOLOGICAL_SOURCES.values()), ids=list(PATHOLOGICAL_SOURCES))
+def test_statement_starts_is_linear_on_crafted_source(text: str) -> None:
+    assert grows_linearly(statement_starts, text)
 
 
 def test_reading_a_folder_of_crafted_python_files_is_bounded(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ in every file.
 
 from __future__ import annotations
 
+import ast
 import random
 from itertools import combinations
 from types import SimpleNamespace
@@ -70,6 +71,22 @@ def test_normalise_orders_units_the_same_across_files() -> None:
 def test_normalise_never_raises_on_a_learner_file(source: str) -> None:
     tokens = normalise_source(source)
     assert all(token.line >= 1 for token in tokens)
+
+
+def test_normalise_never_parses_a_learner_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python's parser needs about a second and 300 MiB for a megabyte of nested calls.
+    parsed: list[object] = []
+    parse = ast.parse
+
+    def watched(source: str | bytes, *args: object, **kwargs: object) -> ast.AST:
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", watched)
+    source = "def f(x):\n    return x\n\n\ny = f" + "(1)" * (1 << 18) + "\n"
+    units = {token.unit for token in normalise_source(source)}
+    assert not parsed, "learner code was parsed in the batch's process"
+    assert len(units) == 2, "its two top-level statements are still told apart"
 
 
 def test_normalise_reads_a_padded_file_only_up_to_its_budget() -> None:

@@ -15,18 +15,21 @@ it, so one inserted line would renumber, and hide, all the code after it.
 Every token keeps where it came from (file, line, and the unit it belongs
 to), so a match can be shown in the learner's own code. Learner text is
 untrusted: a file that does not tokenize to the end keeps the tokens read so
-far, and one that does not parse keeps its own order; nothing here raises on
-a learner's file.
+far; its top-level statements are found by the linear lexer the grader reads
+every learner file with (``submission.bindings.statement_starts``), never by
+parsing it, and what follows the point where that lexer stops reading stays
+with the statement before; nothing here raises on a learner's file.
 """
 
 from __future__ import annotations
 
-import ast
 import builtins
 import io
 import keyword
 import tokenize
 from dataclasses import dataclass
+
+from grader.submission.bindings import statement_starts
 
 __all__ = ["MAX_TOKENS", "CodeToken", "normalise_files", "normalise_source"]
 
@@ -83,11 +86,11 @@ def normalise_source(source: str, name: str = "<code>") -> list[CodeToken]:
 
 
 def _units(source: str, name: str, budget: int) -> list[list[tuple[str, str, int]]]:
-    """The file's tokens grouped by the top-level statement they start in (one group when it does not parse)."""
+    """The file's tokens grouped by the top-level statement they start in."""
     if budget <= 0:
         return []
     tokens = _tokens(source, budget)
-    starts = _statement_starts(source)
+    starts = statement_starts(source)
     units: list[list[tuple[str, str, int]]] = []
     boundary = 0
     for text, line in tokens:
@@ -98,19 +101,6 @@ def _units(source: str, name: str, budget: int) -> list[list[tuple[str, str, int
             units.append([])
         units[-1].append((text, name, line))
     return [unit for unit in units if unit]
-
-
-def _statement_starts(source: str) -> list[int]:
-    """The first line of each top-level statement (its decorators included), or none when the file does not parse."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    starts = []
-    for node in tree.body:
-        decorators = getattr(node, "decorator_list", [])
-        starts.append(min([node.lineno, *(d.lineno for d in decorators)]))
-    return starts
 
 
 def _tokens(source: str, budget: int) -> list[tuple[str, int]]:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from msgspec import Struct, field
 
-__all__ = ["NameScan", "binding_line", "scan_names"]
+__all__ = ["NameScan", "binding_line", "scan_names", "statement_starts"]
 
 # Targets of one assignment, names of one import or statements of one line that are read: real code has a
 # few, and a line with more is left to the learner process, so the work per line stays a fixed number of steps.
@@ -146,25 +146,12 @@ def binding_line(text: str, names: Sequence[str]) -> int | None:
     if not any(name in text for name in names):
         return None
     wanted, words = set(names), _words(names)
-    lines = _LogicalLines(_normalized(text))
-    scope = _Indentation()
     found: dict[str, int] = {}
-    for code in lines:
-        statement = code.lstrip(" \t\f")
-        if not statement or statement.isspace():
+    for statement, line in _top_level_statements(text):
+        if not words.search(statement):
             continue
-        indent = len(code) - len(statement)
-        column = _column(code[:indent]) if indent else 0
-        if scope.enter(column) is None:
-            break
-        statement = statement.rstrip()
-        named = column == 0 and words.search(statement)
-        if not named and not statement.endswith(":"):
-            scope.opens = ""
-            continue
-        opens, body, binds = _header(statement)
-        scope.opens = opens
-        if not named or (binds is None and body != statement):  # a block's header: its body is not top level
+        _, body, binds = _header(statement)
+        if binds is None and body != statement:  # a block's header: its body is not top level
             continue
         if binds is None:  # simple statements: the assignments among them (an import is not where code is)
             binds = set()
@@ -172,8 +159,52 @@ def binding_line(text: str, names: Sequence[str]) -> int | None:
                 if _first_word(part.strip())[0] not in ("import", "from"):
                     binds |= _assigned(part.strip())
         for name in binds & wanted:
-            found[name] = lines.line
+            found[name] = line
     return next((found[name] for name in names if name in found), None)
+
+
+def statement_starts(text: str) -> list[int]:
+    """The line each statement at the module's top level begins on, its decorators included, in order.
+
+    For source that parses, these are the lines ``ast`` gives (statements after a ``;`` share their
+    logical line's). A clause that goes on with the statement before it (``elif``, ``else``,
+    ``except``, ``finally``) begins none. Reading stops where the source stops being Python as far as
+    lexing tells: the statements before that point are given.
+    """
+    starts: list[int] = []
+    decorated = False  # the statement begun holds decorators so far: its def or class begins nothing new
+    for statement, line in _top_level_statements(text):
+        if _first_word(statement)[0] in _CLAUSES:
+            continue
+        if not decorated:
+            starts.append(line)
+        decorated = statement.startswith("@")
+    return starts
+
+
+_CLAUSES = frozenset({"elif", "else", "except", "finally"})
+
+
+def _top_level_statements(text: str) -> Iterator[tuple[str, int]]:
+    """Each logical line at the module's top level (column 0), stripped, and the line it begins on.
+
+    Blocks are followed as Python follows them, so a line that is inside one is never taken for one at
+    the top; it ends where the source stops being Python as far as lexing tells.
+    """
+    lines = _LogicalLines(_normalized(text))
+    scope = _Indentation()
+    for code in lines:
+        statement = code.lstrip(" \t\f")
+        if not statement or statement.isspace():
+            continue  # a blank line, or one holding only a comment: no statement, no indentation
+        indent = len(code) - len(statement)
+        column = _column(code[:indent]) if indent else 0
+        if scope.enter(column) is None:
+            return
+        statement = statement.rstrip()
+        scope.opens = _header(statement)[0] if statement.endswith(":") else ""
+        if column == 0:
+            yield statement, lines.line
 
 
 def _normalized(text: str) -> str:
