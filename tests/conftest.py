@@ -1,7 +1,8 @@
-"""Shared fixtures: the project root, the real catalog, and a grading session on the real sandbox."""
+"""Shared fixtures: the project root, the real catalog, a grading session on the real sandbox, and more."""
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -43,3 +44,21 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("GRADER_NO_CACHE", raising=False)
     return tmp_path / "cache"
+
+
+@pytest.fixture()
+def parsed_by_ast(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every source ``ast.parse`` is given while the test runs (parsed as usual): learner code must not be one.
+
+    Python's parser needs about a second and 300 MiB for a megabyte of nested calls, so the grader's
+    own processes lex learner source instead (docs/security.md).
+    """
+    parsed: list[object] = []
+    parse = ast.parse
+
+    def watched(source: str | bytes, *args: object, **kwargs: object) -> ast.AST:
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", watched)
+    return parsed

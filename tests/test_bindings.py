@@ -206,9 +206,8 @@ GENERATED = settings(
 @example("try:\n    import softmax\nexcept:\n    pass\n")
 def test_scan_agrees_with_python_on_what_a_module_binds(text: str) -> None:
     scan = scan_names(text, NAMES)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _python_tree(text)
+    if tree is None:
         return
     assert scan.bound == _module_bindings(tree.body) & set(NAMES)
     assert scan.readable or not scan.mentioned
@@ -228,9 +227,8 @@ def test_scan_agrees_with_python_on_what_a_module_binds(text: str) -> None:
 @example("softmax: int\nsoftmax: int = 1\nimport softmax\n")
 @example("def softmax(): pass\r\nsoftmax = 2\r\n")
 def test_binding_line_agrees_with_python_on_where_a_name_is_last_bound_at_top_level(text: str) -> None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _python_tree(text)
+    if tree is None:
         return
     lines = _top_level_lines(tree.body)
     assert binding_line(text, NAMES) == next((lines[name] for name in NAMES if name in lines), None)
@@ -243,9 +241,8 @@ def test_binding_line_agrees_with_python_on_where_a_name_is_last_bound_at_top_le
 @example("a = (1,\n2); b = 3\n\\\nc = 4\n")
 @example("x = '''\n'''\n# c\n\ndef f(): pass\n")
 def test_statement_starts_agree_with_python_on_where_top_level_statements_begin(text: str) -> None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _python_tree(text)
+    if tree is None:
         return
     begins, previous_end, expected = 0, -1, []
     for statement in tree.body:
@@ -255,6 +252,14 @@ def test_statement_starts_agree_with_python_on_where_top_level_statements_begin(
             expected.append(begins)
         previous_end = statement.end_lineno or statement.lineno
     assert statement_starts(text) == expected
+
+
+def _python_tree(text: str) -> ast.Module | None:
+    """What Python makes of ``text``; ``None`` where it does not parse, and the lexer is held to nothing."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _top_level_lines(body: list[ast.stmt]) -> dict[str, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import json
 import tempfile
@@ -57,20 +56,11 @@ def test_guess_suffix_reads_the_content(data: bytes, suffix: str) -> None:
     assert guess_suffix(data) == suffix
 
 
-def test_guess_suffix_parses_no_python_larger_than_an_answers_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Python's parser needs about a second and 300 MiB for a megabyte of nested calls: past an answers file's
-    # size, what comes in is Python, and is not parsed to tell.
-    parsed: list[bytes] = []
-    parse = ast.parse
-
-    def watched(source: bytes, *args: object, **kwargs: object) -> ast.AST:
-        parsed.append(source)
-        return parse(source, *args, **kwargs)
-
-    monkeypatch.setattr(ast, "parse", watched)
+def test_guess_suffix_parses_no_python_larger_than_an_answers_file(parsed_by_ast: list[object]) -> None:
+    # past an answers file's size, what comes in is Python, and is not parsed to tell
     assert guess_suffix(b"x = f" + b"(1)" * (MAX_BYTES // 3 + 1)) == ".py"
-    assert not parsed, "Python larger than an answers file was parsed in the grader's process"
-    assert guess_suffix(b"x: int\ny: float\n") == ".py" and parsed, "small data is still told apart by parsing"
+    assert not parsed_by_ast, "Python larger than an answers file was parsed in the grader's process"
+    assert guess_suffix(b"x: int\ny: float\n") == ".py" and parsed_by_ast, "small data is still told apart by parsing"
 
 
 @given(
