@@ -139,7 +139,7 @@ def binding_line(text: str, names: Sequence[str]) -> int | None:
         _, body, binds = _header(statement)
         if binds is None and body != statement:  # a block's header: its body is not top level
             continue
-        if binds is None:  # simple statements: the assignments among them (an import is not where code is)
+        if binds is None:  # simple statements: their assignments (an import's code is in the module it names)
             binds = set()
             for part in body.split(";", _MAX_ITEMS):
                 if _first_word(part.strip())[0] not in ("import", "from"):
