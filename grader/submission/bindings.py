@@ -83,27 +83,12 @@ def scan_names(text: str, names: Iterable[str]) -> NameScan:
     if not scan.mentioned:
         return scan
     lines = LogicalLines(normalized(text))
-    scope = Indentation()
     open_names = set(scan.mentioned)
     words = _words(open_names)
-    for code in lines:
-        statement = code.lstrip(" \t\f")
-        if not statement or statement.isspace():
-            continue  # a blank line, or one holding only a comment: no statement, no indentation
-        indent = len(code) - len(statement)
-        nested = scope.enter(indent_column(code[:indent]) if indent else 0)
-        if nested is None:
-            lines.readable = False
-            break
-        statement = statement.rstrip()
-        named = not nested and open_names and words.search(statement)
-        if not named and not statement.endswith(":"):
-            scope.opens = ""
+    for statement, _, nested in _statements(lines):
+        if nested or not open_names or not words.search(statement):
             continue
-        opens, body, binds = _header(statement)
-        scope.opens = opens
-        if not named:
-            continue
+        _, body, binds = _header(statement)
         bound = set(binds) if binds is not None else set()
         if binds is None:
             for part in body.split(";", _MAX_ITEMS):
@@ -116,7 +101,7 @@ def scan_names(text: str, names: Iterable[str]) -> NameScan:
                 scan.imported.update(dict.fromkeys(bound, source))
             open_names -= bound
             words = _words(open_names)
-    scan.readable = lines.readable and not scope.opens
+    scan.readable = lines.readable
     return scan
 
 
@@ -172,12 +157,20 @@ _CLAUSES = frozenset({"elif", "else", "except", "finally"})
 
 
 def _top_level_statements(text: str) -> Iterator[tuple[str, int]]:
-    """Each logical line at the module's top level (column 0), stripped, and the line it begins on.
-
-    Blocks are followed as Python follows them, so a line that is inside one is never taken for one at
-    the top; it ends where the source stops being Python as far as lexing tells.
-    """
+    """Each logical line at the module's top level (column 0), stripped, and the line it begins on."""
     lines = LogicalLines(normalized(text))
+    for statement, column, _ in _statements(lines):
+        if column == 0:
+            yield statement, lines.line
+
+
+def _statements(lines: LogicalLines) -> Iterator[tuple[str, int, bool]]:
+    """Each logical line holding a statement, stripped; its column; whether it is in a ``def`` or ``class`` body.
+
+    Blocks are followed as Python follows them, so a line inside one is never taken for one outside it.
+    Where an indentation is one Python refuses, the lines stop; then, or when the source ends on a
+    header whose body never came, ``lines.readable`` is False.
+    """
     scope = Indentation()
     for code in lines:
         statement = code.lstrip(" \t\f")
@@ -185,12 +178,15 @@ def _top_level_statements(text: str) -> Iterator[tuple[str, int]]:
             continue  # a blank line, or one holding only a comment: no statement, no indentation
         indent = len(code) - len(statement)
         column = indent_column(code[:indent]) if indent else 0
-        if scope.enter(column) is None:
+        nested = scope.enter(column)
+        if nested is None:
+            lines.readable = False
             return
         statement = statement.rstrip()
         scope.opens = _header(statement)[0] if statement.endswith(":") else ""
-        if column == 0:
-            yield statement, lines.line
+        yield statement, column, nested
+    if scope.opens:
+        lines.readable = False
 
 
 def _header(statement: str) -> tuple[str, str, set[str] | None]:
