@@ -168,6 +168,29 @@ def test_a_warm_parent_closed_without_waiting_still_ends() -> None:
     learner.close()
 
 
+def test_a_warm_parent_left_with_a_reply_unread_ends_by_its_own_shutdown() -> None:
+    """``grader grade`` ends its learner with ``finish_later`` and leaves without reading the reply: the warm
+    parent's next read then fails (the socket was reset, not closed empty), and it must still take its way
+    out, which kills what is left of its learners, rather than die of the error with a traceback."""
+    import time
+
+    warm_parent = WarmParent.start()
+    learner = LearnerProcess(warm_parent, {"m.py": b"def f():\n    return 1.0\n"}, "m.py", ["f"])
+    assert learner.start().status == "ok"
+    learner.close(wait=False)  # the reply to its finish is owed
+    process = warm_parent.process
+    assert process is not None
+    stderr = os.dup(warm_parent._stderr.fileno())
+    try:
+        time.sleep(0.2)  # the reply is sent, and waits unread in our end of the socket
+        warm_parent.close(wait=False)
+        assert process.wait(timeout=10) == 0
+        os.lseek(stderr, 0, os.SEEK_SET)
+        assert os.read(stderr, 65536) == b""
+    finally:
+        os.close(stderr)
+
+
 @pytest.mark.slow
 def test_a_learner_ended_without_waiting_is_gone_before_the_next_one_starts() -> None:
     """``close(wait=False)`` (a graded submission): the grader moves on; its folder is emptied once the process is
