@@ -17,7 +17,18 @@ carries the file and line at fault, so the CLI can print
 
 from __future__ import annotations
 
-__all__ = ["GraderError", "SandboxError", "SpecError", "SubmissionError", "UsageError", "WeakSandboxError"]
+from collections.abc import Iterable
+
+__all__ = [
+    "GraderError",
+    "SandboxError",
+    "SpecError",
+    "SubmissionError",
+    "UsageError",
+    "WeakSandboxError",
+    "closest_name",
+    "did_you_mean",
+]
 
 
 class GraderError(Exception):
@@ -65,3 +76,20 @@ class SpecError(GraderError):
 
 class SandboxError(GraderError):
     """The learner process could not be started or confined: the grader's fault, not the learner's."""
+
+
+def closest_name(word: str, choices: Iterable[object]) -> str | None:
+    """The one of ``choices`` spelt most like ``word`` (``difflib``'s ratio at least 0.6), or ``None``.
+
+    For the "did you mean" of an error message about a name that is not one of ``choices``.
+    """
+    import difflib  # only a message about a misspelt name needs it: a grade never imports it
+
+    found = difflib.get_close_matches(word, [str(choice) for choice in choices], n=1)
+    return found[0] if found else None
+
+
+def did_you_mean(word: str, choices: Iterable[object]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices`` (:func:`closest_name`), or ``""`` for none."""
+    close = closest_name(word, choices)
+    return f"; did you mean {close!r}?" if close is not None else ""

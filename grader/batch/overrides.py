@@ -28,14 +28,13 @@ A change that would take a score below 0 or above its points stops there.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.errors import SpecError, UsageError
+from grader.errors import SpecError, UsageError, closest_name
 from grader.results import Adjustment, CheckResult, ExerciseResult, Report
 from grader.safeyaml import YamlProblem, load_yaml
 from grader.spec.models import Exercise, ImplementationExercise, QuizExercise
@@ -188,8 +187,8 @@ def _check_points(exercise: Exercise) -> dict[str, float]:
 
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest_name(name, known)
+    return f" (did you mean {close!r}?)" if close is not None else ""
 
 
 def readjust(report: Report, overrides: Iterable[Override]) -> bool:

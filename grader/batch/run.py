@@ -54,7 +54,7 @@ from grader.batch.summary import (
 from grader.batch.worker import Outcome, Task, WorkerConfig, grader_error_report, prepare
 from grader.engine.quiz_variants import require_variant_secret
 from grader.engine.variants import variant_environ
-from grader.errors import UsageError
+from grader.errors import UsageError, closest_name
 from grader.results import Report, report_from_worker
 from grader.spec.models import Exercise, ImplementationExercise
 
@@ -278,12 +278,11 @@ def _finished(record: KeyRecord | None, found: Fingerprint) -> bool:
 
 def _chosen(only: Collection[str], learners: list[Learner], directory: object) -> set[str]:
     """The learners ``--only`` names, each one of the class; ``UsageError`` for a name that is not."""
-    import difflib
-
     names = [learner.name for learner in learners]
     for name in (name for name in only if name not in names):
-        close = "".join(f" (did you mean {found!r}?)" for found in difflib.get_close_matches(name, names, n=1))
-        raise UsageError(f"--only: {name!r} is not a learner in {directory}{close}")
+        close = closest_name(name, names)
+        hint = f" (did you mean {close!r}?)" if close is not None else ""
+        raise UsageError(f"--only: {name!r} is not a learner in {directory}{hint}")
     return set(only)
 
 

@@ -7,7 +7,6 @@ values in reasons ("the probabilities", "the result").
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import Literal
 
@@ -16,6 +15,7 @@ import numpy as np
 from grader.checks.base import ArrayCheck, Finding
 from grader.checks.cases import Case
 from grader.checks.display import format_number, format_pair
+from grader.errors import did_you_mean
 from grader.record import Field, model_validator
 from grader.sandbox.outcomes import CallOutcome
 
@@ -112,9 +112,7 @@ class Monotone(ArrayCheck):
         """``arg`` must be a parameter of the entry."""
         parameters = signatures.get(entry)
         if self.arg is not None and parameters is not None and self.arg not in parameters:
-            close = difflib.get_close_matches(self.arg, list(parameters), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            yield f"{self.arg!r} is not an argument of {entry}{hint}", "arg"
+            yield f"{self.arg!r} is not an argument of {entry}{did_you_mean(self.arg, parameters)}", "arg"
 
     def default_description(self, entry: str) -> str:
         strictly = "strictly " if self.strict else ""

@@ -12,7 +12,6 @@ relation on what the calls returned.
 from __future__ import annotations
 
 import ast
-import difflib
 import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
@@ -34,7 +33,7 @@ from grader.checks.expressions import (
 from grader.checks.kinds import coerce_argument
 from grader.checks.numbers import nothing_judged
 from grader.checks.properties import beyond_float32
-from grader.errors import SpecError
+from grader.errors import SpecError, did_you_mean
 from grader.record import Field, field_validator
 from grader.sandbox.outcomes import CallOutcome
 
@@ -119,7 +118,7 @@ class Identity(Check):
         for name in sorted(relation.names() - known):
             yield (
                 f"the relation reads {name!r}, which is neither an argument of {entry} nor a where variable"
-                f"{_close(name, known)}",
+                f"{did_you_mean(name, known)}",
                 "relation",
             )
         for site in relation.calls:
@@ -303,7 +302,7 @@ def site_problems(site: CallSite, signatures: Mapping[str, Mapping[str, bool]], 
     if site.on == "learner" and signature is None:
         yield (
             f"the {key} calls {site.function}(), which is neither an entry nor a numpy function it may "
-            f"use{_close(site.function, signatures)}",
+            f"use{did_you_mean(site.function, signatures)}",
             key,
         )
     elif signature is None:
@@ -351,7 +350,7 @@ def _argument_problems(function: str, node: Any, signature: Mapping[str, bool]) 
         if keyword.arg not in signature:
             yield (
                 f"the relation passes {keyword.arg}= to {function}(), which has no such parameter"
-                f"{_close(str(keyword.arg), names)}",
+                f"{did_you_mean(str(keyword.arg), names)}",
                 "relation",
             )
         elif keyword.arg in given:
@@ -379,11 +378,6 @@ def _same_call(a: Call, b: Call) -> bool:
         elif type(value) is not type(other) or value != other:
             return False
     return True
-
-
-def _close(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _given(where: Mapping[str, Any], variables: Mapping[str, Any]) -> str:

@@ -11,9 +11,10 @@ judges a kept value (``item: m1``) names one its scripts keep.
 from __future__ import annotations
 
 import ast
-import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
+
+from grader.errors import did_you_mean
 
 __all__ = ["class_problems", "method_parameters"]
 
@@ -88,7 +89,8 @@ def class_problems(exercise: Any, constructors: dict[str, dict[str, bool]]) -> I
                         kept = [step.keep for step in steps if step.keep]
                         if isinstance(item, str) and item not in kept:
                             yield (
-                                f"keeps no {item!r}, which checks[{number}] judges (item: {item}){_close(item, kept)}",
+                                f"keeps no {item!r}, which checks[{number}] judges (item: {item})"
+                                f"{did_you_mean(item, kept)}",
                                 (*where, "scripts", at),
                             )
                         elif item is None:
@@ -112,12 +114,12 @@ def _step_problems(
     elif step.call is not None:
         known = methods.get(entry, {})
         if step.call not in known:
-            yield f"{step.call!r} is not one of {entry}'s methods{_close(step.call, known)}", (*spot, "call")
+            yield f"{step.call!r} is not one of {entry}'s methods{did_you_mean(step.call, known)}", (*spot, "call")
         else:
             yield from _argument_problems(f"{step.call}(...)", known[step.call], step.args, (*spot, "args"))
     elif step.read not in spec.attributes:
         yield (
-            f"{step.read!r} is not one of {entry}'s attributes{_close(str(step.read), spec.attributes)}",
+            f"{step.read!r} is not one of {entry}'s attributes{did_you_mean(str(step.read), spec.attributes)}",
             (
                 *spot,
                 "read",
@@ -130,12 +132,7 @@ def _argument_problems(
 ) -> Iterator[Problem]:
     for key in given:
         if key not in parameters:
-            yield f"{key!r} is not an argument of {written}{_close(str(key), parameters)}", (*spot, key)
+            yield f"{key!r} is not an argument of {written}{did_you_mean(str(key), parameters)}", (*spot, key)
     missing = [name for name, has_default in parameters.items() if not has_default and name not in given]
     if missing:
         yield f"gives no {', '.join(map(repr, missing))}, which {written} needs", spot
-
-
-def _close(word: str, choices: Iterable[str]) -> str:
-    found = difflib.get_close_matches(word, list(choices), n=1)
-    return f"; did you mean {found[0]!r}?" if found else ""

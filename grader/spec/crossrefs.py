@@ -10,11 +10,11 @@ location path (``checks, 2, cases, 0``) the loader turns into a line.
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.errors import did_you_mean
 from grader.spec.classes import class_problems
 
 __all__ = ["SpecProblem", "first_problem", "parameters", "solution_problems", "top_level_functions"]
@@ -85,13 +85,13 @@ def _problems(exercise: Any) -> Iterator[SpecProblem]:
         yield SpecProblem(message, *loc)
     if exercise.gate is not None and exercise.gate not in ids:
         yield SpecProblem(
-            f"names the check {exercise.gate!r}, which does not exist{_close(exercise.gate, ids)}", "gate"
+            f"names the check {exercise.gate!r}, which does not exist{did_you_mean(exercise.gate, ids)}", "gate"
         )
     for number, wrong in enumerate(exercise.known_wrong):
         for index, check_id in enumerate(wrong.must_fail):
             if check_id not in ids:
                 yield SpecProblem(
-                    f"names the check {check_id!r}, which does not exist{_close(check_id, ids)}",
+                    f"names the check {check_id!r}, which does not exist{did_you_mean(check_id, ids)}",
                     "known_wrong",
                     number,
                     "must_fail",
@@ -108,7 +108,7 @@ def _hint_problems(exercise: Any, number: int, check: Any, signature: dict[str, 
         like = hint.when.like
         if like is not None and like not in wrong_ids:
             yield SpecProblem(
-                f"names the known-wrong solution {like!r}, which is not in known_wrong{_close(like, wrong_ids)}",
+                f"names the known-wrong solution {like!r}, which is not in known_wrong{did_you_mean(like, wrong_ids)}",
                 "checks",
                 number,
                 "hints",
@@ -119,7 +119,7 @@ def _hint_problems(exercise: Any, number: int, check: Any, signature: dict[str, 
         for name in hint.when.changed:
             if signature is not None and name not in signature:
                 yield SpecProblem(
-                    f"names the argument {name!r}, which the entry does not have{_close(name, signature)}",
+                    f"names the argument {name!r}, which the entry does not have{did_you_mean(name, signature)}",
                     "checks",
                     number,
                     "hints",
@@ -135,7 +135,7 @@ def _check_problems(
     entry = check.entry or next(iter(exercise.entries))
     if entry not in exercise.entries:
         yield SpecProblem(
-            f"names the entry {entry!r}, which is not in entries{_close(entry, exercise.entries)}",
+            f"names the entry {entry!r}, which is not in entries{did_you_mean(entry, exercise.entries)}",
             "checks",
             number,
             "entry",
@@ -148,7 +148,7 @@ def _check_problems(
         if verifier not in VERIFIERS:
             yield SpecProblem(
                 f"names the verifier {verifier!r}, which the grader does not have"
-                f"{_close(verifier, VERIFIERS)} (known: {', '.join(sorted(VERIFIERS))})",
+                f"{did_you_mean(verifier, VERIFIERS)} (known: {', '.join(sorted(VERIFIERS))})",
                 "checks",
                 number,
                 "verifier",
@@ -156,7 +156,7 @@ def _check_problems(
     for index, name in enumerate(check.cases):
         if name not in exercise.cases:
             yield SpecProblem(
-                f"names the case set {name!r}, which is not in cases{_close(name, exercise.cases)}",
+                f"names the case set {name!r}, which is not in cases{did_you_mean(name, exercise.cases)}",
                 "checks",
                 number,
                 "cases",
@@ -188,11 +188,13 @@ def _matrix_problems(
 ) -> Iterator[SpecProblem]:
     """A ``matrices`` generator names arguments of the entry, and gives every one it needs."""
     if spec.arg not in signature:
-        yield SpecProblem(f"{spec.arg!r} is not an argument of {written}{_close(spec.arg, signature)}", *where, "arg")
+        yield SpecProblem(
+            f"{spec.arg!r} is not an argument of {written}{did_you_mean(spec.arg, signature)}", *where, "arg"
+        )
     for key in spec.args:
         if key not in signature:
             yield SpecProblem(
-                f"{key!r} is not an argument of {written}{_close(str(key), signature)}", *where, "args", key
+                f"{key!r} is not an argument of {written}{did_you_mean(str(key), signature)}", *where, "args", key
             )
     missing = [name for name in required if name != spec.arg and name not in spec.args]
     if missing:
@@ -216,7 +218,7 @@ def _case_problems(
             for key in example:
                 if key not in signature:
                     yield SpecProblem(
-                        f"{key!r} is not an argument of {written}{_close(str(key), signature)}",
+                        f"{key!r} is not an argument of {written}{did_you_mean(str(key), signature)}",
                         *where,
                         "examples",
                         number,
@@ -240,7 +242,11 @@ def _case_problems(
     for key in draw.args:
         if key not in signature:
             yield SpecProblem(
-                f"{key!r} is not an argument of {written}{_close(str(key), signature)}", *where, "random", "args", key
+                f"{key!r} is not an argument of {written}{did_you_mean(str(key), signature)}",
+                *where,
+                "random",
+                "args",
+                key,
             )
     missing = [name for name in required if name not in draw.args]
     if missing:
@@ -256,7 +262,7 @@ def _case_problems(
             for place, size in enumerate(shape):
                 if isinstance(size, str) and size not in draw.dims:
                     yield SpecProblem(
-                        f"the size {size!r} is not one of dims{_close(size, draw.dims)}",
+                        f"the size {size!r} is not one of dims{did_you_mean(size, draw.dims)}",
                         *where,
                         "random",
                         "args",
@@ -268,11 +274,16 @@ def _case_problems(
         high = getattr(how, "high", None)
         if isinstance(high, str) and high not in draw.dims:
             yield SpecProblem(
-                f"the size {high!r} is not one of dims{_close(high, draw.dims)}", *where, "random", "args", key, "high"
+                f"the size {high!r} is not one of dims{did_you_mean(high, draw.dims)}",
+                *where,
+                "random",
+                "args",
+                key,
+                "high",
             )
     if draw.axis_of is not None and draw.axis_of not in draw.args:
         yield SpecProblem(
-            f"names {draw.axis_of!r}, which is not one of the drawn arguments{_close(draw.axis_of, draw.args)}",
+            f"names {draw.axis_of!r}, which is not one of the drawn arguments{did_you_mean(draw.axis_of, draw.args)}",
             *where,
             "random",
             "axis_of",
@@ -313,7 +324,7 @@ def solution_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]:
             if isinstance(name, str) and name not in defined:
                 yield SpecProblem(
                     f"names {name!r}, which {exercise.reference_solution} does not define at top level"
-                    f"{_close(name, defined)}",
+                    f"{did_you_mean(name, defined)}",
                     "checks",
                     number,
                     key if getattr(check, key, None) else "property",
@@ -353,7 +364,7 @@ def _given_function_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]
                 if not isinstance(name, str):
                     continue
                 if defined is not None and name not in defined:
-                    problem = f"names the function {name!r}, which {where}{_close(name, defined or set())}"
+                    problem = f"names the function {name!r}, which {where}{did_you_mean(name, defined or set())}"
                     yield SpecProblem(problem, "cases", set_name, number, *loc)
                 elif name in written and isinstance(value, dict):
                     params = written[name].params
@@ -361,7 +372,7 @@ def _given_function_problems(exercise: Any, root: Path) -> Iterator[SpecProblem]
                         if fixed != "function" and fixed not in params[1:]:
                             yield SpecProblem(
                                 f"fixes {fixed!r}, which is not a parameter {name} leaves to a case "
-                                f"({', '.join(params[1:]) or 'it has none'}){_close(fixed, params[1:])}",
+                                f"({', '.join(params[1:]) or 'it has none'}){did_you_mean(fixed, params[1:])}",
                                 "cases",
                                 set_name,
                                 number,
@@ -396,8 +407,3 @@ def top_level_functions(path: Path) -> set[str] | None:
     except (OSError, SyntaxError, ValueError):
         return None
     return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
-
-def _close(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""

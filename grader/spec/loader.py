@@ -7,7 +7,6 @@ misspelt keys and property names.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import os
@@ -19,7 +18,7 @@ from msgspec import Struct, field
 
 from grader import cache
 from grader.checks.registry import property_names
-from grader.errors import SpecError, UsageError
+from grader.errors import SpecError, UsageError, did_you_mean
 from grader.record.plain import NotPlain, from_plain, to_plain
 from grader.safeyaml import YamlProblem, line_of, load_yaml
 from grader.spec.crossrefs import SpecProblem, solution_problems
@@ -52,7 +51,7 @@ class Catalog(Struct):
     def exercise(self, exercise_id: str) -> Exercise:
         """The exercise with this id, or a usage error suggesting the closest ids."""
         if exercise_id not in self.exercises:
-            raise UsageError(f"unknown exercise {exercise_id!r}{_did_you_mean(exercise_id, self.exercises)}")
+            raise UsageError(f"unknown exercise {exercise_id!r}{did_you_mean(exercise_id, self.exercises)}")
         return self.exercises[exercise_id]
 
     def assignment(self, assignment_id: str) -> list[Exercise]:
@@ -61,7 +60,7 @@ class Catalog(Struct):
             return list(self.exercises.values())
         if assignment_id not in self.assignments:
             known = list(self.assignments) + [ALL]
-            raise UsageError(f"unknown assignment {assignment_id!r}{_did_you_mean(assignment_id, known)}")
+            raise UsageError(f"unknown assignment {assignment_id!r}{did_you_mean(assignment_id, known)}")
         return [self.exercises[i] for i in self.assignments[assignment_id].exercises]
 
     def resolve(self, relative: str) -> Path:
@@ -165,7 +164,7 @@ def load_catalog(directory: str | os.PathLike[str] | None = None, *, only: Itera
                 source = catalog.sources[assignment.id]
                 raise SpecError(
                     f"exercises[{number}]: unknown exercise {exercise_id!r}"
-                    f"{_did_you_mean(exercise_id, catalog.exercises)}",
+                    f"{did_you_mean(exercise_id, catalog.exercises)}",
                     path=str(source),
                     line=line_in(source, ("exercises", number)),
                 )
@@ -221,14 +220,14 @@ def _explain(error: Mapping[str, Any], data: Any) -> str:
         name = str(error["loc"][-1])
         model = allowed_keys(tuple(error["loc"][:-1]))
         if model is None:
-            return f"unknown key {name!r}{_did_you_mean(name, _all_field_names())}"
+            return f"unknown key {name!r}{did_you_mean(name, _all_field_names())}"
         what, keys = model
         if name == "answer" and what == "ChoiceQuestion":
             return (
                 "unknown key 'answer': a choice question has no answer key; mark each right option "
                 "with 'correct: true' under options"
             )
-        close = _did_you_mean(name, keys)
+        close = did_you_mean(name, keys)
         return f"unknown key {name!r}{close or ' (the keys here are: ' + ', '.join(keys) + ')'}"
     if kind == "union_tag_invalid":
         tag = str(context.get("tag", ""))
@@ -238,16 +237,11 @@ def _explain(error: Mapping[str, Any], data: Any) -> str:
             if discriminator == "property"
             else [t.strip(" '") for t in str(context.get("expected_tags", "")).split(",")]
         )
-        return f"unknown {discriminator} {tag!r}{_did_you_mean(tag, choices)} (expected one of: {', '.join(choices)})"
+        return f"unknown {discriminator} {tag!r}{did_you_mean(tag, choices)} (expected one of: {', '.join(choices)})"
     if kind == "union_tag_not_found":
         return f"needs a {str(context.get('discriminator', 'kind')).strip(chr(39))!s} key"
     message = str(error.get("msg", "is invalid"))
     return message.replace("Value error, ", "").replace("Input should be", "must be")
-
-
-def _did_you_mean(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @functools.lru_cache(maxsize=1)
