@@ -292,21 +292,24 @@ def test_every_command_takes_exercises_after_its_name() -> None:
 
 
 def test_a_grade_imports_none_of_the_instructors_commands() -> None:
-    """``grader grade`` builds only the commands it may run; ``batch``, ``export`` and the rest load when named."""
+    """``grader grade`` of a ``.py`` file builds only the commands it may run (``batch``, ``export`` and the rest
+    load when named), and imports neither the notebook and answers-file readers nor ``difflib``, which only a
+    message about a misspelt name needs."""
     probe = (
         "import sys\nfrom grader.cli import main\n"
         f"try:\n    main(['grade', {str(ROOT / 'solutions/stable-softmax/reference.py')!r}, '--exercise', "
         "'stable-softmax', '--format', 'json'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith('grader.cli.')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('grader.') or m == 'difflib'))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     *report, loaded = done.stdout.strip().splitlines()
     graded = json.loads("\n".join(report))
     assert graded["score"] == graded["max_score"] > 0  # it graded, and fully
-    for name in ("batch", "export", "authoring", "mistakes"):
-        assert f"grader.cli.{name}'" not in loaded, loaded
-    assert "grader.cli.commands'" in loaded
+    for name in ("cli.batch", "cli.export", "cli.authoring", "cli.mistakes", "submission.notebook"):
+        assert f"'grader.{name}'" not in loaded, loaded
+    assert "'grader.submission.answers'" not in loaded and "'difflib'" not in loaded, loaded
+    assert "'grader.cli.commands'" in loaded and "'grader.submission.files'" in loaded
 
 
 def test_the_lazy_commands_are_the_named_ones_and_can_be_replaced() -> None:

@@ -53,8 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.batch.learners import display_name
-from grader.submission.answers import ANSWER_SUFFIXES
-from grader.submission.notebook import NOTEBOOK_SUFFIX
+from grader.submission import formats
 
 __all__ = [
     "GRADED_SUFFIXES",
@@ -65,7 +64,7 @@ __all__ = [
     "fingerprint_learner",
 ]
 
-GRADED_SUFFIXES = frozenset({".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES})  # what grader.submission.files reads
+GRADED_SUFFIXES = frozenset(formats.GRADED_SUFFIXES)  # what grader.submission.files reads
 MAX_HASHED_BYTES = 16 << 20
 MAX_HASHED_FILES = 256
 MAX_LISTED = 200_000

@@ -20,8 +20,7 @@ from typing import BinaryIO
 
 from grader.cli.common import STDIN
 from grader.errors import UsageError
-from grader.submission.answers import MAX_BYTES as MAX_ANSWERS_BYTES
-from grader.submission.notebook import MAX_NOTEBOOK_BYTES
+from grader.submission.formats import MAX_ANSWERS_BYTES, MAX_NOTEBOOK_BYTES
 
 __all__ = ["guess_suffix", "spooled_stdin", "submission_path"]
 

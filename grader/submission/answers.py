@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from grader.safeyaml import MAX_DEPTH, MAX_INTEGER_CHARS, LongInteger, YamlProblem, load_yaml
+from grader.submission.formats import ANSWER_SUFFIXES
+from grader.submission.formats import MAX_ANSWERS_BYTES as MAX_BYTES
 
 __all__ = ["ANSWER_SUFFIXES", "MAX_BYTES", "MAX_VALUES", "AnswersProblem", "LongInteger", "load_answers"]
 
-ANSWER_SUFFIXES = (".yaml", ".yml", ".json")
-# The handout's answers template (every question, its options as comments) is a few KiB: this leaves
-# room for more quizzes and a learner's own notes, and keeps a hostile file cheap to read or refuse.
-MAX_BYTES = 32 * 1024
 # Every quiz answered, every option of each multiple-choice question listed, is about a hundred values.
 MAX_VALUES = 1000
 

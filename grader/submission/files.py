@@ -9,9 +9,8 @@ from typing import Any
 from msgspec import Struct, field
 
 from grader.errors import SubmissionError
-from grader.submission.answers import ANSWER_SUFFIXES, AnswersProblem, load_answers
 from grader.submission.excerpts import SHOWN, clip, excerpt, listing
-from grader.submission.notebook import MAX_CODE_BYTES, NOTEBOOK_SUFFIX, NotebookProblem, notebook_to_python
+from grader.submission.formats import GRADED_SUFFIXES, MAX_CODE_BYTES, NOTEBOOK_SUFFIX, PYTHON_SUFFIX
 
 __all__ = ["Submission", "read_notebook", "read_submission"]
 
@@ -21,8 +20,6 @@ MAX_PY_BYTES = MAX_CODE_BYTES  # one cap for Python, from a .py file or a notebo
 MAX_SUBMISSION_PY_BYTES = 4 << 20
 MAX_FILES = 64
 _PROBLEM_CHARS = 500
-# The suffixes of the files a submission is graded from (Python, notebooks, quiz answers files).
-GRADED_SUFFIXES = (".py", NOTEBOOK_SUFFIX, *ANSWER_SUFFIXES)
 
 
 class Submission(Struct):
@@ -102,7 +99,7 @@ def read_notebook(path: str | Path) -> Submission:
 def _add(submission: Submission, path: Path, siblings: set[str] | None = None) -> None:
     if path.suffix == NOTEBOOK_SUFFIX:
         _add_notebook(submission, path, siblings or set())
-    elif path.suffix == ".py":
+    elif path.suffix == PYTHON_SUFFIX:
         _add_python(submission, path, _read_python(path))
     else:
         _add_answers(submission, path)
@@ -141,6 +138,8 @@ def _add_python(submission: Submission, path: Path, source: bytes, name: str | N
 
 
 def _add_answers(submission: Submission, path: Path) -> None:
+    from grader.submission.answers import AnswersProblem, load_answers  # imported by the first answers file
+
     submission.has_answers_file = True
     try:
         answers = load_answers(path)
@@ -158,6 +157,8 @@ def _add_answers(submission: Submission, path: Path) -> None:
 
 def _add_notebook(submission: Submission, path: Path, siblings: set[str]) -> None:
     """Convert in memory, in this process: the notebook is JSON data, never run here."""
+    from grader.submission.notebook import NotebookProblem, notebook_to_python  # imported by the first notebook
+
     name = _notebook_module(path, siblings | submission.python.keys())
     try:
         source, notes = notebook_to_python(path)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from grader.submission.excerpts import SHOWN, excerpt, listing
+from grader.submission.formats import MAX_CODE_BYTES, MAX_NOTEBOOK_BYTES, NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from grader.submission.grader_cells import GraderCells
@@ -43,11 +44,8 @@ __all__ = [
     "notebook_to_python",
 ]
 
-NOTEBOOK_SUFFIX = ".ipynb"
-MAX_NOTEBOOK_BYTES = 16 << 20  # outputs (plots) make notebooks large; their code is small
 # Parsed JSON costs up to about 70 bytes a value (an empty object); a notebook's cells need few values.
 MAX_NOTEBOOK_VALUES = 1 << 21
-MAX_CODE_BYTES = 1 << 20  # what a .py file may hold: the code is what gets graded
 # The targets of ``files = !ls``: one character class repeated and anchored at both ends, so matching is linear.
 _TARGETS = re.compile(r"[\w.,\s]+")
 # What ``str.splitlines`` splits on: counting them bounds the lines of a cell before it is split.
